@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { systemClock, type AgentSettings } from '../handlers/context.ts';
+import { createApp } from './http/app.ts';
+import { createTransport, loadKubeConfig } from './kube/client.ts';
+import { ClusterCache } from './kube/cluster-cache.ts';
+import type { Logger } from './log.ts';
+import { routes } from './routes.ts';
+
+export interface AgentOptions {
+  /** Absent: the in-cluster service account. */
+  kubeconfig?: string;
+  /** `host:port` or `:port`; port 0 picks a free one. */
+  listen: string;
+  dataDir: string;
+  settings: AgentSettings;
+  validateOutput?: boolean;
+  log: Logger;
+}
+
+export interface RunningAgent {
+  url: string;
+  port: number;
+  cache: ClusterCache;
+  /** Resolves once every informer has synced (what /readyz reports). */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const cache = new ClusterCache(createTransport(loadKubeConfig(options.kubeconfig)), options.log);
+  const app = createApp({
+    routes,
+    context: { cluster: cache, settings: options.settings, clock: systemClock },
+    validateOutput: options.validateOutput ?? false,
+    log: options.log.child('http'),
+  });
+  const { hostname, port } = parseListen(options.listen);
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname, port }, () => resolve(s));
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const url = `http://${hostname === '0.0.0.0' ? '127.0.0.1' : hostname}:${bound}`;
+  options.log.info('agent listening', { url, dataDir: options.dataDir });
+  const ready = cache.start();
+  return {
+    url,
+    port: bound,
+    cache,
+    ready,
+    close: () =>
+      new Promise<void>((resolve) => {
+        cache.stop();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function parseListen(listen: string): { hostname: string; port: number } {
+  const match = /^(.*):(\d+)$/.exec(listen);
+  if (!match) throw new Error(`--listen must be host:port or :port, got "${listen}"`);
+  const port = Number(match[2]);
+  if (port > 65535) throw new Error(`--listen port out of range: ${port}`);
+  return { hostname: match[1] === '' ? '0.0.0.0' : (match[1] ?? '0.0.0.0'), port };
+}

@@ -1,0 +1,34 @@
+import { parseArgs } from 'node:util';
+import { startAgent } from '../agent.ts';
+import { createLogger } from '../log.ts';
+import { untilSignal } from './signals.ts';
+
+export async function runAgentCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      kubeconfig: { type: 'string' },
+      listen: { type: 'string', default: ':8080' },
+      'data-dir': { type: 'string', default: process.env.CAPSTAN_DATA_DIR ?? './data' },
+      'tenant-namespaces': { type: 'string', default: process.env.CAPSTAN_TENANT_NAMESPACES ?? '' },
+    },
+    strict: true,
+  });
+  const agent = await startAgent({
+    kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG,
+    listen: values.listen,
+    dataDir: values['data-dir'],
+    settings: { tenantNamespaces: splitList(values['tenant-namespaces']) },
+    log: createLogger(),
+  });
+  await untilSignal();
+  await agent.close();
+  return 0;
+}
+
+export function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}

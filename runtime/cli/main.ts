@@ -1,0 +1,25 @@
+import { runAgentCommand } from './agent-command.ts';
+import { runDemoCommand } from './demo-command.ts';
+import { runLocalClusterCommand } from './localcluster-command.ts';
+
+const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
+  agent: { summary: 'Run the REST agent (default :8080)', run: runAgentCommand },
+  localcluster: { summary: 'Start, inspect or stop a local control plane with KWOK nodes', run: runLocalClusterCommand },
+  demo: { summary: 'Local control plane + demo scenario + agent, all in one', run: runDemoCommand },
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    const list = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(14)}${c.summary}`).join('\n');
+    process.stderr.write(`usage: capstan <command> [options]\n\ncommands:\n${list}\n`);
+    return name === undefined || name === '--help' || name === '-h' ? 0 : 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    process.stderr.write(`capstan ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,80 @@
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import type { HandlerContext } from '../../handlers/context.ts';
+import type { Route } from './route.ts';
+import { errorResponse } from './status.ts';
+import type { Logger } from '../log.ts';
+
+/** Every route answers both in-cluster (`/<route>`) and behind the dashboard's proxy prefix. */
+export const ROUTE_PREFIXES = ['', '/api/agent'] as const;
+
+/**
+ * Builds one route's middleware from its declaration (IP access, authentication, scope and
+ * role, rate limit, load shedding, audit — in that order). Returning null means the stage
+ * has nothing to do for this route. The chain is passed in, so the runtime never decides
+ * policy inside a handler.
+ */
+export type RouteMiddleware = (route: Route) => MiddlewareHandler | null;
+
+export interface AppOptions {
+  routes: readonly Route[];
+  context: HandlerContext;
+  middleware?: readonly RouteMiddleware[];
+  /** Check every response against the route's output schema (on in tests: a drift is a 500). */
+  validateOutput?: boolean;
+  log: Logger;
+}
+
+export function createApp(options: AppOptions): Hono {
+  const app = new Hono();
+  const chain = options.middleware ?? [];
+
+  for (const route of options.routes) {
+    const stages = chain.map((build) => build(route)).filter((m): m is MiddlewareHandler => m !== null);
+    const endpoint = async (c: Context): Promise<Response> => {
+      const input = await readInput(c, route);
+      if (!input.ok) return errorResponse(c, { code: 'invalid_input', field: 'body', message: input.message });
+      const result = await route.run(input.value, options.context);
+      if (!result.ok) return errorResponse(c, result.error);
+      if (options.validateOutput) {
+        const mismatch = route.checkOutput(result.value);
+        if (mismatch !== null) {
+          options.log.error('response does not match its output schema', { path: route.path, mismatch });
+          return errorResponse(c, { code: 'internal', message: 'response failed its own schema' });
+        }
+      }
+      return c.json(result.value);
+    };
+    const handlers: MiddlewareHandler[] = [...stages, endpoint];
+    app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
+  }
+
+  app.notFound((c) => errorResponse(c, { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }));
+  app.onError((err, c) => {
+    options.log.error('unhandled error', { path: c.req.path, error: err.message });
+    return errorResponse(c, { code: 'internal', message: 'internal error' });
+  });
+  return app;
+}
+
+type InputRead = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
+
+/** Path parameters win over query parameters, which win over JSON body fields. */
+async function readInput(c: Context, route: Route): Promise<InputRead> {
+  let body: Record<string, unknown> = {};
+  if (route.method !== 'GET' && route.method !== 'DELETE') {
+    const text = await c.req.text();
+    if (text.trim() !== '') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return { ok: false, message: 'body: not valid JSON' };
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        return { ok: false, message: 'body: must be a JSON object' };
+      }
+      body = parsed as Record<string, unknown>;
+    }
+  }
+  return { ok: true, value: { ...body, ...c.req.query(), ...c.req.param() } };
+}

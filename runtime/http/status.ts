@@ -1,0 +1,24 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppError, ErrorCode } from '../../handlers/result.ts';
+import type { ErrorBody } from '../../schema/common.ts';
+
+/** The one place an error code becomes an HTTP status. */
+export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
+  invalid_input: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  not_ready: 503,
+  internal: 500,
+};
+
+export function errorBody(error: AppError): ErrorBody {
+  return 'field' in error
+    ? { error: error.code, message: error.message, field: error.field }
+    : { error: error.code, message: error.message };
+}
+
+export function errorResponse(c: Context, error: AppError): Response {
+  return c.json(errorBody(error), STATUS_OF[error.code]);
+}

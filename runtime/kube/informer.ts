@@ -1,0 +1,164 @@
+import type { Logger } from '../log.ts';
+import { KubeApiError, type KubeTransport } from './client.ts';
+
+export interface InformerOptions<T> {
+  /** Shown in logs and /readyz. */
+  resource: string;
+  /** Collection path, e.g. `/api/v1/namespaces` or `/api/v1/pods`. */
+  path: string;
+  transport: KubeTransport;
+  /** Keeps only what the service reads; returns null to drop an object entirely. */
+  slim: (raw: unknown) => T | null;
+  log: Logger;
+  pageSize?: number;
+  /** How long one WATCH may stay open before the server ends it and we resume. */
+  watchTimeoutSecs?: number;
+  retryDelayMs?: number;
+}
+
+interface ObjectMeta {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+}
+
+/**
+ * List-then-watch cache of one resource, holding slimmed objects only. A WATCH that ends
+ * resumes from the last seen resourceVersion (bookmarks keep it fresh); 410 Gone, or any
+ * failure, relists from scratch.
+ */
+export class Informer<T> {
+  private readonly store = new Map<string, T>();
+  private resourceVersion = '';
+  private synced = false;
+  private stopped = false;
+  private current: { abort(): void } | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly firstSync: Promise<void>;
+  private resolveFirstSync: () => void = () => undefined;
+
+  constructor(private readonly options: InformerOptions<T>) {
+    this.firstSync = new Promise((resolve) => (this.resolveFirstSync = resolve));
+  }
+
+  get resource(): string {
+    return this.options.resource;
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves after the first complete LIST; the watch keeps running in the background. */
+  start(): Promise<void> {
+    void this.relist();
+    return this.firstSync;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.current?.abort();
+  }
+
+  values(): T[] {
+    return [...this.store.values()];
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.store.get(keyOf(namespace, name));
+  }
+
+  private async relist(): Promise<void> {
+    if (this.stopped) return;
+    const { transport, path, slim, pageSize = 500 } = this.options;
+    try {
+      const fresh = new Map<string, T>();
+      let continueToken: string | undefined;
+      let resourceVersion = '';
+      do {
+        const params: Record<string, string> = { limit: String(pageSize) };
+        if (continueToken) params.continue = continueToken;
+        const page = await transport.list(path, params);
+        for (const raw of page.items) this.put(fresh, raw, slim);
+        resourceVersion = page.resourceVersion;
+        continueToken = page.continueToken;
+      } while (continueToken);
+      this.store.clear();
+      for (const [k, v] of fresh) this.store.set(k, v);
+      this.resourceVersion = resourceVersion;
+      if (!this.synced) {
+        this.synced = true;
+        this.options.log.info('informer synced', { resource: this.options.resource, objects: this.store.size });
+        this.resolveFirstSync();
+      }
+      await this.watch();
+    } catch (err) {
+      // A 410 on the continue token means the snapshot expired mid-list: start over.
+      this.options.log.warn('list failed; retrying', { resource: this.options.resource, error: describe(err) });
+      this.retryLater(() => this.relist());
+    }
+  }
+
+  private async watch(): Promise<void> {
+    if (this.stopped) return;
+    const { transport, path, slim, watchTimeoutSecs = 300 } = this.options;
+    let gone = false;
+    const params = {
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: String(watchTimeoutSecs),
+    };
+    this.current = await transport.watch(
+      path,
+      params,
+      (type, object) => {
+        const meta = (object as ObjectMeta).metadata;
+        if (type === 'ERROR') {
+          if ((object as { code?: number }).code === 410) gone = true;
+          return;
+        }
+        if (meta?.resourceVersion) this.resourceVersion = meta.resourceVersion;
+        if (type === 'BOOKMARK') return;
+        if (type === 'DELETED') this.store.delete(keyOf(meta?.namespace, meta?.name ?? ''));
+        else this.put(this.store, object, slim);
+      },
+      (err) => {
+        if (this.stopped) return;
+        if (gone || (err instanceof KubeApiError && err.status === 410) || statusOf(err) === 410) {
+          this.options.log.info('watch expired (410 Gone); relisting', { resource: this.options.resource });
+          void this.relist();
+        } else if (err) {
+          this.options.log.warn('watch failed; relisting', { resource: this.options.resource, error: describe(err) });
+          this.retryLater(() => this.relist());
+        } else {
+          void this.watch();
+        }
+      },
+    );
+  }
+
+  private put(into: Map<string, T>, raw: unknown, slim: (raw: unknown) => T | null): void {
+    const meta = (raw as ObjectMeta).metadata;
+    if (!meta?.name) return;
+    const value = slim(raw);
+    const key = keyOf(meta.namespace, meta.name);
+    if (value === null) into.delete(key);
+    else into.set(key, value);
+  }
+
+  private retryLater(fn: () => Promise<void>): void {
+    if (this.stopped) return;
+    this.retryTimer = setTimeout(() => void fn(), this.options.retryDelayMs ?? 1000);
+  }
+}
+
+function keyOf(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+function statusOf(err: unknown): number | undefined {
+  return typeof err === 'object' && err !== null && 'statusCode' in err && typeof err.statusCode === 'number' ? err.statusCode : undefined;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,37 @@
+import * as v from 'valibot';
+
+/** The 25 API-key scopes of spec §2 "Scopes". */
+export const Scope = v.picklist([
+  'activity:read', 'activity:write',
+  'ai:invoke',
+  'alerts:read', 'alerts:write',
+  'apps:read', 'apps:write',
+  'builder:read', 'builder:write',
+  'helm:read', 'helm:write',
+  'mcp:read',
+  'metrics:read', 'metrics:write',
+  'policy:read',
+  'scanning:read', 'scanning:write',
+  'topology:read', 'topology:write',
+  'workloads:read', 'workloads:write',
+  'workspace:read', 'workspace:write',
+]);
+export type Scope = v.InferOutput<typeof Scope>;
+
+export const Role = v.picklist(['viewer', 'admin']);
+export type Role = v.InferOutput<typeof Role>;
+
+/**
+ * What the audit middleware does with a request to a route: `none` for probes, `access`
+ * for routine read polling (kept 7 days), `read`, `sensitive_read`, `write` (hash-chained).
+ */
+export const AuditCategory = v.picklist(['none', 'access', 'read', 'sensitive_read', 'write']);
+export type AuditCategory = v.InferOutput<typeof AuditCategory>;
+
+/** Buckets the rate limiter keys its budgets on. */
+export const RateLimitClass = v.picklist(['probe', 'read', 'write', 'login', 'ai', 'discovery']);
+export type RateLimitClass = v.InferOutput<typeof RateLimitClass>;
+
+/** Features a license must carry for a route to answer (402 otherwise). */
+export const LicensedFeature = v.picklist(['mcp', 'observability', 'sso', 'copilot']);
+export type LicensedFeature = v.InferOutput<typeof LicensedFeature>;

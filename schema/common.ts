@@ -1,0 +1,14 @@
+import * as v from 'valibot';
+
+/** Body of every error response (spec §7): `error` is the stable code to branch on. */
+export const ErrorBody = v.object({
+  error: v.string(),
+  message: v.string(),
+  field: v.optional(v.string()),
+});
+export type ErrorBody = v.InferOutput<typeof ErrorBody>;
+
+/** Input of a route that takes nothing. Unknown query parameters are ignored. */
+export const NoInput = v.object({});
+
+export const Timestamp = v.pipe(v.string(), v.isoTimestamp());

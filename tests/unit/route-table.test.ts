@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import * as v from 'valibot';
+import type { HandlerContext } from '../../handlers/context.ts';
+import { fail, ok } from '../../handlers/result.ts';
+import { createApp } from '../../runtime/http/app.ts';
+import { defineRoute, type Route } from '../../runtime/http/route.ts';
+import { silentLogger } from '../../runtime/log.ts';
+import { routes } from '../../runtime/routes.ts';
+
+const context: HandlerContext = {
+  cluster: {
+    namespaces: () => [
+      { name: 'shop', phase: 'Active', createdAt: '2026-01-01T00:00:00Z', labels: {} },
+      { name: 'kube-system', phase: 'Active', createdAt: null, labels: {} },
+    ],
+    syncStatus: () => [{ resource: 'namespaces', synced: true }],
+  },
+  settings: { tenantNamespaces: [] },
+  clock: { now: () => new Date('2026-11-21T00:00:00Z') },
+};
+
+const policy = { access: { auth: 'public' }, audit: 'none', rateLimit: 'read', feature: null } as const;
+
+const testRoutes: Route[] = [
+  defineRoute({
+    ...policy,
+    method: 'GET',
+    path: '/history',
+    summary: 'validation probe',
+    input: v.object({ window: v.optional(v.picklist(['1h', '6h', '24h', '7d']), '1h') }),
+    output: v.object({ window: v.string() }),
+    handler: (input) => ok({ window: input.window }),
+  }),
+  defineRoute({
+    ...policy,
+    method: 'POST',
+    path: '/things/:name',
+    summary: 'body + params probe',
+    input: v.object({ name: v.pipe(v.string(), v.minLength(3)), size: v.number() }),
+    output: v.object({ name: v.string(), size: v.number() }),
+    handler: (input) => ok(input),
+  }),
+  defineRoute({
+    ...policy,
+    method: 'GET',
+    path: '/missing/:id',
+    summary: 'typed error probe',
+    input: v.object({ id: v.string() }),
+    output: v.object({}),
+    handler: (input) => fail({ code: 'not_found', message: `no thing ${input.id}` }),
+  }),
+  defineRoute({
+    ...policy,
+    method: 'GET',
+    path: '/drift',
+    summary: 'output drift probe',
+    input: v.object({}),
+    output: v.object({ count: v.number() }),
+    // The handler's type says number; this simulates a handler that lies at runtime.
+    handler: () => ok(JSON.parse('{"count":"seven"}') as { count: number }),
+  }),
+];
+
+const app = createApp({ routes: testRoutes, context, validateOutput: true, log: silentLogger });
+
+async function call(method: string, path: string, body?: unknown) {
+  const init: RequestInit = { method };
+  if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
+  const res = await app.request(path, init);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('route table runtime', () => {
+  it('serves every route at /<route> and at /api/agent/<route>', async () => {
+    for (const path of ['/history?window=6h', '/api/agent/history?window=6h']) {
+      assert.deepEqual(await call('GET', path), { status: 200, body: { window: '6h' } });
+    }
+  });
+
+  it('applies schema defaults to absent input', async () => {
+    assert.deepEqual((await call('GET', '/history')).body, { window: '1h' });
+  });
+
+  it('rejects an unsupported query value with 400 naming the field', async () => {
+    const res = await call('GET', '/api/agent/history?window=2h');
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error, 'invalid_input');
+    assert.equal(res.body.field, 'window');
+    assert.match(String(res.body.message), /window/);
+  });
+
+  it('merges path params with the JSON body and validates both', async () => {
+    assert.deepEqual(await call('POST', '/things/widget', { size: 3 }), { status: 200, body: { name: 'widget', size: 3 } });
+    const shortName = await call('POST', '/things/ab', { size: 3 });
+    assert.equal(shortName.status, 400);
+    assert.equal(shortName.body.field, 'name');
+    const wrongType = await call('POST', '/things/widget', { size: 'big' });
+    assert.equal(wrongType.body.field, 'size');
+  });
+
+  it('answers malformed JSON bodies with 400 on field body', async () => {
+    const res = await call('POST', '/things/widget', '{not json');
+    assert.equal(res.status, 400);
+    assert.equal(res.body.field, 'body');
+    const arrayBody = await call('POST', '/things/widget', [1, 2]);
+    assert.equal(arrayBody.status, 400);
+  });
+
+  it('maps a typed handler error to its status and stable code', async () => {
+    assert.deepEqual(await call('GET', '/missing/42'), { status: 404, body: { error: 'not_found', message: 'no thing 42' } });
+  });
+
+  it('turns a response that breaks its own output schema into a 500', async () => {
+    const res = await call('GET', '/drift');
+    assert.equal(res.status, 500);
+    assert.equal(res.body.error, 'internal');
+  });
+
+  it('answers unknown paths with a JSON 404', async () => {
+    const res = await call('GET', '/api/agent/nope');
+    assert.equal(res.status, 404);
+    assert.equal(res.body.error, 'not_found');
+  });
+});
+
+describe('the production route table', () => {
+  it('declares each method and path once', () => {
+    const keys = routes.map((r) => `${r.method} ${r.path}`);
+    assert.equal(new Set(keys).size, keys.length);
+  });
+
+  it('gives every credential route a role, and public access only to probes', () => {
+    for (const route of routes) {
+      if (route.access.auth === 'public') assert.equal(route.rateLimit, 'probe', `${route.path} is public but not a probe`);
+    }
+  });
+
+  it('serves /namespaces without system namespaces through the real table', async () => {
+    const real = createApp({ routes, context, validateOutput: true, log: silentLogger });
+    const res = await real.request('/api/agent/namespaces');
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { namespaces: { name: string }[] };
+    assert.deepEqual(body.namespaces.map((n) => n.name), ['shop']);
+  });
+});
