@@ -1,0 +1,3 @@
+export async function runDemoCommand(): Promise<number> {
+  return Promise.resolve(1);
+}

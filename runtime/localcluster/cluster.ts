@@ -1,0 +1,172 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ensureControlPlaneBinaries } from './binaries.ts';
+import { kwokConfig, nodeManifests, planLogs } from './kwok-config.ts';
+import { kubectl, waitFor } from './kubectl.ts';
+import { defaultScenarioSpec, loadScenario } from './scenario.ts';
+
+const CLUSTER_NAME = 'capstan';
+
+export interface UpOptions {
+  dir: string;
+  nodes?: number;
+  scenario?: string;
+  metricsServer?: boolean;
+  progress?: (line: string) => void;
+}
+
+export interface LocalCluster {
+  dir: string;
+  kubeconfig: string;
+  binDir: string;
+  alreadyRunning: boolean;
+}
+
+export interface ComponentStatus {
+  component: string;
+  pid: number;
+  alive: boolean;
+}
+
+function paths(dir: string) {
+  const root = resolve(dir);
+  const workdir = join(root, 'kwok');
+  const clusterDir = join(workdir, 'clusters', CLUSTER_NAME);
+  return {
+    root,
+    workdir,
+    clusterDir,
+    pidDir: join(clusterDir, 'pids'),
+    kubeconfig: join(root, 'kubeconfig'),
+    config: join(root, 'kwok-config.yaml'),
+    logDir: join(root, 'container-logs'),
+    kwokctlLog: join(root, 'kwokctl.log'),
+    binDirFile: join(root, 'bin-dir'),
+  };
+}
+
+/** The processes kwokctl started for this dir, from its pid files. */
+export function status(dir: string): ComponentStatus[] {
+  const { pidDir } = paths(dir);
+  if (!existsSync(pidDir)) return [];
+  return readdirSync(pidDir)
+    .filter((f) => f.endsWith('.pid'))
+    .map((f) => {
+      const pid = Number(readFileSync(join(pidDir, f), 'utf8').trim());
+      return { component: f.replace(/\.pid$/, ''), pid, alive: isAlive(pid) };
+    });
+}
+
+export function isRunning(dir: string): boolean {
+  const components = status(dir);
+  return components.length > 0 && components.every((c) => c.alive);
+}
+
+export async function up(options: UpOptions): Promise<LocalCluster> {
+  const p = paths(options.dir);
+  const say = options.progress ?? (() => undefined);
+  if (isRunning(options.dir)) {
+    return { dir: p.root, kubeconfig: p.kubeconfig, binDir: readFileSync(p.binDirFile, 'utf8').trim(), alreadyRunning: true };
+  }
+  if (status(options.dir).length > 0) {
+    say('a previous cluster in this dir is partly down; removing it first');
+    await down(options.dir);
+  }
+
+  const binDir = await ensureControlPlaneBinaries();
+  const scenario = options.scenario ? loadScenario(options.scenario) : null;
+  const spec = scenario?.spec ?? defaultScenarioSpec();
+  const nodeCount = options.nodes ?? spec.nodes;
+
+  mkdirSync(p.logDir, { recursive: true });
+  writeFileSync(p.binDirFile, binDir + '\n');
+  const logs = planLogs(spec, p.logDir, new Date());
+  for (const [file, content] of logs.files) writeFileSync(file, content);
+  writeFileSync(p.config, kwokConfig(binDir, logs.entries));
+
+  say(`starting etcd, kube-apiserver, controller-manager, scheduler, KWOK${options.metricsServer === false ? '' : ', metrics-server'}`);
+  const args = [
+    '--name', CLUSTER_NAME,
+    '-c', p.config,
+    'create', 'cluster',
+    '--runtime', 'binary',
+    '--kubeconfig', '',
+    '--etcd-binary', join(binDir, 'etcd'),
+    '--kube-apiserver-binary', join(binDir, 'kube-apiserver'),
+    '--kube-controller-manager-binary', join(binDir, 'kube-controller-manager'),
+    '--kube-scheduler-binary', join(binDir, 'kube-scheduler'),
+    '--kwok-controller-binary', join(binDir, 'kwok'),
+    '--extra-args', 'kwok-controller=node-ip=127.0.0.1',
+    '--wait', '120s',
+  ];
+  if (options.metricsServer !== false) args.push('--enable', 'metrics-server', '--metrics-server-binary', join(binDir, 'metrics-server'));
+  await runKwokctl(binDir, p, args);
+  copyFileSync(join(p.clusterDir, 'kubeconfig.yaml'), p.kubeconfig);
+  const k = { binDir, kubeconfig: p.kubeconfig };
+
+  await waitFor('kube-apiserver /readyz', async () => (await kubectl(['get', '--raw', '/readyz'], k)).trim() === 'ok', 120_000);
+  say(`creating ${nodeCount} KWOK nodes`);
+  const version = JSON.parse(await kubectl(['version', '-o', 'json'], k)) as { serverVersion?: { gitVersion?: string } };
+  await kubectl(['apply', '-f', '-'], { ...k, input: nodeManifests(nodeCount, spec.nodeCapacity, version.serverVersion?.gitVersion ?? 'v0.0.0') });
+  await kubectl(['wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s'], { ...k, timeoutMs: 130_000 });
+  // Pods need their namespace's default ServiceAccount, which the controller-manager creates.
+  await waitFor('the default ServiceAccount', async () => (await kubectl(['get', 'serviceaccount', 'default', '-o', 'name'], k)).trim() !== '', 60_000);
+
+  if (scenario && scenario.objectCount > 0) {
+    say(`applying scenario "${scenario.name}" (${scenario.objectCount} objects)`);
+    await kubectl(['apply', '--server-side', '--field-manager=capstan-localcluster', '-f', '-'], { ...k, input: scenario.manifests, timeoutMs: 600_000 });
+  }
+  return { dir: p.root, kubeconfig: p.kubeconfig, binDir, alreadyRunning: false };
+}
+
+/** Stops every process `up` started (kwokctl SIGKILLs them) and removes the cluster state. */
+export async function down(dir: string): Promise<{ stopped: ComponentStatus[] }> {
+  const p = paths(dir);
+  const before = status(dir);
+  if (before.length === 0 && !existsSync(p.clusterDir)) return { stopped: [] };
+  const binDir = existsSync(p.binDirFile) ? readFileSync(p.binDirFile, 'utf8').trim() : await ensureControlPlaneBinaries();
+  // A path that does not exist: kwokctl then leaves every real kubeconfig alone.
+  await runKwokctl(binDir, p, ['--name', CLUSTER_NAME, 'delete', 'cluster', '--kubeconfig', join(p.root, 'no-such-kubeconfig')]);
+  for (const c of before) {
+    if (isAlive(c.pid)) process.kill(c.pid, 'SIGKILL');
+  }
+  await waitFor('control-plane processes to exit', async () => Promise.resolve(before.every((c) => !isAlive(c.pid))), 10_000, 100);
+  rmSync(p.kubeconfig, { force: true });
+  return { stopped: before };
+}
+
+function runKwokctl(binDir: string, p: ReturnType<typeof paths>, args: string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      join(binDir, 'kwokctl'),
+      args,
+      {
+        // kubectl on PATH keeps kwokctl from ever downloading one; KWOK_WORKDIR keeps state in our dir.
+        env: { ...process.env, KWOK_WORKDIR: p.workdir, PATH: `${binDir}:${process.env.PATH ?? ''}` },
+        timeout: 300_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (err, stdout, stderr) => {
+        writeFileSync(p.kwokctlLog, `$ kwokctl ${args.join(' ')}\n${stdout}${stderr}\n`, { flag: 'a' });
+        if (err) reject(new Error(`kwokctl ${args[2] ?? ''} failed; see ${p.kwokctlLog}`));
+        else resolvePromise();
+      },
+    );
+  });
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie still answers kill(0); it is gone for our purposes.
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

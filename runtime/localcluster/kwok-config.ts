@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import type { ScenarioSpec } from './scenario.ts';
+
+const STAGES = fileURLToPath(new URL('./kwok/stages.yaml', import.meta.url));
+
+export interface LogFile {
+  containers?: string[];
+  logsFile: string;
+  previousLogsFile?: string;
+}
+
+/** Text → KWOK's CRI log format (`<RFC3339Nano> stdout F <line>`), lines one second apart ending at `end`. */
+export function toCriLog(text: string, end: Date): string {
+  const lines = text.replace(/\n$/, '').split('\n');
+  return lines
+    .map((line, i) => {
+      const ts = new Date(end.getTime() - (lines.length - 1 - i) * 1000).toISOString().replace('Z', '000000Z');
+      return `${ts} stdout F ${line}\n`;
+    })
+    .join('');
+}
+
+/** Writes nothing: returns the log files to create (path → content) and the ClusterLogs entries naming them. */
+export function planLogs(spec: ScenarioSpec, logDir: string, now: Date): { files: Map<string, string>; entries: LogFile[] } {
+  const files = new Map<string, string>();
+  const entries: LogFile[] = [];
+  spec.logs.forEach((log, i) => {
+    const current = join(logDir, `${i}-current.log`);
+    files.set(current, toCriLog(log.current, now));
+    const entry: LogFile = { logsFile: current };
+    if (log.containers) entry.containers = log.containers;
+    if (log.previous !== undefined) {
+      entry.previousLogsFile = join(logDir, `${i}-previous.log`);
+      files.set(entry.previousLogsFile, toCriLog(log.previous, new Date(now.getTime() - 60_000)));
+    }
+    entries.push(entry);
+  });
+  // KWOK uses the first entry without `containers` as the fallback, so specific ones go first.
+  entries.sort((a, b) => Number(a.containers === undefined) - Number(b.containers === undefined));
+  return { files, entries };
+}
+
+/**
+ * The `-c` file handed to kwokctl: loopback-only binary runtime, our stages, and the logs
+ * KWOK serves for `kubectl logs` (and `--previous`).
+ */
+export function kwokConfig(binDir: string, logs: LogFile[]): string {
+  const kwokctl = {
+    apiVersion: 'config.kwok.x-k8s.io/v1alpha1',
+    kind: 'KwokctlConfiguration',
+    options: { runtime: 'binary', bindAddress: '127.0.0.1', kubectlBinary: join(binDir, 'kubectl') },
+  };
+  const docs: string[] = [stringify(kwokctl), readFileSync(STAGES, 'utf8')];
+  if (logs.length > 0) {
+    docs.push(
+      stringify({
+        apiVersion: 'kwok.x-k8s.io/v1alpha1',
+        kind: 'ClusterLogs',
+        metadata: { name: 'scenario-logs' },
+        spec: { selector: {}, logs },
+      }),
+    );
+  }
+  return docs.map((d) => d.replace(/^---\n/, '')).join('\n---\n');
+}
+
+export function nodeManifests(count: number, capacity: ScenarioSpec['nodeCapacity'], kubeletVersion: string): string {
+  const zones = ['zone-a', 'zone-b', 'zone-c'];
+  const nodes = Array.from({ length: count }, (_, i) => {
+    const name = `kwok-node-${i + 1}`;
+    const resources = { cpu: String(capacity.cpu), memory: String(capacity.memory), pods: String(capacity.pods) };
+    return {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        annotations: {
+          'kwok.x-k8s.io/node': 'fake',
+          'node.alpha.kubernetes.io/ttl': '0',
+          // metrics-server ≥ 0.7 scrapes this path; KWOK's Metric object serves it per node.
+          'metrics.k8s.io/resource-metrics-path': `/metrics/nodes/${name}/metrics/resource`,
+        },
+        labels: {
+          'kubernetes.io/hostname': name,
+          'kubernetes.io/os': 'linux',
+          'kubernetes.io/arch': 'amd64',
+          'topology.kubernetes.io/zone': zones[i % zones.length] ?? 'zone-a',
+          type: 'kwok',
+        },
+      },
+      // Per-node pod CIDRs keep pod IPs unique (KWOK's default pool is one /24 for all nodes).
+      spec: { podCIDR: `10.244.${i}.0/24` },
+      // No conditions or addresses: KWOK's node-initialize stage sets them, pointing logs at itself.
+      status: {
+        capacity: resources,
+        allocatable: resources,
+        nodeInfo: { architecture: 'amd64', operatingSystem: 'linux', kubeletVersion },
+      },
+    };
+  });
+  return nodes.map((n) => stringify(n)).join('---\n');
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what Capstan needs to run and test from a fresh clone: npm packages (from the
+# committed lockfile) and the local control plane (built once into a cache outside the repo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$major" -lt 20 ]; then
+  echo "Capstan needs Node.js 20 or newer (found: $(node --version 2>/dev/null || echo none))" >&2
+  exit 1
+fi
+
+# npm ci only when the lockfile changed since the last install (node_modules/.package-lock.json mirrors it).
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "[deps] npm ci" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+bash scripts/build-control-plane.sh >/dev/null
