@@ -1,5 +1,5 @@
 import { KubeConfig, Watch } from '@kubernetes/client-node';
-import fetch from 'node-fetch';
+import fetch, { Headers } from 'node-fetch';
 
 /** Loads a kubeconfig file, or the in-cluster service account when no path is given. */
 export function loadKubeConfig(path?: string): KubeConfig {
@@ -46,7 +46,9 @@ export function createTransport(kc: KubeConfig): KubeTransport {
       const url = new URL(server + path);
       for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
       const init = await kc.applyToFetchOptions({});
-      const response = await fetch(url.toString(), { ...init, method: 'GET', headers: { ...init.headers, Accept: 'application/json' } });
+      const headers = new Headers(init.headers);
+      headers.set('Accept', 'application/json');
+      const response = await fetch(url.toString(), { ...init, method: 'GET', headers });
       const body = (await response.json()) as { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string }; message?: string };
       if (!response.ok) throw new KubeApiError(response.status, body.message ?? response.statusText);
       return {

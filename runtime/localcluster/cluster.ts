@@ -98,6 +98,9 @@ export async function up(options: UpOptions): Promise<LocalCluster> {
     '--kube-scheduler-binary', join(binDir, 'kube-scheduler'),
     '--kwok-controller-binary', join(binDir, 'kwok'),
     '--extra-args', 'kwok-controller=node-ip=127.0.0.1',
+    // The apiserver's default /24 holds 254 Services; scale scenarios need more.
+    '--extra-args', 'kube-apiserver=service-cluster-ip-range=10.96.0.0/16',
+    '--disable-qps-limits',
     '--wait', '120s',
   ];
   if (options.metricsServer !== false) args.push('--enable', 'metrics-server', '--metrics-server-binary', join(binDir, 'metrics-server'));

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { down, status, up } from '../../runtime/localcluster/cluster.ts';
+import { kubectl } from '../../runtime/localcluster/kubectl.ts';
+import { testCluster } from '../support/cluster.ts';
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // An exited child waiting to be reaped is not running.
+  return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+}
+
+describe('localcluster lifecycle', () => {
+  it('says "already running" instead of starting the shared cluster twice', async () => {
+    const shared = await up({ dir: testCluster().dir, scenario: 'demo' });
+    assert.equal(shared.alreadyRunning, true);
+  });
+
+  it('starts a second cluster on free ports, and down leaves no process behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-lifecycle-'));
+    try {
+      const cluster = await up({ dir, nodes: 1, metricsServer: false });
+      const components = status(dir);
+      assert.deepEqual(
+        components.map((c) => c.component).sort(),
+        ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok-controller'],
+      );
+      const nodes = await kubectl(['get', 'nodes', '-o', 'name'], { kubeconfig: cluster.kubeconfig, binDir: cluster.binDir });
+      assert.equal(nodes.trim(), 'node/kwok-node-1');
+
+      const { stopped } = await down(dir);
+      assert.equal(stopped.length, components.length);
+      for (const c of components) assert.equal(running(c.pid), false, `${c.component} (pid ${c.pid}) still running`);
+      assert.deepEqual(status(dir), []);
+    } finally {
+      await down(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,41 @@
+// The whole suite's entry point (`npm test`). Node 20's test runner has no global setup, so
+// this brings up ONE local control plane with the demo scenario (the same code as
+// `capstan localcluster up`), runs every test file against it, and always tears it down.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { down, up } from '../runtime/localcluster/cluster.ts';
+
+const requested = process.argv.slice(2);
+const files =
+  requested.length > 0
+    ? requested
+    : readdirSync('tests', { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => join('tests', f))
+        .sort();
+const dir = mkdtempSync(join(tmpdir(), 'capstan-test-cluster-'));
+const progress = (line: string) => process.stderr.write(`[test-cluster] ${line}\n`);
+
+let exitCode = 1;
+try {
+  const started = Date.now();
+  const cluster = await up({ dir, scenario: 'demo', progress });
+  progress(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  exitCode = await new Promise<number>((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files],
+      {
+        stdio: 'inherit',
+        env: { ...process.env, CAPSTAN_TEST_KUBECONFIG: cluster.kubeconfig, CAPSTAN_TEST_BIN_DIR: cluster.binDir, CAPSTAN_TEST_CLUSTER_DIR: dir },
+      },
+    );
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+} finally {
+  await down(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(exitCode);

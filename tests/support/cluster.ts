@@ -1,0 +1,47 @@
+// Access to the suite's shared control plane, started by tests/run.ts.
+import { kubectl, waitFor } from '../../runtime/localcluster/kubectl.ts';
+
+export interface TestCluster {
+  kubeconfig: string;
+  binDir: string;
+  dir: string;
+}
+
+export function testCluster(): TestCluster {
+  const kubeconfig = process.env.CAPSTAN_TEST_KUBECONFIG;
+  const binDir = process.env.CAPSTAN_TEST_BIN_DIR;
+  const dir = process.env.CAPSTAN_TEST_CLUSTER_DIR;
+  if (!kubeconfig || !binDir || !dir) {
+    throw new Error('no test cluster: run the suite through `npm test` (tests/run.ts), which starts one');
+  }
+  return { kubeconfig, binDir, dir };
+}
+
+export function k(args: string[], input?: string): Promise<string> {
+  const { kubeconfig, binDir } = testCluster();
+  return kubectl(args, { kubeconfig, binDir, input });
+}
+
+export async function kJson<T>(args: string[]): Promise<T> {
+  return JSON.parse(await k([...args, '-o', 'json'])) as T;
+}
+
+export { waitFor };
+
+/** Minimal shapes of the API objects the tests read. */
+export interface PodList {
+  items: {
+    metadata: { name: string; namespace: string; labels?: Record<string, string> };
+    status: {
+      phase?: string;
+      conditions?: { type: string; status: string }[];
+      containerStatuses?: {
+        name: string;
+        restartCount: number;
+        ready: boolean;
+        state?: { waiting?: { reason?: string }; running?: object };
+        lastState?: { terminated?: { exitCode: number; reason?: string } };
+      }[];
+    };
+  }[];
+}
