@@ -7,6 +7,7 @@ import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
 import type { Logger } from './log.ts';
 import { routes } from './routes.ts';
+import { CAPSTAN_VERSION } from './version.ts';
 
 export interface AgentOptions {
   /** Absent: the in-cluster service account. */
@@ -16,6 +17,8 @@ export interface AgentOptions {
   dataDir: string;
   settings: AgentSettings;
   validateOutput?: boolean;
+  /** Serve the schema routes (`CAPSTAN_ENABLE_API_DOCS=true`). */
+  apiDocs?: boolean;
   log: Logger;
 }
 
@@ -35,6 +38,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     routes,
     context: { cluster: cache, settings: options.settings, clock: systemClock },
     validateOutput: options.validateOutput ?? false,
+    apiDocs: options.apiDocs ? { version: CAPSTAN_VERSION } : undefined,
     log: options.log.child('http'),
   });
   const { hostname, port } = parseListen(options.listen);

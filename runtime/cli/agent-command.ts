@@ -19,6 +19,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
     listen: values.listen,
     dataDir: values['data-dir'],
     settings: { tenantNamespaces: splitList(values['tenant-namespaces']) },
+    apiDocs: process.env.CAPSTAN_ENABLE_API_DOCS === 'true',
     log: createLogger(),
   });
   await untilSignal();

@@ -3,6 +3,7 @@ import type { HandlerContext } from '../../handlers/context.ts';
 import type { Route } from './route.ts';
 import { errorResponse } from './status.ts';
 import type { Logger } from '../log.ts';
+import { apiDocsPage, openApiDocument } from './openapi.ts';
 
 /** Every route answers both in-cluster (`/<route>`) and behind the dashboard's proxy prefix. */
 export const ROUTE_PREFIXES = ['', '/api/agent'] as const;
@@ -21,6 +22,8 @@ export interface AppOptions {
   middleware?: readonly RouteMiddleware[];
   /** Check every response against the route's output schema (on in tests: a drift is a 500). */
   validateOutput?: boolean;
+  /** Serve `/openapi.json` and `/docs` (CAPSTAN_ENABLE_API_DOCS); absent, both are 404. */
+  apiDocs?: { version: string };
   log: Logger;
 }
 
@@ -46,6 +49,13 @@ export function createApp(options: AppOptions): Hono {
     };
     const handlers: MiddlewareHandler[] = [...stages, endpoint];
     app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
+  }
+
+  if (options.apiDocs) {
+    const doc = openApiDocument(options.routes, options.apiDocs.version);
+    const page = apiDocsPage(doc);
+    app.on('GET', ROUTE_PREFIXES.map((p) => `${p}/openapi.json`), (c) => c.json(doc));
+    app.on('GET', ROUTE_PREFIXES.map((p) => `${p}/docs`), (c) => c.html(page));
   }
 
   app.notFound((c) => errorResponse(c, { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }));

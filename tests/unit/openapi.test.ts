@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import type { HandlerContext } from '../../handlers/context.ts';
+import * as v from 'valibot';
+import { ok } from '../../handlers/result.ts';
+import { createApp } from '../../runtime/http/app.ts';
+import { defineRoute } from '../../runtime/http/route.ts';
+import { openApiDocument, openApiPath } from '../../runtime/http/openapi.ts';
+import { silentLogger } from '../../runtime/log.ts';
+import { routes } from '../../runtime/routes.ts';
+
+const GOLDEN = new URL('../golden/openapi.json', import.meta.url);
+const context: HandlerContext = {
+  cluster: { namespaces: () => [], syncStatus: () => [] },
+  settings: { tenantNamespaces: [] },
+  clock: { now: () => new Date(0) },
+};
+
+describe('OpenAPI document', () => {
+  const doc = openApiDocument(routes, '0.0.0-test');
+
+  it('documents every route of the table with its method', () => {
+    for (const route of routes) {
+      const op = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
+      assert.ok(op, `${route.method} ${route.path} is not documented`);
+    }
+    const documented = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
+    assert.equal(documented, routes.length, 'the document has operations the table does not');
+  });
+
+  it('matches the committed golden file (UPDATE_GOLDEN=1 rewrites it after an intended change)', () => {
+    const text = JSON.stringify(doc, null, 2) + '\n';
+    if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, text);
+    assert.equal(text, readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('is served at /openapi.json and /docs only when enabled', async () => {
+    const off = createApp({ routes, context, log: silentLogger });
+    assert.equal((await off.request('/api/agent/openapi.json')).status, 404);
+    assert.equal((await off.request('/docs')).status, 404);
+
+    const on = createApp({ routes, context, log: silentLogger, apiDocs: { version: '0.0.0-test' } });
+    const served = await on.request('/api/agent/openapi.json');
+    assert.equal(served.status, 200);
+    assert.deepEqual(await served.json(), JSON.parse(JSON.stringify(doc)));
+    const page = await on.request('/api/agent/docs');
+    assert.match(await page.text(), /<code>\/namespaces<\/code>/);
+  });
+});
+
+describe('OpenAPI operations from route input schemas', () => {
+  const policy = { access: { auth: 'credential', role: 'admin', scope: 'apps:write' }, audit: 'write', rateLimit: 'write', feature: null } as const;
+  const doc = openApiDocument(
+    [
+      defineRoute({
+        ...policy, method: 'GET', path: '/history/:namespace', summary: 'h',
+        input: v.object({ namespace: v.string(), window: v.optional(v.picklist(['1h', '6h']), '1h') }),
+        output: v.object({}), handler: () => ok({}),
+      }),
+      defineRoute({
+        ...policy, method: 'PUT', path: '/apps/:id', summary: 'a',
+        input: v.object({ id: v.string(), name: v.string(), note: v.optional(v.string()) }),
+        output: v.object({}), handler: () => ok({}),
+      }),
+    ],
+    '0',
+  );
+
+  it('puts path parameters in the path and the rest of a GET input in the query', () => {
+    const op = doc.paths['/history/{namespace}']?.get as { parameters: { name: string; in: string; required: boolean }[] };
+    assert.deepEqual(op.parameters.map((p) => [p.name, p.in, p.required]), [['namespace', 'path', true], ['window', 'query', false]]);
+  });
+
+  it('puts the non-path input of a write into a JSON request body with its required fields', () => {
+    const op = doc.paths['/apps/{id}']?.put as { parameters: unknown[]; requestBody: { content: { 'application/json': { schema: { required: string[]; properties: object } } } } };
+    assert.equal(op.parameters.length, 1);
+    const body = op.requestBody.content['application/json'].schema;
+    assert.deepEqual(Object.keys(body.properties), ['name', 'note']);
+    assert.deepEqual(body.required, ['name']);
+  });
+});
