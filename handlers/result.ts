@@ -7,11 +7,15 @@ export type AppError =
   | { code: 'forbidden'; message: string }
   | { code: 'not_found'; message: string }
   | { code: 'not_ready'; message: string }
+  | { code: 'locked_out'; message: string; retryAfterSecs: number }
   | { code: 'internal'; message: string };
 
 export type ErrorCode = AppError['code'];
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: AppError };
+/** What a handler asks the runtime to do besides answering; the runtime owns cookies. */
+export type ResponseEffect = { kind: 'set-session'; token: string } | { kind: 'clear-session' };
 
-export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export type Result<T> = { ok: true; value: T; effects?: ResponseEffect[] } | { ok: false; error: AppError };
+
+export const ok = <T>(value: T, effects?: ResponseEffect[]): Result<T> => (effects ? { ok: true, value, effects } : { ok: true, value });
 export const fail = <T = never>(error: AppError): Result<T> => ({ ok: false, error });

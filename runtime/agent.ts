@@ -2,7 +2,12 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { systemClock, type AgentSettings } from '../handlers/context.ts';
-import { createApp } from './http/app.ts';
+import { seedAccounts, type SeedOptions } from './auth/accounts.ts';
+import { persistentSecret } from './auth/secrets.ts';
+import { createAuthService } from './auth/service.ts';
+import { createApp, type CookieSecure } from './http/app.ts';
+import { authentication, roleCheck } from './http/middleware/authenticate.ts';
+import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
 import type { Logger } from './log.ts';
@@ -16,6 +21,11 @@ export interface AgentOptions {
   listen: string;
   dataDir: string;
   settings: AgentSettings;
+  /** CAPSTAN_ADMIN_PASSWORD / CAPSTAN_VIEWER_PASSWORD; used only when those accounts do not exist yet. */
+  accounts?: SeedOptions;
+  /** security.sessionIdleTimeout in seconds (default 28800; 0 disables the idle check). */
+  sessionIdleTimeoutSecs?: number;
+  cookieSecure?: CookieSecure;
   validateOutput?: boolean;
   /** Serve the schema routes (`CAPSTAN_ENABLE_API_DOCS=true`). */
   apiDocs?: boolean;
@@ -33,10 +43,18 @@ export interface RunningAgent {
 
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   mkdirSync(options.dataDir, { recursive: true });
+  const clock = systemClock;
+  const db = await openDatabase(options.dataDir, clock);
+  await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
+  const auth = createAuthService(db, clock, persistentSecret(options.dataDir, 'session-secret'), {
+    idleTimeoutSecs: options.sessionIdleTimeoutSecs ?? 28800,
+  });
   const cache = new ClusterCache(createTransport(loadKubeConfig(options.kubeconfig)), options.log);
   const app = createApp({
     routes,
-    context: { cluster: cache, settings: options.settings, clock: systemClock },
+    services: { cluster: cache, auth, settings: options.settings, clock },
+    middleware: [authentication(auth), roleCheck()],
+    cookieSecure: options.cookieSecure ?? 'auto',
     validateOutput: options.validateOutput ?? false,
     apiDocs: options.apiDocs ? { version: CAPSTAN_VERSION } : undefined,
     log: options.log.child('http'),
@@ -57,7 +75,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     close: () =>
       new Promise<void>((resolve) => {
         cache.stop();
-        server.close(() => resolve());
+        server.close(() => void db.destroy().then(resolve));
+        // Shutdown is not graceful on purpose: a keep-alive client must not hold it open.
+        if ('closeAllConnections' in server) server.closeAllConnections();
       }),
   };
 }

@@ -1,7 +1,10 @@
 // The route table: every endpoint, its schemas and its policy, in one place. The runtime
 // builds the HTTP app from it; the OpenAPI document is generated from it.
 import { liveness, readiness } from '../handlers/health/probes.ts';
+import { login } from '../handlers/auth/login.ts';
+import { logout, me } from '../handlers/auth/session.ts';
 import { listNamespaces } from '../handlers/namespaces/list.ts';
+import { LoginInput, LoginOutput, LogoutOutput, Me } from '../schema/auth.ts';
 import { NoInput } from '../schema/common.ts';
 import { Liveness, Readiness } from '../schema/health.ts';
 import { NamespaceList } from '../schema/namespaces.ts';
@@ -18,6 +21,42 @@ export const routes: readonly Route[] = [
     summary: 'Readiness probe: 200 once the informer cache has synced, 503 before',
     output: Readiness,
     handler: readiness,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/login',
+    summary: 'Password sign-in; sets the capstan_session cookie. 429 after 6 failures for one account from one address',
+    input: LoginInput,
+    output: LoginOutput,
+    access: { auth: 'public' },
+    audit: 'write',
+    rateLimit: 'login',
+    feature: null,
+    handler: login,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/logout',
+    summary: 'Revoke the current session server-side and clear its cookie',
+    input: NoInput,
+    output: LogoutOutput,
+    access: { auth: 'credential', role: 'viewer', scope: null },
+    audit: 'write',
+    rateLimit: 'write',
+    feature: null,
+    handler: logout,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/me',
+    summary: 'Who the current credential acts as',
+    input: NoInput,
+    output: Me,
+    access: { auth: 'credential', role: 'viewer', scope: null },
+    audit: 'access',
+    rateLimit: 'read',
+    feature: null,
+    handler: me,
   }),
   defineRoute({
     method: 'GET',

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { startAgent } from '../agent.ts';
+import type { CookieSecure } from '../http/app.ts';
 import { createLogger } from '../log.ts';
 import { untilSignal } from './signals.ts';
 
@@ -20,6 +21,9 @@ export async function runAgentCommand(args: string[]): Promise<number> {
     dataDir: values['data-dir'],
     settings: { tenantNamespaces: splitList(values['tenant-namespaces']) },
     apiDocs: process.env.CAPSTAN_ENABLE_API_DOCS === 'true',
+    accounts: { adminPassword: process.env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: process.env.CAPSTAN_VIEWER_PASSWORD },
+    sessionIdleTimeoutSecs: parseSeconds(process.env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
+    cookieSecure: parseCookieSecure(process.env.CAPSTAN_COOKIE_SECURE),
     log: createLogger(),
   });
   await untilSignal();
@@ -32,4 +36,17 @@ export function splitList(value: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+}
+
+function parseSeconds(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number of seconds, got "${value}"`);
+  return n;
+}
+
+function parseCookieSecure(value: string | undefined): CookieSecure {
+  if (value === undefined || value === '') return 'auto';
+  if (value === 'auto' || value === 'true' || value === 'false') return value;
+  throw new Error(`CAPSTAN_COOKIE_SECURE must be auto, true or false, got "${value}"`);
 }

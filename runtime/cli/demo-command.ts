@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startAgent } from '../agent.ts';
+import { readInitialAdminPassword } from '../auth/accounts.ts';
 import { down, up } from '../localcluster/cluster.ts';
 import { createLogger } from '../log.ts';
 import { untilSignal } from './signals.ts';
@@ -23,22 +24,28 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   if (cluster.alreadyRunning) say(`reusing the cluster already running in ${cluster.dir}`);
 
   const port = await freePort(Number(values.port));
-  // No authentication exists yet, so the demo agent listens on loopback only.
+  const dataDir = `${cluster.dir}/agent-data`;
+  // A demo is for the person at this machine: loopback only.
   const agent = await startAgent({
     kubeconfig: cluster.kubeconfig,
     listen: `127.0.0.1:${port}`,
-    dataDir: `${cluster.dir}/agent-data`,
+    dataDir,
     settings: { tenantNamespaces: [] },
+    accounts: { adminPassword: process.env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: process.env.CAPSTAN_VIEWER_PASSWORD },
     log: createLogger('capstan').child('demo'),
   });
   await agent.ready;
+  const password = readInitialAdminPassword(dataDir) ?? '(the one in CAPSTAN_ADMIN_PASSWORD)';
+  const login = `curl -c /tmp/capstan.cookies -H 'content-type: application/json' -d '{"username":"admin","password":"${password}"}' ${agent.url}/api/agent/auth/login`;
   process.stdout.write(
     [
       '',
       'Capstan demo is running.',
-      `  Agent API:   ${agent.url}/api/agent/namespaces`,
+      `  Agent API:   ${agent.url}/api/agent/`,
+      `  Sign in:     username admin, password ${password}`,
+      `               ${login}`,
+      `               curl -b /tmp/capstan.cookies ${agent.url}/api/agent/namespaces`,
       `  kubectl:     ${cluster.binDir}/kubectl --kubeconfig ${cluster.kubeconfig} get pods -A`,
-      '  Sign-in:     none yet: this build has no accounts, so the agent only listens on 127.0.0.1.',
       '',
       'Press Ctrl-C to stop the agent and tear the cluster down.',
       '',
@@ -46,8 +53,12 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   );
   await untilSignal();
   say('stopping');
-  await agent.close();
-  await down(values.dir);
+  try {
+    // The cluster must go down even if the agent does not close in time.
+    await Promise.race([agent.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+  } finally {
+    await down(values.dir);
+  }
   say('cluster stopped; nothing left running');
   return 0;
 }

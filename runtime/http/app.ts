@@ -1,5 +1,9 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import type { HandlerContext } from '../../handlers/context.ts';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import type { Services } from '../../handlers/context.ts';
+import type { ResponseEffect } from '../../handlers/result.ts';
+import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
+import { clientIp, SESSION_COOKIE, type AppEnv } from './env.ts';
 import type { Route } from './route.ts';
 import { errorResponse } from './status.ts';
 import type { Logger } from '../log.ts';
@@ -14,11 +18,15 @@ export const ROUTE_PREFIXES = ['', '/api/agent'] as const;
  * has nothing to do for this route. The chain is passed in, so the runtime never decides
  * policy inside a handler.
  */
-export type RouteMiddleware = (route: Route) => MiddlewareHandler | null;
+export type RouteMiddleware = (route: Route) => MiddlewareHandler<AppEnv> | null;
+
+/** `auto` sets Secure when the request arrived over HTTPS (spec: security.cookieSecure). */
+export type CookieSecure = 'auto' | 'true' | 'false';
 
 export interface AppOptions {
   routes: readonly Route[];
-  context: HandlerContext;
+  services: Services;
+  cookieSecure?: CookieSecure;
   middleware?: readonly RouteMiddleware[];
   /** Check every response against the route's output schema (on in tests: a drift is a 500). */
   validateOutput?: boolean;
@@ -27,16 +35,17 @@ export interface AppOptions {
   log: Logger;
 }
 
-export function createApp(options: AppOptions): Hono {
-  const app = new Hono();
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   const chain = options.middleware ?? [];
 
   for (const route of options.routes) {
-    const stages = chain.map((build) => build(route)).filter((m): m is MiddlewareHandler => m !== null);
-    const endpoint = async (c: Context): Promise<Response> => {
+    const stages = chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
+    const endpoint = async (c: Context<AppEnv>): Promise<Response> => {
       const input = await readInput(c, route);
       if (!input.ok) return errorResponse(c, { code: 'invalid_input', field: 'body', message: input.message });
-      const result = await route.run(input.value, options.context);
+      const context = { ...options.services, request: { ip: clientIp(c) }, principal: c.get('principal') ?? null };
+      const result = await route.run(input.value, context);
       if (!result.ok) return errorResponse(c, result.error);
       if (options.validateOutput) {
         const mismatch = route.checkOutput(result.value);
@@ -45,9 +54,10 @@ export function createApp(options: AppOptions): Hono {
           return errorResponse(c, { code: 'internal', message: 'response failed its own schema' });
         }
       }
+      for (const effect of result.effects ?? []) applyEffect(c, effect, options.cookieSecure ?? 'auto');
       return c.json(result.value);
     };
-    const handlers: MiddlewareHandler[] = [...stages, endpoint];
+    const handlers: MiddlewareHandler<AppEnv>[] = [...stages, endpoint];
     app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
   }
 
@@ -66,10 +76,25 @@ export function createApp(options: AppOptions): Hono {
   return app;
 }
 
+function applyEffect(c: Context<AppEnv>, effect: ResponseEffect, secure: CookieSecure): void {
+  const isSecure = secure === 'auto' ? new URL(c.req.url).protocol === 'https:' : secure === 'true';
+  if (effect.kind === 'set-session') {
+    setCookie(c, SESSION_COOKIE, effect.token, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: isSecure,
+      path: '/',
+      maxAge: SESSION_ABSOLUTE_MS / 1000,
+    });
+  } else {
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: isSecure });
+  }
+}
+
 type InputRead = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
 
 /** Path parameters win over query parameters, which win over JSON body fields. */
-async function readInput(c: Context, route: Route): Promise<InputRead> {
+async function readInput(c: Context<AppEnv>, route: Route): Promise<InputRead> {
   let body: Record<string, unknown> = {};
   if (route.method !== 'GET' && route.method !== 'DELETE') {
     const text = await c.req.text();

@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, Env } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppError, ErrorCode } from '../../handlers/result.ts';
 import type { ErrorBody } from '../../schema/common.ts';
@@ -10,15 +10,17 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   forbidden: 403,
   not_found: 404,
   not_ready: 503,
+  locked_out: 429,
   internal: 500,
 };
 
 export function errorBody(error: AppError): ErrorBody {
-  return 'field' in error
+  return error.code === 'invalid_input'
     ? { error: error.code, message: error.message, field: error.field }
     : { error: error.code, message: error.message };
 }
 
-export function errorResponse(c: Context, error: AppError): Response {
+export function errorResponse<E extends Env>(c: Context<E>, error: AppError): Response {
+  if ('retryAfterSecs' in error) c.header('Retry-After', String(error.retryAfterSecs));
   return c.json(errorBody(error), STATUS_OF[error.code]);
 }

@@ -7,8 +7,26 @@ import { startAgent, type RunningAgent } from '../../runtime/agent.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { k, testCluster, waitFor } from '../support/cluster.ts';
 
+const ADMIN_PASSWORD = 'integration-admin-password';
+const sessions = new Map<RunningAgent, string>();
+
+/** Signs in as admin over the real socket once per agent; returns the cookie header. */
+async function signIn(agent: RunningAgent): Promise<string> {
+  const cached = sessions.get(agent);
+  if (cached) return cached;
+  const res = await fetch(`${agent.url}/api/agent/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+  });
+  assert.equal(res.status, 200);
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  sessions.set(agent, cookie);
+  return cookie;
+}
+
 async function namespaceNames(agent: RunningAgent, prefix = '/api/agent'): Promise<string[]> {
-  const res = await fetch(`${agent.url}${prefix}/namespaces`);
+  const res = await fetch(`${agent.url}${prefix}/namespaces`, { headers: { cookie: await signIn(agent) } });
   assert.equal(res.status, 200);
   const body = (await res.json()) as { namespaces: { name: string }[] };
   return body.namespaces.map((n) => n.name);
@@ -20,6 +38,7 @@ function start(tenantNamespaces: string[]): Promise<RunningAgent> {
     listen: '127.0.0.1:0',
     dataDir: mkdtempSync(join(tmpdir(), 'capstan-agent-')),
     settings: { tenantNamespaces },
+    accounts: { adminPassword: ADMIN_PASSWORD },
     validateOutput: true,
     log: silentLogger,
   });
@@ -43,6 +62,12 @@ describe('agent /namespaces against the live cluster', () => {
     const res = await fetch(`${agent.url}/readyz`);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { status: 'ready', synced: ['namespaces'] });
+  });
+
+  it('refuses /namespaces without a session', async () => {
+    const res = await fetch(`${agent.url}/api/agent/namespaces`);
+    assert.equal(res.status, 401);
+    assert.equal(((await res.json()) as { error: string }).error, 'unauthenticated');
   });
 
   it('hides blocklisted system namespaces and shows the rest, at both route prefixes', async () => {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { HandlerContext } from '../../handlers/context.ts';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
@@ -9,13 +8,10 @@ import { defineRoute } from '../../runtime/http/route.ts';
 import { openApiDocument, openApiPath } from '../../runtime/http/openapi.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
+import { testServices } from '../support/services.ts';
 
 const GOLDEN = new URL('../golden/openapi.json', import.meta.url);
-const context: HandlerContext = {
-  cluster: { namespaces: () => [], syncStatus: () => [] },
-  settings: { tenantNamespaces: [] },
-  clock: { now: () => new Date(0) },
-};
+const services = await testServices();
 
 describe('OpenAPI document', () => {
   const doc = openApiDocument(routes, '0.0.0-test');
@@ -36,11 +32,11 @@ describe('OpenAPI document', () => {
   });
 
   it('is served at /openapi.json and /docs only when enabled', async () => {
-    const off = createApp({ routes, context, log: silentLogger });
+    const off = createApp({ routes, services, log: silentLogger });
     assert.equal((await off.request('/api/agent/openapi.json')).status, 404);
     assert.equal((await off.request('/docs')).status, 404);
 
-    const on = createApp({ routes, context, log: silentLogger, apiDocs: { version: '0.0.0-test' } });
+    const on = createApp({ routes, services, log: silentLogger, apiDocs: { version: '0.0.0-test' } });
     const served = await on.request('/api/agent/openapi.json');
     assert.equal(served.status, 200);
     assert.deepEqual(await served.json(), JSON.parse(JSON.stringify(doc)));

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import type { HandlerContext } from '../../handlers/context.ts';
 import { fail, ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
 import { defineRoute, type Route } from '../../runtime/http/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
+import { testServices } from '../support/services.ts';
 
-const context: HandlerContext = {
+const services = await testServices({
   cluster: {
     namespaces: () => [
       { name: 'shop', phase: 'Active', createdAt: '2026-01-01T00:00:00Z', labels: {} },
@@ -16,9 +16,7 @@ const context: HandlerContext = {
     ],
     syncStatus: () => [{ resource: 'namespaces', synced: true }],
   },
-  settings: { tenantNamespaces: [] },
-  clock: { now: () => new Date('2026-11-21T00:00:00Z') },
-};
+});
 
 const policy = { access: { auth: 'public' }, audit: 'none', rateLimit: 'read', feature: null } as const;
 
@@ -62,7 +60,7 @@ const testRoutes: Route[] = [
   }),
 ];
 
-const app = createApp({ routes: testRoutes, context, validateOutput: true, log: silentLogger });
+const app = createApp({ routes: testRoutes, services, validateOutput: true, log: silentLogger });
 
 async function call(method: string, path: string, body?: unknown) {
   const init: RequestInit = { method };
@@ -130,14 +128,13 @@ describe('the production route table', () => {
     assert.equal(new Set(keys).size, keys.length);
   });
 
-  it('gives every credential route a role, and public access only to probes', () => {
-    for (const route of routes) {
-      if (route.access.auth === 'public') assert.equal(route.rateLimit, 'probe', `${route.path} is public but not a probe`);
-    }
+  it('makes only the probes and the sign-in route public', () => {
+    const publicRoutes = routes.filter((r) => r.access.auth === 'public').map((r) => `${r.method} ${r.path}`);
+    assert.deepEqual(publicRoutes.sort(), ['GET /healthz', 'GET /readyz', 'POST /auth/login']);
   });
 
   it('serves /namespaces without system namespaces through the real table', async () => {
-    const real = createApp({ routes, context, validateOutput: true, log: silentLogger });
+    const real = createApp({ routes, services, validateOutput: true, log: silentLogger });
     const res = await real.request('/api/agent/namespaces');
     assert.equal(res.status, 200);
     const body = (await res.json()) as { namespaces: { name: string }[] };

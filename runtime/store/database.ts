@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import Libsql from 'libsql';
+import type { Clock } from '../../handlers/context.ts';
+import { migrations as releasedMigrations, type Migration } from '../../schema/db/migrations.ts';
+import type { Database } from '../../schema/db/tables.ts';
+
+export type Db = Kysely<Database>;
+
+type Row = Record<string, unknown>;
+
+/** libsql adds an enumerable `_metadata` key to every row; nothing above the store should see it. */
+function clean<T>(row: T): T {
+  if (row && typeof row === 'object' && '_metadata' in row) {
+    const copy: Row = { ...(row as Row) };
+    delete copy._metadata;
+    return copy as T;
+  }
+  return row;
+}
+
+function adapt(db: Libsql.Database): SqliteDatabase {
+  return {
+    close: () => db.close(),
+    prepare(query: string): SqliteStatement {
+      const stmt = db.prepare(query);
+      return {
+        get reader() {
+          return stmt.reader;
+        },
+        all: (parameters: readonly unknown[]) => stmt.all(...parameters).map(clean),
+        run: (parameters: readonly unknown[]) => stmt.run(...parameters),
+        iterate: function* (parameters: readonly unknown[]) {
+          for (const row of stmt.iterate(...parameters) as Iterable<unknown>) yield clean(row);
+        },
+      };
+    },
+  };
+}
+
+/** Opens DATA_DIR/capstan.db (WAL, foreign keys on) and applies pending migrations. */
+export async function openDatabase(dataDir: string, clock: Clock, migrations: readonly Migration[] = releasedMigrations): Promise<Db> {
+  mkdirSync(dataDir, { recursive: true });
+  const raw = new Libsql(join(dataDir, 'capstan.db'));
+  raw.exec('PRAGMA journal_mode = WAL');
+  raw.exec('PRAGMA synchronous = NORMAL');
+  raw.exec('PRAGMA foreign_keys = ON');
+  raw.exec('PRAGMA busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapt(raw) }) });
+  await migrate(db, clock, migrations);
+  return db;
+}
+
+export async function migrate(db: Db, clock: Clock, migrations: readonly Migration[]): Promise<number[]> {
+  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`.execute(db);
+  const applied = new Set((await db.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version));
+  const ran: number[] = [];
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (applied.has(migration.version)) continue;
+    await db.transaction().execute(async (trx) => {
+      await migration.up(trx);
+      await trx.insertInto('schema_migrations').values({ version: migration.version, name: migration.name, applied_at: clock.now().getTime() }).execute();
+    });
+    ran.push(migration.version);
+  }
+  return ran;
+}

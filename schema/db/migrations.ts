@@ -1,0 +1,43 @@
+// Versioned migrations, applied in order, each in the same transaction as its bookkeeping
+// row. Never edit a released migration: add the next one.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './tables.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Kysely<Database>): Promise<void>;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts and sessions',
+    async up(db) {
+      await sql`CREATE TABLE users (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        username TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL CHECK (role IN ('admin', 'viewer')),
+        password_hash TEXT,
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at INTEGER NOT NULL
+      )`.execute(db);
+      await sql`CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL,
+        ip TEXT NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX sessions_user ON sessions(user_id)`.execute(db);
+      await sql`CREATE TABLE login_failures (
+        username TEXT NOT NULL,
+        ip TEXT NOT NULL,
+        count INTEGER NOT NULL,
+        first_failed_at INTEGER NOT NULL,
+        locked_until INTEGER,
+        PRIMARY KEY (username, ip)
+      )`.execute(db);
+    },
+  },
+];

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { openDatabase } from '../../runtime/store/database.ts';
+import { migrations } from '../../schema/db/migrations.ts';
+
+const clock = { now: () => new Date('2026-11-21T12:00:00Z') };
+const freshDir = () => mkdtempSync(join(tmpdir(), 'capstan-store-'));
+
+describe('embedded database', () => {
+  it('applies every migration once, in WAL mode with foreign keys enforced', async () => {
+    const dir = freshDir();
+    const db = await openDatabase(dir, clock);
+    const versions = await db.selectFrom('schema_migrations').select(['version', 'applied_at']).execute();
+    assert.deepEqual(versions, migrations.map((m) => ({ version: m.version, applied_at: clock.now().getTime() })));
+    const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(db);
+    assert.equal(mode.rows[0]?.journal_mode, 'wal');
+    await assert.rejects(
+      db.insertInto('sessions').values({ id: 's', user_id: 999, created_at: 0, last_seen_at: 0, ip: '127.0.0.1' }).execute(),
+      /FOREIGN KEY/,
+    );
+    await db.destroy();
+
+    const reopened = await openDatabase(dir, clock);
+    assert.equal((await reopened.selectFrom('schema_migrations').selectAll().execute()).length, migrations.length);
+    await reopened.destroy();
+  });
+
+  it('rolls a failing migration back whole, leaving no half-made table', async () => {
+    const dir = freshDir();
+    const broken = [
+      ...migrations,
+      {
+        version: 99,
+        name: 'fails half-way',
+        async up(db: Parameters<(typeof migrations)[number]['up']>[0]) {
+          await sql`CREATE TABLE half_made (id INTEGER)`.execute(db);
+          throw new Error('disk on fire');
+        },
+      },
+    ];
+    await assert.rejects(openDatabase(dir, clock, broken), /disk on fire/);
+    const db = await openDatabase(dir, clock);
+    const tables = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(db);
+    assert.ok(!tables.rows.some((t) => t.name === 'half_made'));
+    const versions = (await db.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version);
+    assert.ok(!versions.includes(99));
+    await db.destroy();
+  });
+
+  it('returns plain rows without driver metadata', async () => {
+    const db = await openDatabase(freshDir(), clock);
+    await db.insertInto('users').values({ username: 'ada', role: 'admin', password_hash: null, active: 1, created_at: 1 }).execute();
+    const row = await db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
+    assert.deepEqual(Object.keys(row).sort(), ['active', 'created_at', 'id', 'password_hash', 'role', 'username']);
+    await db.destroy();
+  });
+});
