@@ -1,3 +1,5 @@
+import type { Scope } from '../schema/access.ts';
+
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
 // arrives through these services, which the runtime implements and tests replace.
 
@@ -28,13 +30,23 @@ export interface ClusterView {
 
 export type Role = 'admin' | 'viewer';
 
-/** Who is calling, once authentication succeeded. */
-export interface Principal {
+/** Who is calling, once authentication succeeded. The role is read from the user table on every request. */
+export type Principal = {
   userId: number;
   username: string;
   role: Role;
-  /** Stored id of the session the request came in on. */
-  sessionId: string;
+} & ({ via: 'session'; sessionId: string } | { via: 'api_key'; keyId: number; scopes: readonly Scope[] });
+
+export interface ApiKeyRecord {
+  id: number;
+  owner: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
 }
 
 export interface AccountSummary {
@@ -54,6 +66,12 @@ export interface AuthService {
   clearFailures(username: string, ip: string): Promise<void>;
   startSession(userId: number, ip: string): Promise<{ token: string }>;
   endSession(sessionId: string): Promise<void>;
+  /** Returns the key itself once; only its hash is kept. */
+  createApiKey(userId: number, name: string, scopes: readonly Scope[], expiresAt: Date | null): Promise<{ key: string; record: ApiKeyRecord }>;
+  /** One owner's keys, or everyone's with null. */
+  listApiKeys(ownerId: number | null): Promise<ApiKeyRecord[]>;
+  /** False when no such key (of that owner, unless ownerId is null) exists. */
+  revokeApiKey(keyId: number, ownerId: number | null): Promise<boolean>;
 }
 
 export interface RequestInfo {

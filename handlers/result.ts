@@ -5,6 +5,8 @@ export type AppError =
   | { code: 'invalid_input'; field: string; message: string }
   | { code: 'unauthenticated'; message: string }
   | { code: 'forbidden'; message: string }
+  | { code: 'api_key_forbidden'; message: string }
+  | { code: 'api_key_insufficient_scope'; message: string; scope: string }
   | { code: 'not_found'; message: string }
   | { code: 'not_ready'; message: string }
   | { code: 'locked_out'; message: string; retryAfterSecs: number }

@@ -1,14 +1,19 @@
 // The route table: every endpoint, its schemas and its policy, in one place. The runtime
 // builds the HTTP app from it; the OpenAPI document is generated from it.
 import { liveness, readiness } from '../handlers/health/probes.ts';
+import { createOwnApiKey, listAllApiKeys, listOwnApiKeys, revokeAnyApiKey, revokeOwnApiKey } from '../handlers/api-keys/keys.ts';
 import { login } from '../handlers/auth/login.ts';
 import { logout, me } from '../handlers/auth/session.ts';
 import { listNamespaces } from '../handlers/namespaces/list.ts';
+import { ApiKeyIdInput, ApiKeyList, CreateApiKeyInput, CreatedApiKey, Revoked } from '../schema/api-keys.ts';
 import { LoginInput, LoginOutput, LogoutOutput, Me } from '../schema/auth.ts';
 import { NoInput } from '../schema/common.ts';
 import { Liveness, Readiness } from '../schema/health.ts';
 import { NamespaceList } from '../schema/namespaces.ts';
 import { defineRoute, type Route } from './http/route.ts';
+
+/** Identity and credentials: never reachable with an API key (spec §5 "API keys" item 4). */
+const identity = (role: 'viewer' | 'admin') => ({ access: { auth: 'credential', role, scope: null }, feature: null }) as const;
 
 const probe = { access: { auth: 'public' }, audit: 'none', rateLimit: 'probe', feature: null, input: NoInput } as const;
 
@@ -69,5 +74,60 @@ export const routes: readonly Route[] = [
     rateLimit: 'read',
     feature: null,
     handler: listNamespaces,
+  }),
+  defineRoute({
+    ...identity('viewer'),
+    method: 'POST',
+    path: '/me/api-keys',
+    summary: 'Mint an API key for yourself; the key is in this response only',
+    input: CreateApiKeyInput,
+    output: CreatedApiKey,
+    audit: 'write',
+    rateLimit: 'write',
+    handler: createOwnApiKey,
+  }),
+  defineRoute({
+    ...identity('viewer'),
+    method: 'GET',
+    path: '/me/api-keys',
+    summary: 'Your API keys (never the secrets)',
+    input: NoInput,
+    output: ApiKeyList,
+    audit: 'read',
+    rateLimit: 'read',
+    handler: listOwnApiKeys,
+  }),
+  defineRoute({
+    ...identity('viewer'),
+    method: 'DELETE',
+    path: '/me/api-keys/:id',
+    summary: 'Revoke one of your API keys',
+    input: ApiKeyIdInput,
+    output: Revoked,
+    audit: 'write',
+    rateLimit: 'write',
+    handler: revokeOwnApiKey,
+  }),
+  defineRoute({
+    ...identity('admin'),
+    method: 'GET',
+    path: '/admin/api-keys',
+    summary: "Every user's API keys (admin)",
+    input: NoInput,
+    output: ApiKeyList,
+    audit: 'read',
+    rateLimit: 'read',
+    handler: listAllApiKeys,
+  }),
+  defineRoute({
+    ...identity('admin'),
+    method: 'DELETE',
+    path: '/admin/api-keys/:id',
+    summary: "Revoke anyone's API key (admin); admins cannot mint keys for others",
+    input: ApiKeyIdInput,
+    output: Revoked,
+    audit: 'write',
+    rateLimit: 'write',
+    handler: revokeAnyApiKey,
   }),
 ];

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** The 25 API-key scopes of spec §2 "Scopes". */
+/** The API-key scopes of spec §2 "Scopes": its heading says 25, its table lists these 23 (docs/security.md). */
 export const Scope = v.picklist([
   'activity:read', 'activity:write',
   'ai:invoke',

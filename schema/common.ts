@@ -5,6 +5,8 @@ export const ErrorBody = v.object({
   error: v.string(),
   message: v.string(),
   field: v.optional(v.string()),
+  /** With api_key_insufficient_scope: the scope the route needs. */
+  scope: v.optional(v.string()),
 });
 export type ErrorBody = v.InferOutput<typeof ErrorBody>;
 

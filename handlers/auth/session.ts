@@ -9,6 +9,6 @@ export function me(_input: object, ctx: HandlerContext): Result<Me> {
 
 /** Revokes the session server-side, so a copied cookie stops working too. */
 export async function logout(_input: object, ctx: HandlerContext): Promise<Result<{ status: 'signed_out' }>> {
-  if (ctx.principal) await ctx.auth.endSession(ctx.principal.sessionId);
+  if (ctx.principal?.via === 'session') await ctx.auth.endSession(ctx.principal.sessionId);
   return ok({ status: 'signed_out' }, [{ kind: 'clear-session' }]);
 }

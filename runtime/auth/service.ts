@@ -1,5 +1,10 @@
 import bcrypt from 'bcryptjs';
-import type { AccountSummary, AuthService, Clock, Principal } from '../../handlers/context.ts';
+import { sql } from 'kysely';
+import * as v from 'valibot';
+import type { AccountSummary, ApiKeyRecord, AuthService, Clock, Principal } from '../../handlers/context.ts';
+import { Scope } from '../../schema/access.ts';
+import type { ApiKeysTable } from '../../schema/db/tables.ts';
+import { mintApiKey, parseApiKey, secretMatches } from './api-key-token.ts';
 import type { Db } from '../store/database.ts';
 import { findUser } from './accounts.ts';
 import { issueSessionToken, verifySessionToken } from './session-token.ts';
@@ -20,9 +25,30 @@ export interface SessionPolicy {
 
 export type SessionCheck = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'malformed' | 'forged' | 'expired' | 'revoked' };
 
+export type ApiKeyCheck = { ok: true; principal: Principal } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'owner_inactive' };
+
 export interface AgentAuth extends AuthService {
   /** Resolves a `capstan_session` cookie to its principal, sliding the idle timeout. */
   resolveSession(token: string | undefined): Promise<SessionCheck>;
+  /** Resolves an API key to its owner, with the owner's current role and the key's scopes. */
+  resolveApiKey(value: string): Promise<ApiKeyCheck>;
+}
+
+const StoredScopes = v.array(Scope);
+
+function toRecord(row: Omit<ApiKeysTable, 'id' | 'user_id' | 'secret_hash'> & { id: number; owner: string }): ApiKeyRecord {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    id: row.id,
+    owner: row.owner,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: v.parse(StoredScopes, JSON.parse(row.scopes)),
+    created_at: new Date(row.created_at).toISOString(),
+    expires_at: iso(row.expires_at),
+    revoked_at: iso(row.revoked_at),
+    last_used_at: iso(row.last_used_at),
+  };
 }
 
 export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: SessionPolicy): AgentAuth {
@@ -93,7 +119,55 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       if (t - row.last_seen_at > TOUCH_INTERVAL_MS) {
         await db.updateTable('sessions').set({ last_seen_at: t }).where('id', '=', row.id).execute();
       }
-      return { ok: true, principal: { userId: row.user_id, username: row.username, role: row.role, sessionId: row.id } };
+      return { ok: true, principal: { userId: row.user_id, username: row.username, role: row.role, via: 'session', sessionId: row.id } };
+    },
+
+    async resolveApiKey(value) {
+      const parsed = parseApiKey(value);
+      if (!parsed) return { ok: false, reason: 'malformed' };
+      const row = await db
+        .selectFrom('api_keys')
+        .innerJoin('users', 'users.id', 'api_keys.user_id')
+        .select(['api_keys.id', 'api_keys.secret_hash', 'api_keys.scopes', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at', 'users.id as user_id', 'users.username', 'users.role', 'users.active'])
+        .where('api_keys.prefix', '=', parsed.prefix)
+        .executeTakeFirst();
+      if (!row || !secretMatches(parsed.secret, row.secret_hash)) return { ok: false, reason: 'unknown' };
+      const t = now();
+      if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
+      if (row.expires_at !== null && row.expires_at <= t) return { ok: false, reason: 'expired' };
+      if (row.active !== 1) return { ok: false, reason: 'owner_inactive' };
+      if (row.last_used_at === null || t - row.last_used_at > TOUCH_INTERVAL_MS) {
+        await db.updateTable('api_keys').set({ last_used_at: t }).where('id', '=', row.id).execute();
+      }
+      const scopes = v.parse(StoredScopes, JSON.parse(row.scopes));
+      return { ok: true, principal: { userId: row.user_id, username: row.username, role: row.role, via: 'api_key', keyId: row.id, scopes } };
+    },
+
+    async createApiKey(userId, name, scopes, expiresAt) {
+      const minted = mintApiKey();
+      const created_at = now();
+      const values = { user_id: userId, name, prefix: minted.prefix, secret_hash: minted.secretHash, scopes: JSON.stringify([...new Set(scopes)].sort()), created_at, expires_at: expiresAt?.getTime() ?? null, revoked_at: null, last_used_at: null };
+      const { id } = await db.insertInto('api_keys').values(values).returning('id').executeTakeFirstOrThrow();
+      const owner = await db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirstOrThrow();
+      return { key: minted.key, record: toRecord({ ...values, id, owner: owner.username }) };
+    },
+
+    async listApiKeys(ownerId) {
+      let query = db
+        .selectFrom('api_keys')
+        .innerJoin('users', 'users.id', 'api_keys.user_id')
+        .select(['api_keys.id', 'users.username as owner', 'api_keys.name', 'api_keys.prefix', 'api_keys.scopes', 'api_keys.created_at', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at'])
+        .orderBy('api_keys.id');
+      if (ownerId !== null) query = query.where('api_keys.user_id', '=', ownerId);
+      return (await query.execute()).map(toRecord);
+    },
+
+    async revokeApiKey(keyId, ownerId) {
+      // Revoking twice is fine and keeps the first revocation time.
+      let query = db.updateTable('api_keys').set({ revoked_at: sql<number>`coalesce(revoked_at, ${now()})` }).where('id', '=', keyId);
+      if (ownerId !== null) query = query.where('user_id', '=', ownerId);
+      const result = await query.executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
   };
 }

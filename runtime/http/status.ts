@@ -8,6 +8,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   invalid_input: 400,
   unauthenticated: 401,
   forbidden: 403,
+  api_key_forbidden: 403,
+  api_key_insufficient_scope: 403,
   not_found: 404,
   not_ready: 503,
   locked_out: 429,
@@ -15,9 +17,9 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
 };
 
 export function errorBody(error: AppError): ErrorBody {
-  return error.code === 'invalid_input'
-    ? { error: error.code, message: error.message, field: error.field }
-    : { error: error.code, message: error.message };
+  if (error.code === 'invalid_input') return { error: error.code, message: error.message, field: error.field };
+  if (error.code === 'api_key_insufficient_scope') return { error: error.code, message: error.message, scope: error.scope };
+  return { error: error.code, message: error.message };
 }
 
 export function errorResponse<E extends Env>(c: Context<E>, error: AppError): Response {

@@ -40,4 +40,23 @@ export const migrations: readonly Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    version: 2,
+    name: 'api keys',
+    async up(db) {
+      await sql`CREATE TABLE api_keys (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL UNIQUE,
+        secret_hash TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER,
+        last_used_at INTEGER
+      )`.execute(db);
+      await sql`CREATE INDEX api_keys_user ON api_keys(user_id)`.execute(db);
+    },
+  },
 ];

@@ -26,6 +26,22 @@ export interface LoginFailuresTable {
   locked_until: number | null;
 }
 
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** Public part of the key, indexed for lookup. */
+  prefix: string;
+  /** SHA-256 (hex) of the secret part; the secret itself is never stored. */
+  secret_hash: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -36,5 +52,6 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
+  api_keys: ApiKeysTable;
   schema_migrations: SchemaMigrationsTable;
 }

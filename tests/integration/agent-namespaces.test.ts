@@ -77,6 +77,19 @@ describe('agent /namespaces against the live cluster', () => {
     assert.deepEqual(await namespaceNames(agent, ''), names);
   });
 
+  it('serves /namespaces to an API key with workloads:read over a real socket', async () => {
+    const minted = await fetch(`${agent.url}/api/agent/me/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: await signIn(agent) },
+      body: JSON.stringify({ name: 'ci', scopes: ['workloads:read'] }),
+    });
+    assert.equal(minted.status, 200);
+    const { key } = (await minted.json()) as { key: string };
+    const res = await fetch(`${agent.url}/api/agent/namespaces`, { headers: { 'x-api-key': key } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(((await res.json()) as { namespaces: { name: string }[] }).namespaces.map((n) => n.name), await namespaceNames(agent));
+  });
+
   it('restricts to tenantNamespaces without ever unhiding a system namespace', async () => {
     assert.deepEqual(await namespaceNames(tenantAgent), ['payments', 'shop']);
   });

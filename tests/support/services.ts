@@ -6,7 +6,7 @@ import type { ClusterView, Clock, Services } from '../../handlers/context.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
 import { createAuthService, type AgentAuth } from '../../runtime/auth/service.ts';
 import { silentLogger } from '../../runtime/log.ts';
-import { openDatabase } from '../../runtime/store/database.ts';
+import { openDatabase, type Db } from '../../runtime/store/database.ts';
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
 export const VIEWER_PASSWORD = 'viewer password 1';
@@ -24,7 +24,7 @@ export class ManualClock implements Clock {
 
 export const emptyCluster: ClusterView = { namespaces: () => [], syncStatus: () => [] };
 
-export async function testServices(options: { cluster?: ClusterView; clock?: Clock; idleTimeoutSecs?: number; tenantNamespaces?: string[] } = {}): Promise<Services & { auth: AgentAuth; dataDir: string }> {
+export async function testServices(options: { cluster?: ClusterView; clock?: Clock; idleTimeoutSecs?: number; tenantNamespaces?: string[] } = {}): Promise<Services & { auth: AgentAuth; dataDir: string; db: Db }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-services-'));
   const clock = options.clock ?? new ManualClock();
   const db = await openDatabase(dataDir, clock);
@@ -36,5 +36,6 @@ export async function testServices(options: { cluster?: ClusterView; clock?: Clo
     settings: { tenantNamespaces: options.tenantNamespaces ?? [] },
     clock,
     dataDir,
+    db,
   };
 }

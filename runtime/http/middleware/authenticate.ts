@@ -1,5 +1,5 @@
 import { getCookie } from 'hono/cookie';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AgentAuth } from '../../auth/service.ts';
 import type { RouteMiddleware } from '../app.ts';
 import { SESSION_COOKIE, type AppEnv } from '../env.ts';
@@ -13,11 +13,44 @@ const MESSAGES = {
   revoked: 'session was revoked; sign in again',
 } as const;
 
-/** Credential routes need a valid session; public routes pass untouched. */
+const KEY_MESSAGES = {
+  malformed: 'API key is malformed',
+  unknown: 'API key is not valid',
+  revoked: 'API key was revoked',
+  expired: 'API key has expired',
+  owner_inactive: 'the API key owner is deactivated',
+} as const;
+
+/** An API key from `X-API-Key`, or `Authorization: Bearer <key>`. */
+function presentedApiKey(c: Context<AppEnv>): string | undefined {
+  const header = c.req.header('x-api-key');
+  if (header !== undefined) return header;
+  const authorization = c.req.header('authorization');
+  return authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : undefined;
+}
+
+/**
+ * Credential routes need a valid session or API key; public routes pass untouched. A key
+ * is refused before any handler runs when the route is closed to keys (403
+ * api_key_forbidden) or the key lacks the route's scope (403 api_key_insufficient_scope).
+ */
 export function authentication(auth: AgentAuth): RouteMiddleware {
   return (route) => {
-    if (route.access.auth === 'public') return null;
+    const access = route.access;
+    if (access.auth === 'public') return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+      const key = presentedApiKey(c);
+      if (key !== undefined) {
+        const checked = await auth.resolveApiKey(key);
+        if (!checked.ok) return errorResponse(c, { code: 'unauthenticated', message: KEY_MESSAGES[checked.reason] });
+        if (access.scope === null) return errorResponse(c, { code: 'api_key_forbidden', message: 'API keys cannot reach this route' });
+        if (checked.principal.via !== 'api_key' || !checked.principal.scopes.includes(access.scope)) {
+          return errorResponse(c, { code: 'api_key_insufficient_scope', message: `this route needs the ${access.scope} scope`, scope: access.scope });
+        }
+        c.set('principal', checked.principal);
+        await next();
+        return;
+      }
       const check = await auth.resolveSession(getCookie(c, SESSION_COOKIE));
       if (!check.ok) return errorResponse(c, { code: 'unauthenticated', message: MESSAGES[check.reason] });
       c.set('principal', check.principal);
