@@ -6,7 +6,7 @@ import { Scope } from '../../schema/access.ts';
 import type { ApiKeysTable } from '../../schema/db/tables.ts';
 import { mintApiKey, parseApiKey, secretMatches } from './api-key-token.ts';
 import type { Db } from '../store/database.ts';
-import { findUser } from './accounts.ts';
+import { BCRYPT_COST, findUser } from './accounts.ts';
 import { issueSessionToken, verifySessionToken } from './session-token.ts';
 
 export const LOCKOUT_THRESHOLD = 6;
@@ -16,7 +16,7 @@ export const SESSION_ABSOLUTE_MS = 24 * 60 * 60 * 1000;
 const TOUCH_INTERVAL_MS = 30 * 1000;
 
 // Compared against when the username does not exist, so timing does not reveal which is wrong.
-const DUMMY_HASH = bcrypt.hashSync('capstan-timing-equaliser', 12);
+const DUMMY_HASH = bcrypt.hashSync('capstan-timing-equaliser', BCRYPT_COST);
 
 export interface SessionPolicy {
   /** Sliding idle timeout in seconds; 0 disables the idle check (spec: security.sessionIdleTimeout). */

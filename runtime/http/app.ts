@@ -4,7 +4,9 @@ import type { Services } from '../../handlers/context.ts';
 import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { clientIp, SESSION_COOKIE, type AppEnv } from './env.ts';
-import type { Route } from './route.ts';
+import * as v from 'valibot';
+import { ok } from '../../handlers/result.ts';
+import { defineRoute, type Route } from './route.ts';
 import { errorResponse } from './status.ts';
 import type { Logger } from '../log.ts';
 import { apiDocsPage, openApiDocument } from './openapi.ts';
@@ -19,6 +21,20 @@ export const ROUTE_PREFIXES = ['', '/api/agent'] as const;
  * policy inside a handler.
  */
 export type RouteMiddleware = (route: Route) => MiddlewareHandler<AppEnv> | null;
+
+/** How the schema routes are guarded: signed-in users of either role; API keys cannot reach them. */
+const SCHEMA_ROUTE: Route = defineRoute({
+  method: 'GET',
+  path: '/openapi.json',
+  summary: 'OpenAPI document',
+  input: v.object({}),
+  output: v.unknown(),
+  access: { auth: 'credential', role: 'viewer', scope: null },
+  audit: 'access',
+  rateLimit: 'read',
+  feature: null,
+  handler: () => ok(null),
+});
 
 /** `auto` sets Secure when the request arrived over HTTPS (spec: security.cookieSecure). */
 export type CookieSecure = 'auto' | 'true' | 'false';
@@ -64,8 +80,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.apiDocs) {
     const doc = openApiDocument(options.routes, options.apiDocs.version);
     const page = apiDocsPage(doc);
-    app.on('GET', ROUTE_PREFIXES.map((p) => `${p}/openapi.json`), (c) => c.json(doc));
-    app.on('GET', ROUTE_PREFIXES.map((p) => `${p}/docs`), (c) => c.html(page));
+    // Not in the table (one answer is HTML), but behind the same chain as any viewer route.
+    const stages = chain.map((build) => build(SCHEMA_ROUTE)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
+    app.on('GET', ROUTE_PREFIXES.map((p) => `${p}/openapi.json`), ...stages, (c) => c.json(doc));
+    app.on('GET', ROUTE_PREFIXES.map((p) => `${p}/docs`), ...stages, (c) => c.html(page));
   }
 
   app.notFound((c) => errorResponse(c, { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }));

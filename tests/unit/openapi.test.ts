@@ -8,7 +8,8 @@ import { defineRoute } from '../../runtime/http/route.ts';
 import { openApiDocument, openApiPath } from '../../runtime/http/openapi.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
-import { testServices } from '../support/services.ts';
+import { authentication, roleCheck } from '../../runtime/http/middleware/authenticate.ts';
+import { testServices, VIEWER_PASSWORD } from '../support/services.ts';
 
 const GOLDEN = new URL('../golden/openapi.json', import.meta.url);
 const services = await testServices();
@@ -31,16 +32,21 @@ describe('OpenAPI document', () => {
     assert.equal(text, readFileSync(GOLDEN, 'utf8'));
   });
 
-  it('is served at /openapi.json and /docs only when enabled', async () => {
-    const off = createApp({ routes, services, log: silentLogger });
+  it('is served at /openapi.json and /docs only when enabled, and only to a signed-in user', async () => {
+    const middleware = [authentication(services.auth), roleCheck()];
+    const off = createApp({ routes, services, middleware, log: silentLogger });
     assert.equal((await off.request('/api/agent/openapi.json')).status, 404);
     assert.equal((await off.request('/docs')).status, 404);
 
-    const on = createApp({ routes, services, log: silentLogger, apiDocs: { version: '0.0.0-test' } });
-    const served = await on.request('/api/agent/openapi.json');
+    const on = createApp({ routes, services, middleware, log: silentLogger, apiDocs: { version: '0.0.0-test' } });
+    assert.equal((await on.request('/api/agent/openapi.json')).status, 401);
+    assert.equal((await on.request('/api/agent/docs')).status, 401);
+    const signIn = await on.request('/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'viewer', password: VIEWER_PASSWORD }) });
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const served = await on.request('/api/agent/openapi.json', { headers: { cookie } });
     assert.equal(served.status, 200);
     assert.deepEqual(await served.json(), JSON.parse(JSON.stringify(doc)));
-    const page = await on.request('/api/agent/docs');
+    const page = await on.request('/api/agent/docs', { headers: { cookie } });
     assert.match(await page.text(), /<code>\/namespaces<\/code>/);
   });
 });
