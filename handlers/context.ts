@@ -1,4 +1,5 @@
 import type { Scope } from '../schema/access.ts';
+import type { ChainReport } from '../schema/audit.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
 // arrives through these services, which the runtime implements and tests replace.
@@ -74,6 +75,10 @@ export interface AuthService {
   revokeApiKey(keyId: number, ownerId: number | null): Promise<boolean>;
 }
 
+export interface AuditService {
+  verifyChain(): Promise<ChainReport>;
+}
+
 export interface RequestInfo {
   /** The client address as the runtime determined it. */
   ip: string;
@@ -88,6 +93,7 @@ export interface AgentSettings {
 export interface Services {
   cluster: ClusterView;
   auth: AuthService;
+  audit: AuditService;
   settings: AgentSettings;
   clock: Clock;
 }

@@ -15,7 +15,7 @@ export type AppError =
 export type ErrorCode = AppError['code'];
 
 /** What a handler asks the runtime to do besides answering; the runtime owns cookies. */
-export type ResponseEffect = { kind: 'set-session'; token: string } | { kind: 'clear-session' };
+export type ResponseEffect = { kind: 'set-session'; token: string; username: string } | { kind: 'clear-session' };
 
 export type Result<T> = { ok: true; value: T; effects?: ResponseEffect[] } | { ok: false; error: AppError };
 

@@ -6,6 +6,8 @@ import { seedAccounts, type SeedOptions } from './auth/accounts.ts';
 import { persistentSecret } from './auth/secrets.ts';
 import { createAuthService } from './auth/service.ts';
 import { createApp, type CookieSecure } from './http/app.ts';
+import { AuditLog } from './audit/audit-log.ts';
+import { auditing } from './http/middleware/audit.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
 import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
@@ -49,11 +51,12 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const auth = createAuthService(db, clock, persistentSecret(options.dataDir, 'session-secret'), {
     idleTimeoutSecs: options.sessionIdleTimeoutSecs ?? 28800,
   });
+  const audit = new AuditLog(db, clock);
   const cache = new ClusterCache(createTransport(loadKubeConfig(options.kubeconfig)), options.log);
   const app = createApp({
     routes,
-    services: { cluster: cache, auth, settings: options.settings, clock },
-    middleware: [authentication(auth), roleCheck()],
+    services: { cluster: cache, auth, audit, settings: options.settings, clock },
+    middleware: [auditing(audit, options.log.child('audit')), authentication(auth), roleCheck()],
     cookieSecure: options.cookieSecure ?? 'auto',
     validateOutput: options.validateOutput ?? false,
     apiDocs: options.apiDocs ? { version: CAPSTAN_VERSION } : undefined,

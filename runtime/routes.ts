@@ -2,18 +2,20 @@
 // builds the HTTP app from it; the OpenAPI document is generated from it.
 import { liveness, readiness } from '../handlers/health/probes.ts';
 import { createOwnApiKey, listAllApiKeys, listOwnApiKeys, revokeAnyApiKey, revokeOwnApiKey } from '../handlers/api-keys/keys.ts';
+import { verifyAuditChain } from '../handlers/audit/verify-chain.ts';
 import { login } from '../handlers/auth/login.ts';
 import { logout, me } from '../handlers/auth/session.ts';
 import { listNamespaces } from '../handlers/namespaces/list.ts';
 import { ApiKeyIdInput, ApiKeyList, CreateApiKeyInput, CreatedApiKey, Revoked } from '../schema/api-keys.ts';
+import { ChainReport } from '../schema/audit.ts';
 import { LoginInput, LoginOutput, LogoutOutput, Me } from '../schema/auth.ts';
 import { NoInput } from '../schema/common.ts';
 import { Liveness, Readiness } from '../schema/health.ts';
 import { NamespaceList } from '../schema/namespaces.ts';
 import { defineRoute, type Route } from './http/route.ts';
 
-/** Identity and credentials: never reachable with an API key (spec §5 "API keys" item 4). */
-const identity = (role: 'viewer' | 'admin') => ({ access: { auth: 'credential', role, scope: null }, feature: null }) as const;
+/** Identity, credentials and the audit feed: never reachable with an API key (spec §5 "API keys" item 4). */
+const noApiKeys = (role: 'viewer' | 'admin') => ({ access: { auth: 'credential', role, scope: null }, feature: null }) as const;
 
 const probe = { access: { auth: 'public' }, audit: 'none', rateLimit: 'probe', feature: null, input: NoInput } as const;
 
@@ -76,7 +78,7 @@ export const routes: readonly Route[] = [
     handler: listNamespaces,
   }),
   defineRoute({
-    ...identity('viewer'),
+    ...noApiKeys('viewer'),
     method: 'POST',
     path: '/me/api-keys',
     summary: 'Mint an API key for yourself; the key is in this response only',
@@ -87,7 +89,7 @@ export const routes: readonly Route[] = [
     handler: createOwnApiKey,
   }),
   defineRoute({
-    ...identity('viewer'),
+    ...noApiKeys('viewer'),
     method: 'GET',
     path: '/me/api-keys',
     summary: 'Your API keys (never the secrets)',
@@ -98,7 +100,7 @@ export const routes: readonly Route[] = [
     handler: listOwnApiKeys,
   }),
   defineRoute({
-    ...identity('viewer'),
+    ...noApiKeys('viewer'),
     method: 'DELETE',
     path: '/me/api-keys/:id',
     summary: 'Revoke one of your API keys',
@@ -109,7 +111,7 @@ export const routes: readonly Route[] = [
     handler: revokeOwnApiKey,
   }),
   defineRoute({
-    ...identity('admin'),
+    ...noApiKeys('admin'),
     method: 'GET',
     path: '/admin/api-keys',
     summary: "Every user's API keys (admin)",
@@ -120,7 +122,7 @@ export const routes: readonly Route[] = [
     handler: listAllApiKeys,
   }),
   defineRoute({
-    ...identity('admin'),
+    ...noApiKeys('admin'),
     method: 'DELETE',
     path: '/admin/api-keys/:id',
     summary: "Revoke anyone's API key (admin); admins cannot mint keys for others",
@@ -129,5 +131,16 @@ export const routes: readonly Route[] = [
     audit: 'write',
     rateLimit: 'write',
     handler: revokeAnyApiKey,
+  }),
+  defineRoute({
+    ...noApiKeys('admin'),
+    method: 'GET',
+    path: '/audit/verify-chain',
+    summary: 'Recompute the audit hash chain oldest-first: intact, or the first bad row and whether it was edited or its predecessor deleted',
+    input: NoInput,
+    output: ChainReport,
+    audit: 'sensitive_read',
+    rateLimit: 'read',
+    handler: verifyAuditChain,
   }),
 ];

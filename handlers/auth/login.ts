@@ -29,5 +29,5 @@ export async function login(input: v.InferOutput<typeof LoginInput>, ctx: Handle
   }
   await ctx.auth.clearFailures(username, ip);
   const session = await ctx.auth.startSession(account.id, ip);
-  return ok({ user: { username: account.username, role: account.role, auth_method: 'password' } }, [{ kind: 'set-session', token: session.token }]);
+  return ok({ user: { username: account.username, role: account.role, auth_method: 'password' } }, [{ kind: 'set-session', token: session.token, username: account.username }]);
 }

@@ -15,8 +15,9 @@ import { apiDocsPage, openApiDocument } from './openapi.ts';
 export const ROUTE_PREFIXES = ['', '/api/agent'] as const;
 
 /**
- * Builds one route's middleware from its declaration (IP access, authentication, scope and
- * role, rate limit, load shedding, audit — in that order). Returning null means the stage
+ * Builds one route's middleware from its declaration (audit outermost, so it also records
+ * what the stages inside it refuse; then IP access, authentication, scope and role, rate
+ * limit, load shedding). Returning null means the stage
  * has nothing to do for this route. The chain is passed in, so the runtime never decides
  * policy inside a handler.
  */
@@ -97,6 +98,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 function applyEffect(c: Context<AppEnv>, effect: ResponseEffect, secure: CookieSecure): void {
   const isSecure = secure === 'auto' ? new URL(c.req.url).protocol === 'https:' : secure === 'true';
   if (effect.kind === 'set-session') {
+    c.set('signedIn', effect.username);
     setCookie(c, SESSION_COOKIE, effect.token, {
       httpOnly: true,
       sameSite: 'Strict',

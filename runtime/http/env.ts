@@ -4,7 +4,11 @@ import type { Principal } from '../../handlers/context.ts';
 
 /** Per-request values middleware hands to the endpoint. */
 export interface AppEnv {
-  Variables: { principal?: Principal };
+  Variables: {
+    principal?: Principal;
+    /** Who a request without a principal turned out to be (a successful sign-in), for the audit row. */
+    signedIn?: string;
+  };
 }
 
 export const SESSION_COOKIE = 'capstan_session';

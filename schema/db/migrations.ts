@@ -59,4 +59,30 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE INDEX api_keys_user ON api_keys(user_id)`.execute(db);
     },
   },
+  {
+    version: 3,
+    name: 'audit and access logs',
+    async up(db) {
+      await sql`CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY,
+        ts INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        category TEXT NOT NULL,
+        action TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX audit_log_ts ON audit_log(ts)`.execute(db);
+      await sql`CREATE TABLE access_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        status INTEGER NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX access_log_ts ON access_log(ts)`.execute(db);
+    },
+  },
 ];

@@ -42,6 +42,29 @@ export interface ApiKeysTable {
   last_used_at: number | null;
 }
 
+/** General audit log: append-only, each row chained to the previous row's hash. */
+export interface AuditLogTable {
+  id: number;
+  ts: number;
+  /** `user@ip`; `anonymous@ip` before authentication. */
+  actor: string;
+  category: string;
+  action: string;
+  status: number;
+  outcome: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** Routine read polling: kept 7 days, not chained. */
+export interface AccessLogTable {
+  id: Generated<number>;
+  ts: number;
+  actor: string;
+  action: string;
+  status: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -53,5 +76,7 @@ export interface Database {
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
   api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
+  access_log: AccessLogTable;
   schema_migrations: SchemaMigrationsTable;
 }

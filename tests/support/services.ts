@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterView, Clock, Services } from '../../handlers/context.ts';
+import { AuditLog } from '../../runtime/audit/audit-log.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
 import { createAuthService, type AgentAuth } from '../../runtime/auth/service.ts';
 import { silentLogger } from '../../runtime/log.ts';
@@ -24,7 +25,7 @@ export class ManualClock implements Clock {
 
 export const emptyCluster: ClusterView = { namespaces: () => [], syncStatus: () => [] };
 
-export async function testServices(options: { cluster?: ClusterView; clock?: Clock; idleTimeoutSecs?: number; tenantNamespaces?: string[] } = {}): Promise<Services & { auth: AgentAuth; dataDir: string; db: Db }> {
+export async function testServices(options: { cluster?: ClusterView; clock?: Clock; idleTimeoutSecs?: number; tenantNamespaces?: string[] } = {}): Promise<Services & { auth: AgentAuth; audit: AuditLog; dataDir: string; db: Db }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-services-'));
   const clock = options.clock ?? new ManualClock();
   const db = await openDatabase(dataDir, clock);
@@ -33,6 +34,7 @@ export async function testServices(options: { cluster?: ClusterView; clock?: Clo
   return {
     cluster: options.cluster ?? emptyCluster,
     auth,
+    audit: new AuditLog(db, clock),
     settings: { tenantNamespaces: options.tenantNamespaces ?? [] },
     clock,
     dataDir,
