@@ -24,8 +24,10 @@ export function verifySessionToken(secret: Buffer, token: string): TokenCheck {
   if (parts.length !== 2) return { ok: false, reason: 'malformed' };
   const [id, mac] = parts as [string, string];
   if (!PART.test(id) || !PART.test(mac)) return { ok: false, reason: 'malformed' };
-  const expected = Buffer.from(sign(secret, id), 'base64url');
-  const given = Buffer.from(mac, 'base64url');
+  // Compare the text, not decoded bytes: base64url's last character carries two ignored
+  // bits, and only the one canonical spelling of a MAC may be accepted.
+  const expected = Buffer.from(sign(secret, id), 'ascii');
+  const given = Buffer.from(mac, 'ascii');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'forged' };
   return { ok: true, storedId: storedIdOf(id) };
 }
