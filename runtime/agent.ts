@@ -9,6 +9,7 @@ import { createApp, type CookieSecure } from './http/app.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { auditing } from './http/middleware/audit.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
+import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
 import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
@@ -28,6 +29,7 @@ export interface AgentOptions {
   /** security.sessionIdleTimeout in seconds (default 28800; 0 disables the idle check). */
   sessionIdleTimeoutSecs?: number;
   cookieSecure?: CookieSecure;
+  shedding?: SheddingOptions;
   validateOutput?: boolean;
   /** Serve the schema routes (`CAPSTAN_ENABLE_API_DOCS=true`). */
   apiDocs?: boolean;
@@ -56,7 +58,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const app = createApp({
     routes,
     services: { cluster: cache, auth, audit, settings: options.settings, clock },
-    middleware: [auditing(audit, options.log.child('audit')), authentication(auth), roleCheck()],
+    middleware: [loadShedding(options.shedding ?? DEFAULT_SHEDDING), auditing(audit, options.log.child('audit')), authentication(auth), roleCheck()],
     cookieSecure: options.cookieSecure ?? 'auto',
     validateOutput: options.validateOutput ?? false,
     apiDocs: options.apiDocs ? { version: CAPSTAN_VERSION } : undefined,

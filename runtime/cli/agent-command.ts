@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startAgent } from '../agent.ts';
 import type { CookieSecure } from '../http/app.ts';
+import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
 import { createLogger } from '../log.ts';
 import { untilSignal } from './signals.ts';
 
@@ -22,8 +23,9 @@ export async function runAgentCommand(args: string[]): Promise<number> {
     settings: { tenantNamespaces: splitList(values['tenant-namespaces']) },
     apiDocs: process.env.CAPSTAN_ENABLE_API_DOCS === 'true',
     accounts: { adminPassword: process.env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: process.env.CAPSTAN_VIEWER_PASSWORD },
-    sessionIdleTimeoutSecs: parseSeconds(process.env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
+    sessionIdleTimeoutSecs: parseWholeNumber(process.env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
     cookieSecure: parseCookieSecure(process.env.CAPSTAN_COOKIE_SECURE),
+    shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(process.env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
     log: createLogger(),
   });
   await untilSignal();
@@ -38,10 +40,16 @@ export function splitList(value: string): string[] {
     .filter((s) => s !== '');
 }
 
-function parseSeconds(value: string | undefined, fallback: number, name: string): number {
+function parseWholeNumber(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number of seconds, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got "${value}"`);
+  return n;
+}
+
+function parsePositive(value: string | undefined, fallback: number, name: string): number {
+  const n = parseWholeNumber(value, fallback, name);
+  if (n === 0) throw new Error(`${name} must be at least 1`);
   return n;
 }
 

@@ -12,6 +12,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   api_key_insufficient_scope: 403,
   not_found: 404,
   not_ready: 503,
+  overloaded: 503,
   locked_out: 429,
   internal: 500,
 };
