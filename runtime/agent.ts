@@ -6,6 +6,7 @@ import { seedAccounts, type SeedOptions } from './auth/accounts.ts';
 import { persistentSecret } from './auth/secrets.ts';
 import { createAuthService } from './auth/service.ts';
 import { createApp, type CookieSecure } from './http/app.ts';
+import { parseTrustedProxies } from './http/client-ip.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { auditing } from './http/middleware/audit.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
@@ -30,6 +31,8 @@ export interface AgentOptions {
   sessionIdleTimeoutSecs?: number;
   cookieSecure?: CookieSecure;
   shedding?: SheddingOptions;
+  /** security.trustedProxyCidrs, comma-separated; empty trusts nobody. */
+  trustedProxyCidrs?: string;
   validateOutput?: boolean;
   /** Serve the schema routes (`CAPSTAN_ENABLE_API_DOCS=true`). */
   apiDocs?: boolean;
@@ -60,6 +63,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     services: { cluster: cache, auth, audit, settings: options.settings, clock },
     middleware: [loadShedding(options.shedding ?? DEFAULT_SHEDDING), auditing(audit, options.log.child('audit')), authentication(auth), roleCheck()],
     cookieSecure: options.cookieSecure ?? 'auto',
+    trustedProxies: parseTrustedProxies(options.trustedProxyCidrs ?? ''),
     validateOutput: options.validateOutput ?? false,
     apiDocs: options.apiDocs ? { version: CAPSTAN_VERSION } : undefined,
     log: options.log.child('http'),

@@ -25,6 +25,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
     accounts: { adminPassword: process.env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: process.env.CAPSTAN_VIEWER_PASSWORD },
     sessionIdleTimeoutSecs: parseWholeNumber(process.env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
     cookieSecure: parseCookieSecure(process.env.CAPSTAN_COOKIE_SECURE),
+    trustedProxyCidrs: process.env.CAPSTAN_TRUSTED_PROXY_CIDRS ?? '',
     shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(process.env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
     log: createLogger(),
   });

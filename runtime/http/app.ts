@@ -3,7 +3,9 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import type { Services } from '../../handlers/context.ts';
 import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
-import { clientIp, SESSION_COOKIE, type AppEnv } from './env.ts';
+import { BlockList } from 'node:net';
+import { resolveClientIp } from './client-ip.ts';
+import { clientIp, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { defineRoute, type Route } from './route.ts';
@@ -47,6 +49,8 @@ export interface AppOptions {
   middleware?: readonly RouteMiddleware[];
   /** Check every response against the route's output schema (on in tests: a drift is a 500). */
   validateOutput?: boolean;
+  /** security.trustedProxyCidrs: peers allowed to set X-Forwarded-For. Empty: trust nobody. */
+  trustedProxies?: BlockList;
   /** Serve `/openapi.json` and `/docs` (CAPSTAN_ENABLE_API_DOCS); absent, both are 404. */
   apiDocs?: { version: string };
   log: Logger;
@@ -55,6 +59,12 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const chain = options.middleware ?? [];
+  const trusted = options.trustedProxies ?? new BlockList();
+  const resolveIp: MiddlewareHandler<AppEnv> = async (c, next) => {
+    c.set('clientIp', resolveClientIp(socketAddress(c), c.req.header('x-forwarded-for'), trusted));
+    await next();
+  };
+  app.use('*', resolveIp);
 
   for (const route of options.routes) {
     const stages = chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);

@@ -8,17 +8,24 @@ export interface AppEnv {
     principal?: Principal;
     /** Who a request without a principal turned out to be (a successful sign-in), for the audit row. */
     signedIn?: string;
+    /** Resolved once per request by the app (socket, or X-Forwarded-For from a trusted proxy). */
+    clientIp?: string;
   };
 }
 
 export const SESSION_COOKIE = 'capstan_session';
 
-/** The peer address of the socket. X-Forwarded-For is not trusted (trusted proxies come with the IP access layer). */
-export function clientIp(c: Context<AppEnv>): string {
+/** The peer address of the socket. */
+export function socketAddress(c: Context<AppEnv>): string {
   try {
     return getConnInfo(c).remote.address ?? 'unknown';
   } catch {
     // No socket: an in-process request (tests through app.request).
     return 'unknown';
   }
+}
+
+/** The client address the app resolved for this request. */
+export function clientIp(c: Context<AppEnv>): string {
+  return c.get('clientIp') ?? socketAddress(c);
 }
