@@ -63,10 +63,6 @@ export class Informer<T> {
     return [...this.store.values()];
   }
 
-  get(namespace: string | undefined, name: string): T | undefined {
-    return this.store.get(keyOf(namespace, name));
-  }
-
   private async relist(): Promise<void> {
     if (this.stopped) return;
     const { transport, path, slim, pageSize = 500 } = this.options;

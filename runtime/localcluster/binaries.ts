@@ -3,17 +3,6 @@ import { fileURLToPath } from 'node:url';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../../scripts/build-control-plane.sh', import.meta.url));
 
-export const CONTROL_PLANE_BINARIES = [
-  'kube-apiserver',
-  'kube-controller-manager',
-  'kube-scheduler',
-  'kubectl',
-  'etcd',
-  'kwok',
-  'kwokctl',
-  'metrics-server',
-] as const;
-
 /**
  * Returns the directory holding every control-plane binary, building what is missing first
  * (scripts/build-control-plane.sh; its progress lines go to our stderr).
