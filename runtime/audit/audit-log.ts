@@ -9,6 +9,8 @@ import type { Db } from '../store/database.ts';
 
 export const AUDIT_RETENTION_MS = 365 * 24 * 60 * 60 * 1000;
 export const ACCESS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** Retention is enforced on the insert path, but at most this often: not a DELETE per request. */
+const PRUNE_INTERVAL_MS = 60 * 1000;
 
 export interface AuditEntry {
   actor: string;
@@ -25,26 +27,35 @@ function rowHash(row: Omit<AuditLogTable, 'hash'>): string {
 }
 
 export class AuditLog implements AuditService {
+  private auditPrunedAt = -Infinity;
+  private accessPrunedAt = -Infinity;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
 
-  /** Appends one row in one transaction with the read of its predecessor, pruning rows past retention. */
+  /** Appends one row in one transaction with the read of its predecessor, then prunes rows past retention (at most once a minute). */
   async append(entry: AuditEntry): Promise<void> {
     const ts = this.clock.now().getTime();
     await this.db.transaction().execute(async (trx) => {
       const last = await trx.selectFrom('audit_log').select(['id', 'hash']).orderBy('id', 'desc').limit(1).executeTakeFirst();
       const row = { id: (last?.id ?? 0) + 1, ts, ...entry, prev_hash: last?.hash ?? '' };
       await trx.insertInto('audit_log').values({ ...row, hash: rowHash(row) }).execute();
-      await trx.deleteFrom('audit_log').where('ts', '<', ts - AUDIT_RETENTION_MS).execute();
     });
+    if (ts - this.auditPrunedAt >= PRUNE_INTERVAL_MS) {
+      this.auditPrunedAt = ts;
+      await this.db.deleteFrom('audit_log').where('ts', '<', ts - AUDIT_RETENTION_MS).execute();
+    }
   }
 
   async appendAccess(entry: { actor: string; action: string; status: number }): Promise<void> {
     const ts = this.clock.now().getTime();
     await this.db.insertInto('access_log').values({ ts, ...entry }).execute();
-    await this.db.deleteFrom('access_log').where('ts', '<', ts - ACCESS_RETENTION_MS).execute();
+    if (ts - this.accessPrunedAt >= PRUNE_INTERVAL_MS) {
+      this.accessPrunedAt = ts;
+      await this.db.deleteFrom('access_log').where('ts', '<', ts - ACCESS_RETENTION_MS).execute();
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AUDIT_RETENTION_MS } from '../../runtime/audit/audit-log.ts';
+import { ACCESS_RETENTION_MS, AUDIT_RETENTION_MS } from '../../runtime/audit/audit-log.ts';
 import { createApp } from '../../runtime/http/app.ts';
 import { auditing } from '../../runtime/http/middleware/audit.ts';
 import { authentication, roleCheck } from '../../runtime/http/middleware/authenticate.ts';
@@ -78,6 +78,19 @@ describe('audit log', () => {
     assert.deepEqual((await h.rows()).map((r) => r.id), [4]);
     // The sign-in row anchors the chain; the verify request's own row is written after it answers.
     assert.deepEqual(await h.verify(cookie), { intact: true, rows_checked: 1 });
+  });
+
+  it('prunes access-log rows past 7 days on a later insert', async () => {
+    const h = await harness();
+    // A fresh session each time: a week-old one would have idled out (and its reads be denials).
+    const read = async () => assert.equal((await h.request('GET', '/namespaces', undefined, await h.signIn())).status, 200);
+    await read();
+    h.clock.advance(ACCESS_RETENTION_MS - 60_000);
+    await read();
+    h.clock.advance(120_000);
+    await read();
+    const kept = await h.services.db.selectFrom('access_log').select('ts').orderBy('ts').execute();
+    assert.equal(kept.length, 2, 'the first read is past 7 days; the two later ones stay');
   });
 
   it('keeps verify-chain to signed-in admins, closed to API keys', async () => {
