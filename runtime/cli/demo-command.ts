@@ -5,6 +5,7 @@ import { startAgent } from '../agent.ts';
 import { readInitialAdminPassword } from '../auth/accounts.ts';
 import { down, up } from '../localcluster/cluster.ts';
 import { createLogger } from '../log.ts';
+import { agentOptionsFromEnv } from './env-options.ts';
 import { untilSignal } from './signals.ts';
 
 const DEFAULT_DIR = fileURLToPath(new URL('../../.localcluster/demo', import.meta.url));
@@ -31,7 +32,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     listen: `127.0.0.1:${port}`,
     dataDir,
     settings: { tenantNamespaces: [] },
-    accounts: { adminPassword: process.env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: process.env.CAPSTAN_VIEWER_PASSWORD },
+    ...agentOptionsFromEnv(),
     log: createLogger('capstan').child('demo'),
   });
   await agent.ready;

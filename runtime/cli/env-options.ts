@@ -1,0 +1,38 @@
+// Agent settings read from CAPSTAN_* environment variables (what the Helm chart sets),
+// shared by `capstan agent` and `capstan demo` so both honour the same configuration.
+import type { AgentOptions } from '../agent.ts';
+import type { CookieSecure } from '../http/app.ts';
+import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
+
+type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'accounts' | 'sessionIdleTimeoutSecs' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding'>;
+
+/** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
+export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
+  return {
+    apiDocs: env.CAPSTAN_ENABLE_API_DOCS === 'true',
+    accounts: { adminPassword: env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: env.CAPSTAN_VIEWER_PASSWORD },
+    sessionIdleTimeoutSecs: parseWholeNumber(env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
+    cookieSecure: parseCookieSecure(env.CAPSTAN_COOKIE_SECURE),
+    trustedProxyCidrs: env.CAPSTAN_TRUSTED_PROXY_CIDRS ?? '',
+    shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
+  };
+}
+
+function parseWholeNumber(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got "${value}"`);
+  return n;
+}
+
+function parsePositive(value: string | undefined, fallback: number, name: string): number {
+  const n = parseWholeNumber(value, fallback, name);
+  if (n === 0) throw new Error(`${name} must be at least 1`);
+  return n;
+}
+
+function parseCookieSecure(value: string | undefined): CookieSecure {
+  if (value === undefined || value === '') return 'auto';
+  if (value === 'auto' || value === 'true' || value === 'false') return value;
+  throw new Error(`CAPSTAN_COOKIE_SECURE must be auto, true or false, got "${value}"`);
+}
