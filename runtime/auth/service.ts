@@ -25,7 +25,7 @@ export interface SessionPolicy {
 
 export type SessionCheck = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'malformed' | 'forged' | 'expired' | 'revoked' };
 
-export type ApiKeyCheck = { ok: true; principal: Principal } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'owner_inactive' };
+export type ApiKeyCheck = { ok: true; principal: Extract<Principal, { via: 'api_key' }> } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'owner_inactive' };
 
 export interface AgentAuth extends AuthService {
   /** Resolves a `capstan_session` cookie to its principal, sliding the idle timeout. */
@@ -36,6 +36,11 @@ export interface AgentAuth extends AuthService {
 
 const StoredScopes = v.array(Scope);
 
+/** The `api_keys.scopes` column (a JSON array), checked on the way out. */
+function storedScopes(text: string): Scope[] {
+  return v.parse(StoredScopes, JSON.parse(text));
+}
+
 function toRecord(row: Omit<ApiKeysTable, 'id' | 'user_id' | 'secret_hash'> & { id: number; owner: string }): ApiKeyRecord {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
@@ -43,7 +48,7 @@ function toRecord(row: Omit<ApiKeysTable, 'id' | 'user_id' | 'secret_hash'> & { 
     owner: row.owner,
     name: row.name,
     prefix: row.prefix,
-    scopes: v.parse(StoredScopes, JSON.parse(row.scopes)),
+    scopes: storedScopes(row.scopes),
     created_at: new Date(row.created_at).toISOString(),
     expires_at: iso(row.expires_at),
     revoked_at: iso(row.revoked_at),
@@ -139,8 +144,7 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       if (row.last_used_at === null || t - row.last_used_at > TOUCH_INTERVAL_MS) {
         await db.updateTable('api_keys').set({ last_used_at: t }).where('id', '=', row.id).execute();
       }
-      const scopes = v.parse(StoredScopes, JSON.parse(row.scopes));
-      return { ok: true, principal: { userId: row.user_id, username: row.username, role: row.role, via: 'api_key', keyId: row.id, scopes } };
+      return { ok: true, principal: { userId: row.user_id, username: row.username, role: row.role, via: 'api_key', keyId: row.id, scopes: storedScopes(row.scopes) } };
     },
 
     async createApiKey(userId, name, scopes, expiresAt) {

@@ -99,7 +99,7 @@ describe('password sign-in and sessions', () => {
     assert.equal((await h.call('GET', '/api/agent/me', { cookie: session })).status, 401);
   });
 
-  it('lets a viewer read but keeps the session role as stored', async () => {
+  it('signs a viewer in with the viewer role, able to read', async () => {
     const h = await harness();
     const viewer = h.sessionOf(await h.login('viewer', VIEWER_PASSWORD));
     assert.equal((await h.call('GET', '/api/agent/namespaces', { cookie: viewer })).status, 200);

@@ -44,7 +44,7 @@ export function authentication(auth: AgentAuth): RouteMiddleware {
         const checked = await auth.resolveApiKey(key);
         if (!checked.ok) return errorResponse(c, { code: 'unauthenticated', message: KEY_MESSAGES[checked.reason] });
         if (access.scope === null) return errorResponse(c, { code: 'api_key_forbidden', message: 'API keys cannot reach this route' });
-        if (checked.principal.via !== 'api_key' || !checked.principal.scopes.includes(access.scope)) {
+        if (!checked.principal.scopes.includes(access.scope)) {
           return errorResponse(c, { code: 'api_key_insufficient_scope', message: `this route needs the ${access.scope} scope`, scope: access.scope });
         }
         c.set('principal', checked.principal);
