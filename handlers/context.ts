@@ -1,5 +1,6 @@
-import type { Scope } from '../schema/access.ts';
-import type { ChainReport } from '../schema/audit.ts';
+import type { LicensedFeature, Scope } from '../schema/access.ts';
+import type { AuditEvent, AuditPage, AuditQuery, ChainReport, PurgeRequest } from '../schema/audit.ts';
+import type { SettingKey, SettingValues } from '../schema/settings.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
 // arrives through these services, which the runtime implements and tests replace.
@@ -54,6 +55,26 @@ export interface AccountSummary {
   id: number;
   username: string;
   role: Role;
+  /** A confirmed second factor: sign-in needs a code too. */
+  totpEnabled: boolean;
+}
+
+export interface UserRecord {
+  id: number;
+  username: string;
+  role: Role;
+  active: boolean;
+  totp_enabled: boolean;
+  created_at: string;
+}
+
+export interface SessionRecord {
+  /** SHA-256 of the cookie's random part: names the session without being usable as one. */
+  id: string;
+  username: string;
+  ip: string;
+  created_at: string;
+  last_seen_at: string;
 }
 
 /** Password accounts, lockout bookkeeping and sessions (spec §5). */
@@ -75,13 +96,80 @@ export interface AuthService {
   revokeApiKey(keyId: number, ownerId: number | null): Promise<boolean>;
 }
 
+/** Local accounts and their sessions, as admins manage them. */
+export interface UserDirectory {
+  list(): Promise<UserRecord[]>;
+  create(username: string, password: string, role: Role): Promise<UserRecord | 'exists'>;
+  /** Deactivating ends the user's sessions; the last active admin cannot be demoted or deactivated. */
+  update(username: string, change: { role?: Role; active?: boolean }): Promise<UserRecord | 'not_found' | 'last_admin'>;
+  /** One user's sessions, or everyone's with null. */
+  sessions(userId: number | null): Promise<SessionRecord[]>;
+  /** False when no such session (of that user, unless userId is null) exists. */
+  revokeSession(sessionId: string, userId: number | null): Promise<boolean>;
+}
+
+/** TOTP second factor (RFC 6238) for local accounts. */
+export interface SecondFactorService {
+  status(userId: number): Promise<{ enabled: boolean; pending: boolean }>;
+  /** A fresh secret, inactive until confirmed; refused while one is active. */
+  beginEnrolment(userId: number, username: string): Promise<{ secret: string; otpauth_uri: string } | 'already_enabled'>;
+  confirm(userId: number, code: string): Promise<'ok' | 'invalid' | 'not_pending'>;
+  disable(userId: number, code: string): Promise<'ok' | 'invalid' | 'not_enabled'>;
+  /** Accepts a code once: a replay within its window is refused. */
+  verify(userId: number, code: string): Promise<'ok' | 'invalid' | 'replayed'>;
+}
+
 export interface AuditService {
   verifyChain(): Promise<ChainReport>;
+  /** Newest first, keyset-paginated. */
+  query(query: AuditQuery): Promise<AuditPage>;
+  event(id: number): Promise<AuditEvent | null>;
+  /** Events of one actor within five minutes either side of `around`, excluding `exceptId`. */
+  siblings(actor: string, around: Date, exceptId: number): Promise<AuditEvent[]>;
+  /** Up to `limit` matching rows (newest first) and how many matched in all; `access` reads the access log. */
+  export(query: AuditQuery, limit: number): Promise<{ events: AuditEvent[]; totalMatched: number }>;
+  purge(request: PurgeRequest): Promise<number>;
+  /** Records an event that is not an HTTP request (bans, recovery, purge bookkeeping). */
+  record(event: { actor: string; category: string; action: string; outcome: string; severity: string; detail: Readonly<Record<string, string>> }): Promise<void>;
+  /** Streaming to audit.webhookUrl: its counters for the admin screen. */
+  streamStats(): { queued: number; delivered: number; dropped: number; failures: number; last_error: string | null; last_delivered_at: string | null };
+}
+
+/** Settings an admin edits at runtime (and the recovery CLIs), persisted in the database. */
+export interface RuntimeSettings {
+  get<K extends SettingKey>(key: K): Promise<SettingValues[K]>;
+  set<K extends SettingKey>(key: K, value: SettingValues[K]): Promise<void>;
+}
+
+/** Encryption at rest for stored credentials. */
+export interface Secrets {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+export interface IpBan {
+  ip: string;
+  reason: string;
+  created_at: string;
+  expires_at: string | null;
+}
+
+/** The IP access layer's durable bans. */
+export interface IpBans {
+  list(): Promise<IpBan[]>;
+  lift(ip: string): Promise<boolean>;
+}
+
+export interface Licensing {
+  tier: string;
+  has(feature: LicensedFeature): boolean;
 }
 
 export interface RequestInfo {
   /** The client address as the runtime determined it. */
   ip: string;
+  /** Adds fields to this request's audit row (redacted before it is written). */
+  noteAudit(fields: Readonly<Record<string, string>>): void;
 }
 
 export interface AgentSettings {
@@ -93,8 +181,14 @@ export interface AgentSettings {
 export interface Services {
   cluster: ClusterView;
   auth: AuthService;
+  users: UserDirectory;
+  secondFactor: SecondFactorService;
   audit: AuditService;
   settings: AgentSettings;
+  runtimeSettings: RuntimeSettings;
+  secrets: Secrets;
+  ipBans: IpBans;
+  licensing: Licensing;
   clock: Clock;
 }
 

@@ -4,6 +4,9 @@
 export type AppError =
   | { code: 'invalid_input'; field: string; message: string }
   | { code: 'unauthenticated'; message: string }
+  | { code: 'second_factor_required'; message: string }
+  | { code: 'feature_not_licensed'; message: string; feature: string }
+  | { code: 'ip_denied'; message: string }
   | { code: 'forbidden'; message: string }
   | { code: 'api_key_forbidden'; message: string }
   | { code: 'api_key_insufficient_scope'; message: string; scope: string }
@@ -16,7 +19,12 @@ export type AppError =
 export type ErrorCode = AppError['code'];
 
 /** What a handler asks the runtime to do besides answering; the runtime owns cookies. */
-export type ResponseEffect = { kind: 'set-session'; token: string; username: string } | { kind: 'clear-session' };
+export type ResponseEffect =
+  | { kind: 'set-session'; token: string; username: string }
+  | { kind: 'clear-session' }
+  | { kind: 'headers'; headers: Readonly<Record<string, string>> }
+  /** Answer with this body instead of the JSON value (an export in another format). */
+  | { kind: 'download'; filename: string; contentType: string; body: string };
 
 export type Result<T> = { ok: true; value: T; effects?: ResponseEffect[] } | { ok: false; error: AppError };
 

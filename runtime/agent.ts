@@ -4,13 +4,11 @@ import { serve, type ServerType } from '@hono/node-server';
 import { systemClock, type AgentSettings } from '../handlers/context.ts';
 import { seedAccounts, type SeedOptions } from './auth/accounts.ts';
 import { persistentSecret } from './auth/secrets.ts';
-import { createAuthService } from './auth/service.ts';
 import { createApp, type CookieSecure } from './http/app.ts';
 import { parseTrustedProxies } from './http/client-ip.ts';
-import { AuditLog } from './audit/audit-log.ts';
-import { auditing } from './http/middleware/audit.ts';
-import { authentication, roleCheck } from './http/middleware/authenticate.ts';
-import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
+import type { SheddingOptions } from './http/middleware/load-shedding.ts';
+import { loadEncryptionKey } from './crypto/secret-box.ts';
+import { assembleServices, type SettingDefaults } from './services.ts';
 import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
@@ -27,8 +25,10 @@ export interface AgentOptions {
   settings: AgentSettings;
   /** CAPSTAN_ADMIN_PASSWORD / CAPSTAN_VIEWER_PASSWORD; used only when those accounts do not exist yet. */
   accounts?: SeedOptions;
-  /** security.sessionIdleTimeout in seconds (default 28800; 0 disables the idle check). */
-  sessionIdleTimeoutSecs?: number;
+  /** Helm values seeding the runtime-editable settings (idle timeout, audit webhook, IP lists, ...). */
+  settingDefaults?: Partial<SettingDefaults>;
+  /** CAPSTAN_ENCRYPTION_KEY; absent, a key generated once into the data dir. */
+  encryptionKey?: string;
   cookieSecure?: CookieSecure;
   shedding?: SheddingOptions;
   /** security.trustedProxyCidrs, comma-separated; empty trusts nobody. */
@@ -53,15 +53,22 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const clock = systemClock;
   const db = await openDatabase(options.dataDir, clock);
   await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
-  const auth = createAuthService(db, clock, persistentSecret(options.dataDir, 'session-secret'), {
-    idleTimeoutSecs: options.sessionIdleTimeoutSecs ?? 28800,
-  });
-  const audit = new AuditLog(db, clock);
   const cache = new ClusterCache(createTransport(loadKubeConfig(options.kubeconfig)), options.log);
+  const services = await assembleServices({
+    db,
+    clock,
+    cluster: cache,
+    settings: options.settings,
+    sessionSecret: persistentSecret(options.dataDir, 'session-secret'),
+    encryptionKey: loadEncryptionKey(options.encryptionKey, options.dataDir),
+    defaults: options.settingDefaults,
+    shedding: options.shedding,
+    log: options.log,
+  });
   const app = createApp({
     routes,
-    services: { cluster: cache, auth, audit, settings: options.settings, clock },
-    middleware: [loadShedding(options.shedding ?? DEFAULT_SHEDDING), auditing(audit, options.log.child('audit')), authentication(auth), roleCheck()],
+    services,
+    middleware: services.middleware,
     cookieSecure: options.cookieSecure ?? 'auto',
     trustedProxies: parseTrustedProxies(options.trustedProxyCidrs ?? ''),
     validateOutput: options.validateOutput ?? false,
@@ -84,6 +91,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     close: () =>
       new Promise<void>((resolve) => {
         cache.stop();
+        services.stop();
         server.close(() => void db.destroy().then(resolve));
         // Shutdown is not graceful on purpose: a keep-alive client must not hold it open.
         if ('closeAllConnections' in server) server.closeAllConnections();

@@ -2,20 +2,19 @@
 // builds the HTTP app from it; the OpenAPI document is generated from it.
 import { liveness, readiness } from '../handlers/health/probes.ts';
 import { createOwnApiKey, listAllApiKeys, listOwnApiKeys, revokeAnyApiKey, revokeOwnApiKey } from '../handlers/api-keys/keys.ts';
-import { verifyAuditChain } from '../handlers/audit/verify-chain.ts';
 import { login } from '../handlers/auth/login.ts';
 import { logout, me } from '../handlers/auth/session.ts';
 import { listNamespaces } from '../handlers/namespaces/list.ts';
 import { ApiKeyIdInput, ApiKeyList, CreateApiKeyInput, CreatedApiKey, Revoked } from '../schema/api-keys.ts';
-import { ChainReport } from '../schema/audit.ts';
 import { LoginInput, LoginOutput, LogoutOutput, Me } from '../schema/auth.ts';
 import { NoInput } from '../schema/common.ts';
 import { Liveness, Readiness } from '../schema/health.ts';
 import { NamespaceList } from '../schema/namespaces.ts';
+import { accountRoutes } from './routes/accounts.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { defineRoute, type Route } from './http/route.ts';
-
-/** Identity, credentials and the audit feed: never reachable with an API key (spec §5 "API keys" item 4). */
-const noApiKeys = (role: 'viewer' | 'admin') => ({ access: { auth: 'credential', role, scope: null }, feature: null }) as const;
+import { noApiKeys } from './routes/access.ts';
 
 const probe = { access: { auth: 'public' }, audit: 'none', rateLimit: 'probe', feature: null, input: NoInput } as const;
 
@@ -36,7 +35,7 @@ export const routes: readonly Route[] = [
     input: LoginInput,
     output: LoginOutput,
     access: { auth: 'public' },
-    audit: 'write',
+    audit: 'login',
     rateLimit: 'login',
     feature: null,
     handler: login,
@@ -48,7 +47,7 @@ export const routes: readonly Route[] = [
     input: NoInput,
     output: LogoutOutput,
     access: { auth: 'credential', role: 'viewer', scope: null },
-    audit: 'write',
+    audit: 'login',
     rateLimit: 'write',
     feature: null,
     handler: logout,
@@ -84,7 +83,7 @@ export const routes: readonly Route[] = [
     summary: 'Mint an API key for yourself; the key is in this response only',
     input: CreateApiKeyInput,
     output: CreatedApiKey,
-    audit: 'write',
+    audit: 'auth',
     rateLimit: 'write',
     handler: createOwnApiKey,
   }),
@@ -95,7 +94,7 @@ export const routes: readonly Route[] = [
     summary: 'Your API keys (never the secrets)',
     input: NoInput,
     output: ApiKeyList,
-    audit: 'read',
+    audit: 'http',
     rateLimit: 'read',
     handler: listOwnApiKeys,
   }),
@@ -106,7 +105,7 @@ export const routes: readonly Route[] = [
     summary: 'Revoke one of your API keys',
     input: ApiKeyIdInput,
     output: Revoked,
-    audit: 'write',
+    audit: 'auth',
     rateLimit: 'write',
     handler: revokeOwnApiKey,
   }),
@@ -117,7 +116,7 @@ export const routes: readonly Route[] = [
     summary: "Every user's API keys (admin)",
     input: NoInput,
     output: ApiKeyList,
-    audit: 'read',
+    audit: 'http',
     rateLimit: 'read',
     handler: listAllApiKeys,
   }),
@@ -128,19 +127,11 @@ export const routes: readonly Route[] = [
     summary: "Revoke anyone's API key (admin); admins cannot mint keys for others",
     input: ApiKeyIdInput,
     output: Revoked,
-    audit: 'write',
+    audit: 'auth',
     rateLimit: 'write',
     handler: revokeAnyApiKey,
   }),
-  defineRoute({
-    ...noApiKeys('admin'),
-    method: 'GET',
-    path: '/audit/verify-chain',
-    summary: 'Recompute the audit hash chain oldest-first: intact, or the first bad row and whether it was edited or its predecessor deleted',
-    input: NoInput,
-    output: ChainReport,
-    audit: 'sensitive_read',
-    rateLimit: 'read',
-    handler: verifyAuditChain,
-  }),
+  ...accountRoutes,
+  ...adminRoutes,
+  ...auditRoutes,
 ];

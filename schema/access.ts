@@ -22,10 +22,12 @@ export const Role = v.picklist(['viewer', 'admin']);
 export type Role = v.InferOutput<typeof Role>;
 
 /**
- * What the audit middleware does with a request to a route: `none` for probes, `access`
- * for routine read polling (kept 7 days), `read`, `sensitive_read`, `write` (hash-chained).
+ * What the audit middleware does with a request to a route: `none` for probes; `access`
+ * for routine read polling (the 7-day access log when it succeeds, `http` in the chain when
+ * refused); otherwise the hash-chained category it is filed under: `http` (audited and
+ * sensitive reads), `write`, `auth` (identity, credentials, access control), `login`.
  */
-export const AuditCategory = v.picklist(['none', 'access', 'read', 'sensitive_read', 'write']);
+export const AuditCategory = v.picklist(['none', 'access', 'http', 'write', 'auth', 'login']);
 export type AuditCategory = v.InferOutput<typeof AuditCategory>;
 
 /** Buckets the rate limiter keys its budgets on. */

@@ -7,6 +7,9 @@ export const ErrorBody = v.object({
   field: v.optional(v.string()),
   /** With api_key_insufficient_scope: the scope the route needs. */
   scope: v.optional(v.string()),
+  /** With 402 feature_not_licensed: the feature, and how to get it. */
+  feature: v.optional(v.string()),
+  upgrade: v.optional(v.string()),
 });
 export type ErrorBody = v.InferOutput<typeof ErrorBody>;
 

@@ -13,19 +13,33 @@ function lockedOut(until: Date, now: Date): AppError {
 }
 
 /**
- * Password sign-in (spec §5). Six failures for one account from one address lock that pair
- * for 15 minutes (429), even for the right password; failures never ban the address itself.
+ * Password sign-in (spec §5). Six failures (wrong password or wrong second-factor code) for
+ * one account from one address lock that pair for 15 minutes (429), even for the right
+ * password; failures never ban the address itself. `sso.local_login` can limit password
+ * sign-in to admins or turn it off.
  */
 export async function login(input: v.InferOutput<typeof LoginInput>, ctx: HandlerContext): Promise<Result<Output>> {
-  const { username, password } = input;
+  const { username, password, code } = input;
   const ip = ctx.request.ip;
+  // Failed sign-ins are audited with the name that was tried (the actor is still anonymous).
+  ctx.request.noteAudit({ username });
+  const { local_login } = await ctx.runtimeSettings.get('security');
+  if (local_login === 'off') return fail({ code: 'not_found', message: 'password sign-in is turned off' });
   const locked = await ctx.auth.lockedUntil(username, ip);
   if (locked) return fail(lockedOut(locked, ctx.clock.now()));
 
-  const account = await ctx.auth.checkPassword(username, password);
-  if (!account) {
+  const failed = async (error: AppError): Promise<Result<Output>> => {
     const nowLocked = await ctx.auth.recordFailure(username, ip);
-    return fail(nowLocked ? lockedOut(nowLocked, ctx.clock.now()) : badCredentials);
+    return fail(nowLocked ? lockedOut(nowLocked, ctx.clock.now()) : error);
+  };
+  const account = await ctx.auth.checkPassword(username, password);
+  if (!account) return failed(badCredentials);
+  if (local_login === 'admin_only' && account.role !== 'admin') return fail({ code: 'forbidden', message: 'password sign-in is limited to admins' });
+  if (account.totpEnabled) {
+    if (code === undefined) return fail({ code: 'second_factor_required', message: 'enter the code from your authenticator app' });
+    const verdict = await ctx.secondFactor.verify(account.id, code);
+    if (verdict === 'replayed') return failed({ code: 'unauthenticated', message: 'that code was already used; wait for the next one' });
+    if (verdict !== 'ok') return failed({ code: 'unauthenticated', message: 'wrong second-factor code' });
   }
   await ctx.auth.clearFailures(username, ip);
   const session = await ctx.auth.startSession(account.id, ip);

@@ -3,26 +3,41 @@
 // the link of the row after it; verifyChain tells the two apart.
 import { createHash } from 'node:crypto';
 import type { AuditService, Clock } from '../../handlers/context.ts';
-import type { ChainReport } from '../../schema/audit.ts';
+import { redactRecord } from '../../handlers/redaction/redact.ts';
+import type { AuditEvent, AuditPage, AuditQuery, ChainReport, PurgeRequest } from '../../schema/audit.ts';
 import type { AuditLogTable } from '../../schema/db/tables.ts';
 import type { Db } from '../store/database.ts';
+import { countMatching, selectMatching, toEvent } from './audit-query.ts';
 
 export const AUDIT_RETENTION_MS = 365 * 24 * 60 * 60 * 1000;
 export const ACCESS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+export const SIBLING_WINDOW_MS = 5 * 60 * 1000;
 /** Retention is enforced on the insert path, but at most this often: not a DELETE per request. */
 const PRUNE_INTERVAL_MS = 60 * 1000;
+/** Another process (a recovery CLI) may append at the same moment; the loser retries. */
+const APPEND_ATTEMPTS = 5;
 
 export interface AuditEntry {
   actor: string;
   category: string;
   action: string;
-  status: number;
+  status: number | null;
   outcome: string;
+  severity: string;
+  namespace: string | null;
+  detail: Readonly<Record<string, string>>;
 }
 
+type StreamStats = ReturnType<AuditService['streamStats']>;
+
+/** Where appended rows are streamed (audit.webhookUrl); it must never block or throw. */
+export interface AuditStream {
+  enqueue(event: Record<string, unknown>): void;
+  stats(): StreamStats;
+}
 
 function rowHash(row: Omit<AuditLogTable, 'hash'>): string {
-  const content = [row.id, row.ts, row.actor, row.category, row.action, row.status, row.outcome, row.prev_hash];
+  const content = [row.id, row.ts, row.actor, row.category, row.action, row.status, row.outcome, row.severity, row.namespace, row.detail, row.prev_hash];
   return createHash('sha256').update(JSON.stringify(content)).digest('hex');
 }
 
@@ -33,16 +48,29 @@ export class AuditLog implements AuditService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly stream: AuditStream | null = null,
   ) {}
 
-  /** Appends one row in one transaction with the read of its predecessor, then prunes rows past retention (at most once a minute). */
+  /** Appends one row (redacted) in one transaction with the read of its predecessor, then prunes rows past retention (at most once a minute). */
   async append(entry: AuditEntry): Promise<void> {
     const ts = this.clock.now().getTime();
-    await this.db.transaction().execute(async (trx) => {
-      const last = await trx.selectFrom('audit_log').select(['id', 'hash']).orderBy('id', 'desc').limit(1).executeTakeFirst();
-      const row = { id: (last?.id ?? 0) + 1, ts, ...entry, prev_hash: last?.hash ?? '' };
-      await trx.insertInto('audit_log').values({ ...row, hash: rowHash(row) }).execute();
-    });
+    const detail = JSON.stringify(redactRecord(entry.detail));
+    const values = { ts, actor: entry.actor, category: entry.category, action: entry.action, status: entry.status ?? 0, outcome: entry.outcome, severity: entry.severity, namespace: entry.namespace, detail };
+    let stored: AuditLogTable | undefined;
+    for (let attempt = 1; stored === undefined; attempt++) {
+      try {
+        stored = await this.db.transaction().execute(async (trx) => {
+          const last = await trx.selectFrom('audit_log').select(['id', 'hash']).orderBy('id', 'desc').limit(1).executeTakeFirst();
+          const row = { id: (last?.id ?? 0) + 1, ...values, prev_hash: last?.hash ?? '' };
+          const full = { ...row, hash: rowHash(row) };
+          await trx.insertInto('audit_log').values(full).execute();
+          return full;
+        });
+      } catch (err) {
+        if (attempt >= APPEND_ATTEMPTS || !isContention(err)) throw err;
+      }
+    }
+    this.stream?.enqueue(toEvent(stored));
     if (ts - this.auditPrunedAt >= PRUNE_INTERVAL_MS) {
       this.auditPrunedAt = ts;
       await this.db.deleteFrom('audit_log').where('ts', '<', ts - AUDIT_RETENTION_MS).execute();
@@ -58,9 +86,14 @@ export class AuditLog implements AuditService {
     }
   }
 
+  record(event: Parameters<AuditService['record']>[0]): Promise<void> {
+    return this.append({ ...event, status: null, namespace: null });
+  }
+
   /**
-   * Recomputes the chain oldest-first. The oldest surviving row anchors it (retention removes
-   * older rows legitimately). Truncation of the newest rows is not detectable from the chain alone.
+   * Recomputes the chain oldest-first. The oldest surviving row anchors it (retention and
+   * purges remove older rows legitimately). Truncation of the newest rows is not detectable
+   * from the chain alone.
    */
   async verifyChain(): Promise<ChainReport> {
     let previous: string | null = null;
@@ -79,4 +112,61 @@ export class AuditLog implements AuditService {
       }
     }
   }
+
+  async query(query: AuditQuery): Promise<AuditPage> {
+    const limit = query.limit ?? 100;
+    const rows = await selectMatching(this.db, query, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { events: page, next_cursor: rows.length > limit && last ? last.id : null };
+  }
+
+  async event(id: number): Promise<AuditEvent | null> {
+    const row = await this.db.selectFrom('audit_log').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toEvent(row) : null;
+  }
+
+  async siblings(actor: string, around: Date, exceptId: number): Promise<AuditEvent[]> {
+    const t = around.getTime();
+    const rows = await this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('actor', '=', actor)
+      .where('ts', '>=', t - SIBLING_WINDOW_MS)
+      .where('ts', '<=', t + SIBLING_WINDOW_MS)
+      .where('id', '!=', exceptId)
+      .orderBy('id')
+      .limit(200)
+      .execute();
+    return rows.map(toEvent);
+  }
+
+  async export(query: AuditQuery, limit: number): Promise<{ events: AuditEvent[]; totalMatched: number }> {
+    return { events: await selectMatching(this.db, query, limit), totalMatched: await countMatching(this.db, query) };
+  }
+
+  /** Deletes the oldest rows; the oldest survivor anchors the chain, so it still verifies. */
+  async purge(request: PurgeRequest): Promise<number> {
+    let cutoffId: number;
+    if ('keep_last' in request) {
+      const newest = await this.db.selectFrom('audit_log').select('id').orderBy('id', 'desc').offset(request.keep_last).limit(1).executeTakeFirst();
+      if (!newest) return 0;
+      cutoffId = newest.id + 1;
+    } else {
+      const cutoffTs = this.clock.now().getTime() - request.older_than_days * 24 * 60 * 60 * 1000;
+      const first = await this.db.selectFrom('audit_log').select('id').where('ts', '>=', cutoffTs).orderBy('id').limit(1).executeTakeFirst();
+      cutoffId = first?.id ?? Number.MAX_SAFE_INTEGER;
+    }
+    const result = await this.db.deleteFrom('audit_log').where('id', '<', cutoffId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  streamStats(): StreamStats {
+    return this.stream?.stats() ?? { queued: 0, delivered: 0, dropped: 0, failures: 0, last_error: null, last_delivered_at: null };
+  }
+}
+
+function isContention(err: unknown): boolean {
+  const text = err instanceof Error ? `${err.message} ${String((err as { code?: unknown }).code)}` : String(err);
+  return /SQLITE_BUSY|database is locked|UNIQUE constraint failed: audit_log\.id|SQLITE_CONSTRAINT_PRIMARYKEY/.test(text);
 }

@@ -19,8 +19,8 @@ const TOUCH_INTERVAL_MS = 30 * 1000;
 const DUMMY_HASH = bcrypt.hashSync('capstan-timing-equaliser', BCRYPT_COST);
 
 export interface SessionPolicy {
-  /** Sliding idle timeout in seconds; 0 disables the idle check (spec: security.sessionIdleTimeout). */
-  idleTimeoutSecs: number;
+  /** Sliding idle timeout in seconds; 0 disables the idle check (spec: security.sessionIdleTimeout). Read per request: admins edit it at runtime. */
+  idleTimeoutSecs: () => Promise<number>;
 }
 
 export type SessionCheck = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'malformed' | 'forged' | 'expired' | 'revoked' };
@@ -69,7 +69,7 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       const user = await findUser(db, username);
       const matches = await bcrypt.compare(password, user?.password_hash ?? DUMMY_HASH);
       if (!user || !matches || user.active !== 1 || user.password_hash === null) return null;
-      return { id: user.id, username: user.username, role: user.role };
+      return { id: user.id, username: user.username, role: user.role, totpEnabled: user.totp_enabled === 1 };
     },
 
     async recordFailure(username, ip) {
@@ -116,7 +116,8 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
         .executeTakeFirst();
       if (!row || row.active !== 1) return { ok: false, reason: 'revoked' };
       const t = now();
-      const idle = policy.idleTimeoutSecs > 0 && t - row.last_seen_at > policy.idleTimeoutSecs * 1000;
+      const idleTimeoutSecs = await policy.idleTimeoutSecs();
+      const idle = idleTimeoutSecs > 0 && t - row.last_seen_at > idleTimeoutSecs * 1000;
       if (idle || t - row.created_at > SESSION_ABSOLUTE_MS) {
         await db.deleteFrom('sessions').where('id', '=', row.id).execute();
         return { ok: false, reason: 'expired' };

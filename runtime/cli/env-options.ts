@@ -1,17 +1,26 @@
 // Agent settings read from CAPSTAN_* environment variables (what the Helm chart sets),
 // shared by `capstan agent` and `capstan demo` so both honour the same configuration.
+import { parseCidrList } from '../../handlers/access/cidr.ts';
 import type { AgentOptions } from '../agent.ts';
 import type { CookieSecure } from '../http/app.ts';
 import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
 
-type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'accounts' | 'sessionIdleTimeoutSecs' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding'>;
+type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
   return {
     apiDocs: env.CAPSTAN_ENABLE_API_DOCS === 'true',
     accounts: { adminPassword: env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: env.CAPSTAN_VIEWER_PASSWORD },
-    sessionIdleTimeoutSecs: parseWholeNumber(env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
+    settingDefaults: {
+      sessionIdleTimeoutSecs: parseWholeNumber(env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
+      auditWebhookUrl: parseWebhookUrl(env.CAPSTAN_AUDIT_WEBHOOK_URL),
+      auditWebhookToken: nonEmpty(env.CAPSTAN_AUDIT_WEBHOOK_TOKEN),
+      activityRetentionDays: parsePositive(env.CLUSTER_EVENTS_RETENTION_DAYS, 7, 'CLUSTER_EVENTS_RETENTION_DAYS'),
+      allowlist: parseCidrs(env.CAPSTAN_IP_ALLOWLIST, 'CAPSTAN_IP_ALLOWLIST'),
+      denylist: parseCidrs(env.CAPSTAN_IP_DENYLIST, 'CAPSTAN_IP_DENYLIST'),
+    },
+    encryptionKey: nonEmpty(env.CAPSTAN_ENCRYPTION_KEY) ?? undefined,
     cookieSecure: parseCookieSecure(env.CAPSTAN_COOKIE_SECURE),
     trustedProxyCidrs: env.CAPSTAN_TRUSTED_PROXY_CIDRS ?? '',
     shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
@@ -35,4 +44,21 @@ function parseCookieSecure(value: string | undefined): CookieSecure {
   if (value === undefined || value === '') return 'auto';
   if (value === 'auto' || value === 'true' || value === 'false') return value;
   throw new Error(`CAPSTAN_COOKIE_SECURE must be auto, true or false, got "${value}"`);
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+function parseWebhookUrl(value: string | undefined): string | null {
+  const url = nonEmpty(value);
+  if (url !== null && !/^https?:\/\/[^\s]+$/i.test(url)) throw new Error(`CAPSTAN_AUDIT_WEBHOOK_URL must be an http(s) URL, got "${url}"`);
+  return url;
+}
+
+function parseCidrs(value: string | undefined, name: string): string[] {
+  const entries = (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const parsed = parseCidrList(entries);
+  if (!parsed.ok) throw new Error(`${name}: "${parsed.entry}" ${parsed.reason}`);
+  return entries;
 }

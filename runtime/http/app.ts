@@ -71,7 +71,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const endpoint = async (c: Context<AppEnv>): Promise<Response> => {
       const input = await readInput(c, route);
       if (!input.ok) return errorResponse(c, { code: 'invalid_input', field: 'body', message: input.message });
-      const context = { ...options.services, request: { ip: clientIp(c) }, principal: c.get('principal') ?? null };
+      const notes: Record<string, string> = {};
+      c.set('auditNotes', notes);
+      const noteAudit = (fields: Readonly<Record<string, string>>) => void Object.assign(notes, fields);
+      const context = { ...options.services, request: { ip: clientIp(c), noteAudit }, principal: c.get('principal') ?? null };
       const result = await route.run(input.value, context);
       if (!result.ok) return errorResponse(c, result.error);
       if (options.validateOutput) {
@@ -81,7 +84,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
           return errorResponse(c, { code: 'internal', message: 'response failed its own schema' });
         }
       }
-      for (const effect of result.effects ?? []) applyEffect(c, effect, options.cookieSecure ?? 'auto');
+      let download: Extract<ResponseEffect, { kind: 'download' }> | null = null;
+      for (const effect of result.effects ?? []) {
+        if (effect.kind === 'download') download = effect;
+        else applyEffect(c, effect, options.cookieSecure ?? 'auto');
+      }
+      if (download) {
+        return c.body(download.body, 200, { 'content-type': download.contentType, 'content-disposition': `attachment; filename="${download.filename}"` });
+      }
       return c.json(result.value);
     };
     const handlers: MiddlewareHandler<AppEnv>[] = [...stages, endpoint];
@@ -105,7 +115,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   return app;
 }
 
-function applyEffect(c: Context<AppEnv>, effect: ResponseEffect, secure: CookieSecure): void {
+function applyEffect(c: Context<AppEnv>, effect: Exclude<ResponseEffect, { kind: 'download' }>, secure: CookieSecure): void {
+  if (effect.kind === 'headers') {
+    for (const [name, value] of Object.entries(effect.headers)) c.header(name, value);
+    return;
+  }
   const isSecure = secure === 'auto' ? new URL(c.req.url).protocol === 'https:' : secure === 'true';
   if (effect.kind === 'set-session') {
     c.set('signedIn', effect.username);
@@ -141,5 +155,7 @@ async function readInput(c: Context<AppEnv>, route: Route): Promise<InputRead> {
       body = parsed as Record<string, unknown>;
     }
   }
-  return { ok: true, value: { ...body, ...c.req.query(), ...c.req.param() } };
+  // A parameter given more than once (`?category=a&category=b`) arrives as an array.
+  const query = Object.fromEntries(Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? values[0] : values]));
+  return { ok: true, value: { ...body, ...query, ...c.req.param() } };
 }

@@ -10,6 +10,8 @@ export interface AppEnv {
     signedIn?: string;
     /** Resolved once per request by the app (socket, or X-Forwarded-For from a trusted proxy). */
     clientIp?: string;
+    /** Fields the handler added to this request's audit row. */
+    auditNotes?: Record<string, string>;
   };
 }
 

@@ -20,7 +20,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 function schemaOf(schema: Route['input'], typeMode: 'input' | 'output'): SchemaObject {
   // The document declares its dialect once (OpenAPI 3.1); per-schema `$schema` is noise.
   // trim only normalises what a client sends; it has no JSON Schema form and changes no type.
-  const converted: SchemaObject = { ...toJsonSchema(schema, { target: 'draft-2020-12', typeMode, errorMode: 'throw', ignoreActions: ['trim'] }) };
+  const converted: SchemaObject = { ...toJsonSchema(schema, { target: 'draft-2020-12', typeMode, errorMode: 'throw', ignoreActions: ['trim', 'check'] }) };
   delete converted.$schema;
   return converted;
 }

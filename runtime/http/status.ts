@@ -3,10 +3,15 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppError, ErrorCode } from '../../handlers/result.ts';
 import type { ErrorBody } from '../../schema/common.ts';
 
+const UPGRADE_HINT = 'This feature needs a Capstan license tier that includes it; an admin can add a license under Admin → License.';
+
 /** The one place an error code becomes an HTTP status. */
 export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   invalid_input: 400,
   unauthenticated: 401,
+  second_factor_required: 401,
+  feature_not_licensed: 402,
+  ip_denied: 403,
   forbidden: 403,
   api_key_forbidden: 403,
   api_key_insufficient_scope: 403,
@@ -20,6 +25,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
 export function errorBody(error: AppError): ErrorBody {
   if (error.code === 'invalid_input') return { error: error.code, message: error.message, field: error.field };
   if (error.code === 'api_key_insufficient_scope') return { error: error.code, message: error.message, scope: error.scope };
+  if (error.code === 'feature_not_licensed') return { error: error.code, message: error.message, feature: error.feature, upgrade: UPGRADE_HINT };
   return { error: error.code, message: error.message };
 }
 

@@ -85,4 +85,30 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE INDEX access_log_ts ON access_log(ts)`.execute(db);
     },
   },
+  {
+    version: 4,
+    name: 'second factor, runtime settings, IP bans, audit detail',
+    async up(db) {
+      // Sealed (AES-256-GCM) TOTP secret; enrolment is inactive until one code is confirmed.
+      await sql`ALTER TABLE users ADD COLUMN totp_secret TEXT`.execute(db);
+      await sql`ALTER TABLE users ADD COLUMN totp_enabled INTEGER NOT NULL DEFAULT 0`.execute(db);
+      // The last accepted 30 s step: a code from that step or earlier is a replay.
+      await sql`ALTER TABLE users ADD COLUMN totp_last_step INTEGER`.execute(db);
+      await sql`CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`.execute(db);
+      await sql`CREATE TABLE ip_bans (
+        ip TEXT PRIMARY KEY,
+        reason TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER
+      )`.execute(db);
+      await sql`ALTER TABLE audit_log ADD COLUMN severity TEXT NOT NULL DEFAULT 'info'`.execute(db);
+      await sql`ALTER TABLE audit_log ADD COLUMN namespace TEXT`.execute(db);
+      await sql`ALTER TABLE audit_log ADD COLUMN detail TEXT NOT NULL DEFAULT ''`.execute(db);
+      await sql`CREATE INDEX audit_log_actor ON audit_log(actor, ts)`.execute(db);
+    },
+  },
 ];

@@ -8,6 +8,10 @@ export interface UsersTable {
   password_hash: string | null;
   active: number;
   created_at: number;
+  /** Sealed with the at-rest key; null when no second factor was ever enrolled. */
+  totp_secret: Generated<string | null>;
+  totp_enabled: Generated<number>;
+  totp_last_step: Generated<number | null>;
 }
 
 export interface SessionsTable {
@@ -52,6 +56,10 @@ export interface AuditLogTable {
   action: string;
   status: number;
   outcome: string;
+  severity: string;
+  namespace: string | null;
+  /** Redacted JSON object: path, query, and what the handler noted. */
+  detail: string;
   prev_hash: string;
   hash: string;
 }
@@ -63,6 +71,21 @@ export interface AccessLogTable {
   actor: string;
   action: string;
   status: number;
+}
+
+/** Runtime-editable settings (admin screens, recovery CLIs): one JSON value per key. */
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+/** Durable automatic bans (auth_flood); expires_at null = until an admin lifts it. */
+export interface IpBansTable {
+  ip: string;
+  reason: string;
+  created_at: number;
+  expires_at: number | null;
 }
 
 export interface SchemaMigrationsTable {
@@ -78,5 +101,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
   access_log: AccessLogTable;
+  settings: SettingsTable;
+  ip_bans: IpBansTable;
   schema_migrations: SchemaMigrationsTable;
 }

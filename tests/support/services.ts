@@ -2,11 +2,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClusterView, Clock, Services } from '../../handlers/context.ts';
-import { AuditLog } from '../../runtime/audit/audit-log.ts';
+import type { ClusterView, Clock, Licensing } from '../../handlers/context.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
-import { createAuthService, type AgentAuth } from '../../runtime/auth/service.ts';
 import { silentLogger } from '../../runtime/log.ts';
+import { assembleServices, type AssembledServices, type SettingDefaults } from '../../runtime/services.ts';
 import { openDatabase, type Db } from '../../runtime/store/database.ts';
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -25,19 +24,33 @@ export class ManualClock implements Clock {
 
 export const emptyCluster: ClusterView = { namespaces: () => [], syncStatus: () => [] };
 
-export async function testServices(options: { cluster?: ClusterView; clock?: Clock; idleTimeoutSecs?: number; tenantNamespaces?: string[] } = {}): Promise<Services & { auth: AgentAuth; audit: AuditLog; dataDir: string; db: Db }> {
+export interface TestServiceOptions {
+  cluster?: ClusterView;
+  clock?: Clock;
+  idleTimeoutSecs?: number;
+  tenantNamespaces?: string[];
+  defaults?: Partial<SettingDefaults>;
+  licensing?: Licensing;
+}
+
+export type TestServices = AssembledServices & { dataDir: string; db: Db };
+
+/** The agent's own service assembly over a fresh database (fixed session and at-rest keys). */
+export async function testServices(options: TestServiceOptions = {}): Promise<TestServices> {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-services-'));
   const clock = options.clock ?? new ManualClock();
   const db = await openDatabase(dataDir, clock);
   await seedAccounts(db, dataDir, clock, { adminPassword: ADMIN_PASSWORD, viewerPassword: VIEWER_PASSWORD }, silentLogger);
-  const auth = createAuthService(db, clock, Buffer.alloc(32, 7), { idleTimeoutSecs: options.idleTimeoutSecs ?? 28800 });
-  return {
-    cluster: options.cluster ?? emptyCluster,
-    auth,
-    audit: new AuditLog(db, clock),
-    settings: { tenantNamespaces: options.tenantNamespaces ?? [] },
-    clock,
-    dataDir,
+  const services = await assembleServices({
     db,
-  };
+    clock,
+    cluster: options.cluster ?? emptyCluster,
+    settings: { tenantNamespaces: options.tenantNamespaces ?? [] },
+    sessionSecret: Buffer.alloc(32, 7),
+    encryptionKey: Buffer.alloc(32, 9),
+    defaults: { ...options.defaults, ...(options.idleTimeoutSecs !== undefined ? { sessionIdleTimeoutSecs: options.idleTimeoutSecs } : {}) },
+    licensing: options.licensing,
+    log: silentLogger,
+  });
+  return Object.assign(services, { dataDir, db });
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createApp } from '../../runtime/http/app.ts';
-import { authentication, roleCheck } from '../../runtime/http/middleware/authenticate.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
 import { Scope } from '../../schema/access.ts';
@@ -12,7 +11,7 @@ const ALL_SCOPES = Scope.options;
 async function harness() {
   const clock = new ManualClock();
   const services = await testServices({ clock });
-  const app = createApp({ routes, services, middleware: [authentication(services.auth), roleCheck()], validateOutput: true, log: silentLogger });
+  const app = createApp({ routes, services, middleware: services.middleware, validateOutput: true, log: silentLogger });
   const call = async (method: string, path: string, opts: { body?: unknown; cookie?: string; key?: string; bearer?: string } = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (opts.cookie) headers.cookie = `capstan_session=${opts.cookie}`;

@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ACCESS_RETENTION_MS, AUDIT_RETENTION_MS } from '../../runtime/audit/audit-log.ts';
 import { createApp } from '../../runtime/http/app.ts';
-import { auditing } from '../../runtime/http/middleware/audit.ts';
-import { authentication, roleCheck } from '../../runtime/http/middleware/authenticate.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
 import { ADMIN_PASSWORD, ManualClock, testServices, VIEWER_PASSWORD } from '../support/services.ts';
@@ -14,7 +12,7 @@ async function harness() {
   const app = createApp({
     routes,
     services,
-    middleware: [auditing(services.audit, silentLogger), authentication(services.auth), roleCheck()],
+    middleware: services.middleware,
     validateOutput: true,
     log: silentLogger,
   });
@@ -39,9 +37,9 @@ describe('audit log', () => {
     await h.request('GET', '/namespaces', undefined, cookie);
     const audit = (await h.rows()).map((r) => [r.actor, r.category, r.action, r.status, r.outcome]);
     assert.deepEqual(audit, [
-      ['anonymous@203.0.113.5', 'denial', 'POST /auth/login', 401, 'denied'],
-      ['admin@203.0.113.5', 'write', 'POST /auth/login', 200, 'success'],
-      ['anonymous@203.0.113.5', 'denial', 'GET /namespaces', 401, 'denied'],
+      ['anonymous@203.0.113.5', 'login', 'POST /auth/login', 401, 'denied'],
+      ['admin@203.0.113.5', 'login', 'POST /auth/login', 200, 'success'],
+      ['anonymous@203.0.113.5', 'http', 'GET /namespaces', 401, 'denied'],
     ]);
     const access = await h.services.db.selectFrom('access_log').select(['actor', 'action', 'status']).execute();
     assert.deepEqual(access, [{ actor: 'admin@203.0.113.5', action: 'GET /namespaces', status: 200 }]);

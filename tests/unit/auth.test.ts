@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createApp } from '../../runtime/http/app.ts';
-import { authentication, roleCheck } from '../../runtime/http/middleware/authenticate.ts';
 import { LOCKOUT_MS, SESSION_ABSOLUTE_MS } from '../../runtime/auth/service.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
@@ -10,7 +9,7 @@ import { ADMIN_PASSWORD, ManualClock, testServices, VIEWER_PASSWORD } from '../s
 async function harness(idleTimeoutSecs = 28800) {
   const clock = new ManualClock();
   const services = await testServices({ clock, idleTimeoutSecs });
-  const app = createApp({ routes, services, middleware: [authentication(services.auth), roleCheck()], validateOutput: true, log: silentLogger });
+  const app = createApp({ routes, services, middleware: services.middleware, validateOutput: true, log: silentLogger });
   /** A request from `ip`, as the Node server would present its socket. */
   const call = (method: string, path: string, opts: { body?: unknown; cookie?: string; ip?: string } = {}) =>
     app.request(

@@ -6,14 +6,20 @@ import { clientIp, type AppEnv } from '../env.ts';
 
 function outcomeOf(status: number): string {
   if (status < 400) return 'success';
-  if (status === 401 || status === 403 || status === 429) return 'denied';
+  if (status === 401 || status === 402 || status === 403 || status === 429) return 'denied';
   return status >= 500 ? 'error' : 'rejected';
+}
+
+function severityOf(outcome: string): 'info' | 'warning' | 'critical' {
+  if (outcome === 'error') return 'critical';
+  return outcome === 'success' ? 'info' : 'warning';
 }
 
 /**
  * Records every request to a route that declares an audit category. Successful routine
  * reads (`access`) go to the 7-day access log; everything else, including every denial and
- * error, to the hash-chained audit log. Actor is `user@ip`.
+ * error, to the hash-chained audit log. Actor is `user@ip` (API keys too); the detail (path,
+ * query, what the handler noted) is redacted by the log before it is written.
  */
 export function auditing(audit: AuditLog, log: Logger): RouteMiddleware {
   return (route) => {
@@ -23,13 +29,19 @@ export function auditing(audit: AuditLog, log: Logger): RouteMiddleware {
       await next();
       const status = c.res.status;
       const outcome = outcomeOf(status);
-      const actor = `${c.get('principal')?.username ?? c.get('signedIn') ?? 'anonymous'}@${clientIp(c)}`;
+      const principal = c.get('principal');
+      const actor = `${principal?.username ?? c.get('signedIn') ?? 'anonymous'}@${clientIp(c)}`;
       try {
-        if (route.audit === 'access' && outcome === 'success') await audit.appendAccess({ actor, action, status });
-        else {
-          const category = outcome === 'denied' ? 'denial' : outcome === 'error' ? 'error' : route.audit;
-          await audit.append({ actor, category, action, status, outcome });
+        if (route.audit === 'access' && outcome === 'success') {
+          await audit.appendAccess({ actor, action, status });
+          return;
         }
+        const search = new URL(c.req.url).search;
+        const detail: Record<string, string> = { path: c.req.path, ...(search ? { query: search.slice(1) } : {}), ...c.get('auditNotes') };
+        if (principal?.via === 'api_key') detail.api_key_id = String(principal.keyId);
+        const namespace = c.req.param('namespace') ?? c.req.query('namespace') ?? null;
+        const category = route.audit === 'access' ? 'http' : route.audit;
+        await audit.append({ actor, category, action, status, outcome, severity: severityOf(outcome), namespace, detail });
       } catch (err) {
         log.error('audit write failed', { action, actor, error: err instanceof Error ? err.message : String(err) });
       }

@@ -2,7 +2,7 @@ import { getCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AgentAuth } from '../../auth/service.ts';
 import type { RouteMiddleware } from '../app.ts';
-import { SESSION_COOKIE, type AppEnv } from '../env.ts';
+import { clientIp, SESSION_COOKIE, type AppEnv } from '../env.ts';
 import { errorResponse } from '../status.ts';
 
 const MESSAGES = {
@@ -34,7 +34,10 @@ function presentedApiKey(c: Context<AppEnv>): string | undefined {
  * is refused before any handler runs when the route is closed to keys (403
  * api_key_forbidden) or the key lacks the route's scope (403 api_key_insufficient_scope).
  */
-export function authentication(auth: AgentAuth): RouteMiddleware {
+/** Told about each forged or malformed credential (the auth_flood counter). Never a missing or benignly expired one. */
+export type ForgedCredentialReport = (ip: string, what: 'session_token' | 'api_key') => Promise<void>;
+
+export function authentication(auth: AgentAuth, onForged: ForgedCredentialReport = async () => {}): RouteMiddleware {
   return (route) => {
     const access = route.access;
     if (access.auth === 'public') return null;
@@ -42,7 +45,10 @@ export function authentication(auth: AgentAuth): RouteMiddleware {
       const key = presentedApiKey(c);
       if (key !== undefined) {
         const checked = await auth.resolveApiKey(key);
-        if (!checked.ok) return errorResponse(c, { code: 'unauthenticated', message: KEY_MESSAGES[checked.reason] });
+        if (!checked.ok) {
+          if (checked.reason === 'malformed' || checked.reason === 'unknown') await onForged(clientIp(c), 'api_key');
+          return errorResponse(c, { code: 'unauthenticated', message: KEY_MESSAGES[checked.reason] });
+        }
         if (access.scope === null) return errorResponse(c, { code: 'api_key_forbidden', message: 'API keys cannot reach this route' });
         if (!checked.principal.scopes.includes(access.scope)) {
           return errorResponse(c, { code: 'api_key_insufficient_scope', message: `this route needs the ${access.scope} scope`, scope: access.scope });
@@ -52,7 +58,10 @@ export function authentication(auth: AgentAuth): RouteMiddleware {
         return;
       }
       const check = await auth.resolveSession(getCookie(c, SESSION_COOKIE));
-      if (!check.ok) return errorResponse(c, { code: 'unauthenticated', message: MESSAGES[check.reason] });
+      if (!check.ok) {
+        if (check.reason === 'malformed' || check.reason === 'forged') await onForged(clientIp(c), 'session_token');
+        return errorResponse(c, { code: 'unauthenticated', message: MESSAGES[check.reason] });
+      }
       c.set('principal', check.principal);
       await next();
     };

@@ -1,0 +1,21 @@
+import type { AuditExport } from '../../schema/audit.ts';
+
+const COLUMNS = ['id', 'ts', 'actor', 'category', 'severity', 'action', 'status', 'outcome', 'namespace', 'detail'] as const;
+
+/** RFC 4180 quoting, and a leading quote on cells a spreadsheet would run as a formula. */
+function cell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** The export as CSV; when capped, cell A1 says so before the header row. */
+export function auditCsv(envelope: AuditExport): string {
+  const lines: string[] = [];
+  if (envelope.truncated) lines.push(cell(`TRUNCATED: ${envelope.events.length} of ${envelope.total_matched} matching events; narrow the filters to export the rest`));
+  lines.push(COLUMNS.join(','));
+  for (const e of envelope.events) {
+    const values = [String(e.id), e.ts, e.actor, e.category, e.severity, e.action, e.status === null ? '' : String(e.status), e.outcome, e.namespace ?? '', JSON.stringify(e.detail)];
+    lines.push(values.map(cell).join(','));
+  }
+  return lines.join('\r\n') + '\r\n';
+}

@@ -1,0 +1,27 @@
+import type * as v from 'valibot';
+import type { SecuritySettingsInput, SecuritySettingsView } from '../../schema/admin-settings.ts';
+import type { HandlerContext } from '../context.ts';
+import { fail, ok, type Result } from '../result.ts';
+
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+
+export async function getSecuritySettings(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof SecuritySettingsView>>> {
+  return ok(await ctx.runtimeSettings.get('security'));
+}
+
+/**
+ * Idle timeout, password sign-in mode and the auth_flood ban policy; a changed idle timeout
+ * applies to sessions already signed in. Turning password sign-in off needs an SSO method,
+ * and none exists yet, so `off` is refused rather than locking everyone out.
+ */
+export async function updateSecuritySettings(input: Out<typeof SecuritySettingsInput>, ctx: HandlerContext): Promise<Result<Out<typeof SecuritySettingsView>>> {
+  if (input.local_login === 'off') {
+    return fail({ code: 'invalid_input', field: 'local_login', message: 'password sign-in can be turned off only while an SSO method is enabled' });
+  }
+  const current = await ctx.runtimeSettings.get('security');
+  // Absent fields are absent keys (exactOptionalPropertyTypes), so spreading keeps what is not sent.
+  const next = { ...current, ...input };
+  ctx.request.noteAudit({ changed: Object.keys(input).join(',') });
+  await ctx.runtimeSettings.set('security', next);
+  return ok(next);
+}

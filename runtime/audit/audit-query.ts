@@ -1,0 +1,96 @@
+// The audit timeline's filters (spec §4 "Audit timeline query parameters") as SQL, shared
+// by the paginated timeline and the export. `category=access` reads the access log instead.
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import * as v from 'valibot';
+import { redactRecord } from '../../handlers/redaction/redact.ts';
+import { Severity, type AuditEvent, type AuditQuery } from '../../schema/audit.ts';
+import type { AccessLogTable, AuditLogTable, Database } from '../../schema/db/tables.ts';
+import type { Db } from '../store/database.ts';
+
+const Detail = v.record(v.string(), v.string());
+
+/** A stored row as the API shows it: detail parsed and redacted a second time on the way out. */
+export function toEvent(row: AuditLogTable): AuditEvent {
+  let detail: Record<string, string> = {};
+  try {
+    const parsed = v.safeParse(Detail, JSON.parse(row.detail));
+    if (parsed.success) detail = parsed.output;
+  } catch {
+    detail = { unparsed: row.detail };
+  }
+  const severity = v.safeParse(Severity, row.severity);
+  return {
+    id: row.id,
+    ts: new Date(row.ts).toISOString(),
+    actor: row.actor,
+    category: row.category,
+    severity: severity.success ? severity.output : 'info',
+    action: row.action,
+    status: row.status === 0 ? null : row.status,
+    outcome: row.outcome,
+    namespace: row.namespace,
+    detail: redactRecord(detail),
+  };
+}
+
+function accessEvent(row: Selectable<AccessLogTable>): AuditEvent {
+  return { id: row.id, ts: new Date(row.ts).toISOString(), actor: row.actor, category: 'access', severity: 'info', action: row.action, status: row.status, outcome: 'success', namespace: null, detail: {} };
+}
+
+const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** SQLite's LIKE only honours a backslash escape when told so. */
+const like = (column: 'action' | 'detail' | 'actor', pattern: string) => sql<boolean>`${sql.ref(column)} LIKE ${pattern} ESCAPE '\\'`;
+
+function readsAccessLog(query: AuditQuery): boolean {
+  return query.category?.includes('access') ?? false;
+}
+
+type AuditSelect = SelectQueryBuilder<Database, 'audit_log', object>;
+type AccessSelect = SelectQueryBuilder<Database, 'access_log', object>;
+
+function filterAudit<Q extends AuditSelect>(q: Q, query: AuditQuery): Q {
+  let out: AuditSelect = q;
+  if (query.category?.length) out = out.where('category', 'in', query.category);
+  if (query.severity?.length) out = out.where('severity', 'in', query.severity);
+  if (query.namespace !== undefined) out = out.where('namespace', '=', query.namespace);
+  if (query.outcome !== undefined) out = out.where('outcome', '=', query.outcome);
+  if (query.q !== undefined) {
+    const pattern = `%${likeEscape(query.q)}%`;
+    out = out.where((eb) => eb.or([like('action', pattern), like('detail', pattern)]));
+  }
+  return filterCommon(out, query) as Q;
+}
+
+/** Filters both logs share: actor, action prefix, time range. */
+function filterCommon<Q extends AuditSelect | AccessSelect>(q: Q, query: AuditQuery): Q {
+  let out = q as AuditSelect;
+  if (query.actor !== undefined) {
+    out = query.actor.includes('@') ? out.where('actor', '=', query.actor) : out.where(like('actor', `${likeEscape(query.actor)}@%`));
+  }
+  if (query.action !== undefined) out = out.where(like('action', `${likeEscape(query.action)}%`));
+  if (query.from !== undefined) out = out.where('ts', '>=', Date.parse(query.from));
+  if (query.to !== undefined) out = out.where('ts', '<=', Date.parse(query.to));
+  return out as Q;
+}
+
+/** Newest first, ids below `cursor`. */
+export async function selectMatching(db: Db, query: AuditQuery, limit: number): Promise<AuditEvent[]> {
+  if (readsAccessLog(query)) {
+    let q = filterCommon(db.selectFrom('access_log').selectAll() as AccessSelect, query);
+    if (query.cursor !== undefined) q = q.where('id', '<', query.cursor);
+    const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+    return (rows as Selectable<AccessLogTable>[]).map(accessEvent);
+  }
+  let q = filterAudit(db.selectFrom('audit_log').selectAll() as AuditSelect, query);
+  if (query.cursor !== undefined) q = q.where('id', '<', query.cursor);
+  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+  return (rows as AuditLogTable[]).map(toEvent);
+}
+
+export async function countMatching(db: Db, query: AuditQuery): Promise<number> {
+  const q = readsAccessLog(query)
+    ? filterCommon(db.selectFrom('access_log') as AccessSelect, query).select((eb) => eb.fn.countAll<number>().as('n'))
+    : filterAudit(db.selectFrom('audit_log') as AuditSelect, query).select((eb) => eb.fn.countAll<number>().as('n'));
+  const row = await q.executeTakeFirst();
+  return row?.n ?? 0;
+}

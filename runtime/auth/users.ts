@@ -1,0 +1,67 @@
+// Admin management of local accounts and of everyone's sessions.
+import type { Clock, SessionRecord, UserDirectory, UserRecord } from '../../handlers/context.ts';
+import type { UsersTable } from '../../schema/db/tables.ts';
+import type { Db } from '../store/database.ts';
+import { hashPassword } from './accounts.ts';
+
+type UserRow = Omit<UsersTable, 'id' | 'totp_secret' | 'totp_enabled' | 'totp_last_step'> & { id: number; totp_enabled: number };
+
+function toUser(row: UserRow): UserRecord {
+  return { id: row.id, username: row.username, role: row.role, active: row.active === 1, totp_enabled: row.totp_enabled === 1, created_at: new Date(row.created_at).toISOString() };
+}
+
+const USER_COLUMNS = ['id', 'username', 'role', 'password_hash', 'active', 'created_at', 'totp_enabled'] as const;
+
+export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
+  const byName = (username: string) => db.selectFrom('users').select(USER_COLUMNS).where('username', '=', username).executeTakeFirst();
+
+  return {
+    async list() {
+      return (await db.selectFrom('users').select(USER_COLUMNS).orderBy('id').execute()).map(toUser);
+    },
+
+    async create(username, password, role) {
+      if (await byName(username)) return 'exists';
+      await db.insertInto('users').values({ username, role, password_hash: await hashPassword(password), active: 1, created_at: clock.now().getTime() }).execute();
+      const row = await byName(username);
+      if (!row) throw new Error('user vanished after insert');
+      return toUser(row);
+    },
+
+    async update(username, change) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('users').select(USER_COLUMNS).where('username', '=', username).executeTakeFirst();
+        if (!row) return 'not_found' as const;
+        const role = change.role ?? row.role;
+        const active = change.active === undefined ? row.active : change.active ? 1 : 0;
+        const losesAdmin = row.role === 'admin' && row.active === 1 && (role !== 'admin' || active !== 1);
+        if (losesAdmin) {
+          const admins = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role', '=', 'admin').where('active', '=', 1).executeTakeFirstOrThrow();
+          if (admins.n <= 1) return 'last_admin' as const;
+        }
+        await trx.updateTable('users').set({ role, active }).where('id', '=', row.id).execute();
+        // A deactivated account's sessions end now; its API keys fail on their next request.
+        if (active !== 1) await trx.deleteFrom('sessions').where('user_id', '=', row.id).execute();
+        return toUser({ ...row, role, active });
+      });
+    },
+
+    async sessions(userId) {
+      let q = db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select(['sessions.id', 'users.username', 'sessions.ip', 'sessions.created_at', 'sessions.last_seen_at'])
+        .orderBy('sessions.created_at', 'desc');
+      if (userId !== null) q = q.where('sessions.user_id', '=', userId);
+      return (await q.execute()).map(
+        (r): SessionRecord => ({ id: r.id, username: r.username, ip: r.ip, created_at: new Date(r.created_at).toISOString(), last_seen_at: new Date(r.last_seen_at).toISOString() }),
+      );
+    },
+
+    async revokeSession(sessionId, userId) {
+      let q = db.deleteFrom('sessions').where('id', '=', sessionId);
+      if (userId !== null) q = q.where('user_id', '=', userId);
+      return Number((await q.executeTakeFirst()).numDeletedRows) > 0;
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Licensing } from '../../../handlers/context.ts';
+import type { RouteMiddleware } from '../app.ts';
+import type { AppEnv } from '../env.ts';
+import { errorResponse } from '../status.ts';
+
+/** A route that declares a licensed feature answers 402 with that feature when the license lacks it. */
+export function licensing(license: Licensing): RouteMiddleware {
+  return (route) => {
+    const feature = route.feature;
+    if (feature === null) return null;
+    const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+      if (!license.has(feature)) {
+        return errorResponse(c, { code: 'feature_not_licensed', feature, message: `${feature} is not included in the ${license.tier} tier` });
+      }
+      await next();
+    };
+    return middleware;
+  };
+}

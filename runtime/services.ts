@@ -1,0 +1,129 @@
+// Builds the services every handler receives, and the middleware chain around every route,
+// from one database and data dir. The agent and the in-process tests share this assembly,
+// so tests exercise the same wiring production runs.
+import type { AgentSettings, ClusterView, Clock, Licensing, Services } from '../handlers/context.ts';
+import type { SettingValues } from '../schema/settings.ts';
+import { IpGuard } from './access/ip-guard.ts';
+import { FREE_TIER } from './access/license.ts';
+import { AuditLog } from './audit/audit-log.ts';
+import { AuditWebhookForwarder } from './audit/webhook-forwarder.ts';
+import { createSecondFactor } from './auth/second-factor.ts';
+import { createAuthService, type AgentAuth } from './auth/service.ts';
+import { createUserDirectory } from './auth/users.ts';
+import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
+import type { RouteMiddleware } from './http/app.ts';
+import { auditing } from './http/middleware/audit.ts';
+import { authentication, roleCheck } from './http/middleware/authenticate.ts';
+import { ipAccess } from './http/middleware/ip-access.ts';
+import { licensing } from './http/middleware/licensing.ts';
+import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
+import type { Logger } from './log.ts';
+import type { Db } from './store/database.ts';
+import { SettingsStore } from './store/settings.ts';
+
+/** Helm values (CAPSTAN_* variables) that seed the runtime-editable settings. */
+export interface SettingDefaults {
+  sessionIdleTimeoutSecs: number;
+  auditWebhookUrl: string | null;
+  auditWebhookToken: string | null;
+  activityRetentionDays: number;
+  allowlist: string[];
+  denylist: string[];
+}
+
+export const DEFAULT_SETTING_DEFAULTS: SettingDefaults = {
+  sessionIdleTimeoutSecs: 28800,
+  auditWebhookUrl: null,
+  auditWebhookToken: null,
+  activityRetentionDays: 7,
+  allowlist: [],
+  denylist: [],
+};
+
+/** auth_flood: 20 forged or malformed credentials within a minute ban the address for an hour. */
+export const DEFAULT_AUTO_BAN = { threshold: 20, window_secs: 60, ban_secs: 3600 };
+
+/** The settings a database with nothing stored reads as. */
+export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBox): SettingValues {
+  const d = { ...DEFAULT_SETTING_DEFAULTS, ...given };
+  return {
+    security: { session_idle_timeout_secs: d.sessionIdleTimeoutSecs, local_login: 'all', auto_ban: DEFAULT_AUTO_BAN },
+    access_control: { allowlist: d.allowlist, denylist: d.denylist },
+    audit_stream: { webhook_url: d.auditWebhookUrl, webhook_token_sealed: d.auditWebhookToken === null ? null : secrets.seal(d.auditWebhookToken) },
+    activity: { retention_days: d.activityRetentionDays },
+  };
+}
+
+export interface ServiceOptions {
+  db: Db;
+  clock: Clock;
+  cluster: ClusterView;
+  settings: AgentSettings;
+  /** 32-byte HMAC key for session cookies. */
+  sessionSecret: Buffer;
+  /** 32-byte at-rest key (see crypto/secret-box.ts). */
+  encryptionKey: Buffer;
+  defaults?: Partial<SettingDefaults>;
+  licensing?: Licensing;
+  shedding?: SheddingOptions;
+  log: Logger;
+}
+
+export interface AssembledServices extends Services {
+  auth: AgentAuth;
+  audit: AuditLog;
+  ipGuard: IpGuard;
+  settingsStore: SettingsStore;
+  forwarder: AuditWebhookForwarder;
+  /** The chain every route is wrapped in, outermost first. */
+  middleware: RouteMiddleware[];
+  stop(): void;
+}
+
+export async function assembleServices(options: ServiceOptions): Promise<AssembledServices> {
+  const { db, clock, log } = options;
+  const secrets = createSecretBox(options.encryptionKey);
+  const settingsStore = new SettingsStore(db, clock, settingValues(options.defaults ?? {}, secrets));
+  // Loaded once so the forwarder's synchronous view starts from what is stored.
+  await settingsStore.get('audit_stream');
+  const forwarder = new AuditWebhookForwarder({
+    target: () => {
+      const stream = settingsStore.peek('audit_stream');
+      if (stream.webhook_url === null) return null;
+      return { url: stream.webhook_url, token: stream.webhook_token_sealed === null ? null : secrets.open(stream.webhook_token_sealed) };
+    },
+    log: log.child('audit-stream'),
+  });
+  const audit = new AuditLog(db, clock, forwarder);
+  const auth = createAuthService(db, clock, options.sessionSecret, {
+    idleTimeoutSecs: async () => (await settingsStore.get('security')).session_idle_timeout_secs,
+  });
+  const ipGuard = new IpGuard(db, clock, settingsStore, audit);
+  const license = options.licensing ?? FREE_TIER;
+  const middleware: RouteMiddleware[] = [
+    ipAccess(ipGuard),
+    loadShedding(options.shedding ?? DEFAULT_SHEDDING),
+    auditing(audit, log.child('audit')),
+    authentication(auth, (ip, what) => ipGuard.recordForgedCredential(ip, what)),
+    roleCheck(),
+    licensing(license),
+  ];
+  return {
+    cluster: options.cluster,
+    auth,
+    users: createUserDirectory(db, clock),
+    secondFactor: createSecondFactor(db, clock, secrets),
+    audit,
+    settings: options.settings,
+    runtimeSettings: settingsStore,
+    secrets,
+    ipBans: ipGuard,
+    licensing: license,
+    clock,
+    ipGuard,
+    settingsStore,
+    forwarder,
+    middleware,
+    stop: () => forwarder.stop(),
+  };
+}

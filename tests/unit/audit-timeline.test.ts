@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { testApp } from '../support/app.ts';
+
+type Event = { id: number; actor: string; category: string; severity: string; action: string; outcome: string; namespace: string | null; detail: Record<string, string> };
+
+async function withHistory() {
+  const h = await testApp();
+  const admin = await h.signIn();
+  await h.call('POST', '/auth/login', { body: { username: 'mallory', password: 'guess' }, ip: '198.51.100.9' });
+  await h.call('GET', '/namespaces?namespace=payments&token=s3cr3t-query-token', { cookie: 'forged.cookie', ip: '198.51.100.9' });
+  await h.call('POST', '/admin/users', { cookie: admin, body: { username: 'ops', password: 'ops password 1', role: 'viewer' } });
+  h.clock.advance(10 * 60_000);
+  await h.call('POST', '/activity/retention', { cookie: admin, body: { retention_days: 3 } });
+  const events = async (query = '') => {
+    const res = await h.call('GET', `/admin/audit/events${query}`, { cookie: admin });
+    assert.equal(res.status, 200, res.text);
+    return res.body as { events: Event[]; next_cursor: number | null };
+  };
+  return { ...h, admin, events };
+}
+
+describe('audit timeline', () => {
+  it('files requests under the spec categories, newest first, with failed sign-ins naming the username tried', async () => {
+    const h = await withHistory();
+    const { events } = await h.events();
+    assert.deepEqual(
+      events.map((e) => [e.category, e.action, e.outcome]),
+      [
+        ['write', 'POST /activity/retention', 'success'],
+        ['auth', 'POST /admin/users', 'success'],
+        ['http', 'GET /namespaces', 'denied'],
+        ['login', 'POST /auth/login', 'denied'],
+        ['login', 'POST /auth/login', 'success'],
+      ],
+    );
+    const failed = events[3];
+    assert.equal(failed?.actor, 'anonymous@198.51.100.9');
+    assert.equal(failed.detail.username, 'mallory');
+    assert.equal(failed.severity, 'warning');
+    assert.equal(events[2]?.namespace, 'payments', 'namespace comes from the request');
+  });
+
+  it('redacts secrets in what it stores and again in what it returns', async () => {
+    const h = await withHistory();
+    const stored = await h.services.db.selectFrom('audit_log').select('detail').execute();
+    assert.ok(!stored.some((r) => r.detail.includes('s3cr3t-query-token')), 'redacted at write time');
+    await h.services.db.updateTable('audit_log').set({ detail: JSON.stringify({ note: 'password=hunter2-planted' }) }).where('id', '=', 1).execute();
+    const read = await h.call('GET', '/admin/audit/events/1', { cookie: h.admin });
+    assert.doesNotMatch(read.text, /hunter2-planted/, 'redacted again on read');
+  });
+
+  it('filters by category, severity, actor, namespace, action prefix, outcome, time range and free text', async () => {
+    const h = await withHistory();
+    // Reading the timeline is itself audited; those rows are left out here.
+    const actions = async (query: string) => (await h.events(query)).events.map((e) => e.action).filter((a) => !a.startsWith('GET /admin/audit'));
+    assert.deepEqual(await actions('?category=login&category=auth'), ['POST /admin/users', 'POST /auth/login', 'POST /auth/login']);
+    assert.deepEqual(await actions('?category=write,http'), ['POST /activity/retention', 'GET /namespaces']);
+    assert.deepEqual(await actions('?severity=warning'), ['GET /namespaces', 'POST /auth/login']);
+    assert.deepEqual(await actions('?actor=admin'), ['POST /activity/retention', 'POST /admin/users', 'POST /auth/login']);
+    assert.deepEqual(await actions('?actor=anonymous@198.51.100.9&outcome=denied'), ['GET /namespaces', 'POST /auth/login']);
+    assert.deepEqual(await actions('?namespace=payments'), ['GET /namespaces']);
+    assert.deepEqual(await actions('?action=POST%20/admin'), ['POST /admin/users']);
+    assert.deepEqual(await actions('?q=mallory'), ['POST /auth/login']);
+    assert.deepEqual(await actions('?q=100%25'), [], 'LIKE wildcards in the text are literal');
+    const cut = new Date(h.clock.now().getTime() - 5 * 60_000).toISOString();
+    assert.deepEqual(await actions(`?from=${cut}`), ['POST /activity/retention']);
+    assert.equal((await h.events(`?to=${cut}`)).events.length, 4);
+    for (const [query, field] of [['?category=bogus', 'category.0'], ['?severity=loud', 'severity.0'], ['?from=yesterday', 'from'], ['?limit=0', 'limit'], ['?category=access', 'category']] as const) {
+      const res = await h.call('GET', `/admin/audit/events${query}`, { cookie: h.admin });
+      assert.deepEqual([res.status, res.body.field], [400, field], query);
+    }
+  });
+
+  it('pages with a keyset cursor that neither skips nor repeats rows while new rows arrive', async () => {
+    const h = await withHistory();
+    const first = await h.events('?limit=2');
+    assert.equal(first.events.length, 2);
+    assert.ok(first.next_cursor !== null);
+    await h.call('POST', '/activity/retention', { cookie: h.admin, body: { retention_days: 4 } });
+    const second = await h.events(`?limit=2&cursor=${String(first.next_cursor)}`);
+    const third = await h.events(`?limit=2&cursor=${String(second.next_cursor)}`);
+    const ids = [...first.events, ...second.events, ...third.events].map((e) => e.id);
+    assert.deepEqual(ids, [5, 4, 3, 2, 1]);
+    assert.equal(third.next_cursor, null);
+  });
+
+  it("returns one event with the same actor's events within five minutes", async () => {
+    const h = await withHistory();
+    const { events } = await h.events('?action=POST%20/admin/users');
+    const target = events[0];
+    assert.ok(target);
+    const res = await h.call('GET', `/admin/audit/events/${target.id}`, { cookie: h.admin });
+    const body = res.body as { event: Event; siblings: Event[] };
+    assert.equal(body.event.id, target.id);
+    assert.deepEqual(body.siblings.map((e) => e.action), ['POST /auth/login'], 'the sign-in just before; not the write 10 minutes later');
+    assert.equal((await h.call('GET', '/admin/audit/events/999', { cookie: h.admin })).status, 404);
+  });
+
+  it('exports JSON with its filters and CSV with the count headers and a truncation banner', async () => {
+    const h = await withHistory();
+    const csv = await h.call('GET', '/admin/audit/export?format=csv&limit=2', { cookie: h.admin });
+    assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.deepEqual([csv.headers.get('x-total-matched'), csv.headers.get('x-truncated')], ['5', 'true']);
+    const lines = csv.text.trimEnd().split('\r\n');
+    assert.match(lines[0] ?? '', /^TRUNCATED: 2 of 5/);
+    assert.equal(lines[1], 'id,ts,actor,category,severity,action,status,outcome,namespace,detail');
+    assert.equal(lines.length, 4);
+
+    const json = await h.call('GET', '/admin/audit/export?category=login', { cookie: h.admin });
+    assert.equal(json.status, 200);
+    assert.deepEqual(json.body.filters, { category: ['login'] });
+    assert.equal(json.body.total_matched, 2);
+    assert.equal(json.headers.get('x-total-matched'), '2');
+    assert.equal(json.headers.get('x-truncated'), 'false');
+    assert.equal(json.headers.get('x-generated-at'), h.clock.now().toISOString());
+  });
+
+  it('exports the access log only when asked for category=access', async () => {
+    const h = await withHistory();
+    await h.call('GET', '/namespaces', { cookie: h.admin });
+    const res = await h.call('GET', '/admin/audit/export?category=access', { cookie: h.admin });
+    assert.deepEqual((res.body.events as Event[]).map((e) => [e.category, e.action]), [['access', 'GET /namespaces']]);
+    const mixed = await h.call('GET', '/admin/audit/export?category=access&category=login', { cookie: h.admin });
+    assert.deepEqual([mixed.status, mixed.body.field], [400, 'category']);
+  });
+
+  it('purges by keep-last-N or age, records it before and after, and the chain still verifies', async () => {
+    const h = await withHistory();
+    const purge = await h.call('POST', '/admin/audit/purge', { cookie: h.admin, body: { keep_last: 2 } });
+    assert.deepEqual(purge.body, { deleted: 4 }, 'the five rows plus the purge-requested row, minus the last two');
+    const actions = (await h.events()).events.map((e) => e.action);
+    assert.deepEqual(actions, ['POST /admin/audit/purge', 'audit.purge.completed', 'audit.purge.requested', 'POST /activity/retention']);
+    assert.deepEqual((await h.call('GET', '/audit/verify-chain', { cookie: h.admin })).body.intact, true);
+    const both = await h.call('POST', '/admin/audit/purge', { cookie: h.admin, body: { keep_last: 1, older_than_days: 3 } });
+    assert.equal(both.status, 400);
+    h.clock.advance(2 * 24 * 3600_000);
+    const byAge = await h.call('POST', '/admin/audit/purge', { cookie: await h.signIn(), body: { older_than_days: 1 } });
+    assert.equal(byAge.body.deleted, 7, 'every row from two days ago; the new sign-in and the purge-requested row stay');
+    assert.deepEqual((await h.call('GET', '/audit/verify-chain', { cookie: await h.signIn() })).body.intact, true);
+  });
+
+  it('is closed to viewers and to API keys of any scope', async () => {
+    const h = await withHistory();
+    assert.equal((await h.call('GET', '/admin/audit/events', { cookie: await h.signIn('viewer') })).status, 403);
+    const key = String((await h.call('POST', '/me/api-keys', { cookie: h.admin, body: { name: 'k', scopes: ['activity:read'] } })).body.key);
+    assert.equal((await h.call('GET', '/admin/audit/export', { key })).body.error, 'api_key_forbidden');
+  });
+});
