@@ -13,6 +13,7 @@ export type AppError =
   | { code: 'not_found'; message: string }
   | { code: 'not_ready'; message: string }
   | { code: 'locked_out'; message: string; retryAfterSecs: number }
+  | { code: 'rate_limited'; message: string; retryAfterSecs: number }
   | { code: 'overloaded'; message: string; retryAfterSecs: number }
   | { code: 'internal'; message: string };
 

@@ -15,6 +15,7 @@ import type { RouteMiddleware } from './http/app.ts';
 import { auditing } from './http/middleware/audit.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
 import { ipAccess } from './http/middleware/ip-access.ts';
+import { DEFAULT_RATE_LIMITS, rateLimiting } from './http/middleware/rate-limit.ts';
 import { licensing } from './http/middleware/licensing.ts';
 import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
 import type { Logger } from './log.ts';
@@ -66,6 +67,8 @@ export interface ServiceOptions {
   defaults?: Partial<SettingDefaults>;
   licensing?: Licensing;
   shedding?: SheddingOptions;
+  /** Per-minute allowance per rate-limit class (tests raise it to hammer routes). */
+  rateLimits?: typeof DEFAULT_RATE_LIMITS;
   log: Logger;
 }
 
@@ -106,6 +109,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     auditing(audit, log.child('audit')),
     authentication(auth, (ip, what) => ipGuard.recordForgedCredential(ip, what)),
     roleCheck(),
+    rateLimiting(clock, options.rateLimits),
     licensing(license),
   ];
   return {

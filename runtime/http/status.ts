@@ -19,6 +19,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   not_ready: 503,
   overloaded: 503,
   locked_out: 429,
+  rate_limited: 429,
   internal: 500,
 };
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterView, Clock, Licensing } from '../../handlers/context.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
+import type { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { assembleServices, type AssembledServices, type SettingDefaults } from '../../runtime/services.ts';
 import { openDatabase, type Db } from '../../runtime/store/database.ts';
@@ -31,6 +32,7 @@ export interface TestServiceOptions {
   tenantNamespaces?: string[];
   defaults?: Partial<SettingDefaults>;
   licensing?: Licensing;
+  rateLimits?: typeof DEFAULT_RATE_LIMITS;
 }
 
 export type TestServices = AssembledServices & { dataDir: string; db: Db };
@@ -50,6 +52,7 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     encryptionKey: Buffer.alloc(32, 9),
     defaults: { ...options.defaults, ...(options.idleTimeoutSecs !== undefined ? { sessionIdleTimeoutSecs: options.idleTimeoutSecs } : {}) },
     licensing: options.licensing,
+    rateLimits: options.rateLimits,
     log: silentLogger,
   });
   return Object.assign(services, { dataDir, db });
