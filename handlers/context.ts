@@ -19,6 +19,91 @@ export interface NamespaceObject {
   labels: Readonly<Record<string, string>>;
 }
 
+export interface ContainerResources {
+  cpuRequestM: number | null;
+  cpuLimitM: number | null;
+  memRequestBytes: number | null;
+  memLimitBytes: number | null;
+}
+
+export interface Termination {
+  exitCode: number;
+  reason: string | null;
+  signal: number | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface ContainerStatus {
+  name: string;
+  ready: boolean;
+  restartCount: number;
+  /** Present when waiting: CrashLoopBackOff, ImagePullBackOff, ContainerCreating... */
+  waiting: { reason: string; message: string | null } | null;
+  runningSince: string | null;
+  terminated: Termination | null;
+  lastTerminated: Termination | null;
+}
+
+/** A pod as the informer keeps it. */
+export interface PodObject {
+  namespace: string;
+  name: string;
+  phase: string;
+  createdAt: string | null;
+  startedAt: string | null;
+  nodeName: string | null;
+  labels: Readonly<Record<string, string>>;
+  /** The workload that runs it: Deployment (through its ReplicaSet), StatefulSet, DaemonSet, Job, CronJob; a bare pod owns itself. */
+  workload: { kind: string; name: string };
+  ready: boolean;
+  /** When the Ready condition last changed. */
+  readySince: string | null;
+  /** PodScheduled=False: why the scheduler could not place it. */
+  unschedulable: { reason: string; message: string | null } | null;
+  containers: { name: string; resources: ContainerResources }[];
+  statuses: ContainerStatus[];
+}
+
+export interface EventObject {
+  namespace: string;
+  involvedKind: string;
+  involvedName: string;
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  firstSeen: string | null;
+  lastSeen: string | null;
+}
+
+export interface WorkloadObject {
+  namespace: string;
+  name: string;
+  kind: 'Deployment' | 'DaemonSet';
+  desired: number;
+  available: number;
+}
+
+export interface NamespacedName {
+  namespace: string;
+  name: string;
+}
+
+export interface PvcObject extends NamespacedName {
+  phase: string;
+}
+
+export interface PodUsage {
+  cpuM: number;
+  memBytes: number;
+}
+
+/** Pod usage from metrics.k8s.io, polled in the background; `available:false` says why. */
+export type MetricsSnapshot =
+  | { available: true; at: string; pods: ReadonlyMap<string, PodUsage> }
+  | { available: false; reason: string };
+
 export interface CacheSyncStatus {
   resource: string;
   synced: boolean;
@@ -27,6 +112,13 @@ export interface CacheSyncStatus {
 /** Live cluster state, served from informers: never a LIST per HTTP request. */
 export interface ClusterView {
   namespaces(): readonly NamespaceObject[];
+  pods(): readonly PodObject[];
+  events(): readonly EventObject[];
+  workloads(): readonly WorkloadObject[];
+  services(): readonly NamespacedName[];
+  pvcs(): readonly PvcObject[];
+  /** Keyed `namespace/pod`. */
+  metrics(): MetricsSnapshot;
   syncStatus(): readonly CacheSyncStatus[];
 }
 
@@ -160,6 +252,11 @@ export interface IpBans {
   lift(ip: string): Promise<boolean>;
 }
 
+/** Answers computed at most once per `ttlMs` (the overview's 30 s server cache). */
+export interface Memo {
+  get<T>(key: string, ttlMs: number, compute: () => T): { value: T; cachedAt: Date };
+}
+
 export interface Licensing {
   tier: string;
   has(feature: LicensedFeature): boolean;
@@ -189,6 +286,7 @@ export interface Services {
   secrets: Secrets;
   ipBans: IpBans;
   licensing: Licensing;
+  memo: Memo;
   clock: Clock;
 }
 

@@ -53,7 +53,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const clock = systemClock;
   const db = await openDatabase(options.dataDir, clock);
   await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
-  const cache = new ClusterCache(createTransport(loadKubeConfig(options.kubeconfig)), options.log);
+  const cache = new ClusterCache(createTransport(loadKubeConfig(options.kubeconfig)), clock, options.log);
   const services = await assembleServices({
     db,
     clock,

@@ -13,6 +13,7 @@ import { NamespaceList } from '../schema/namespaces.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { readCoreRoutes } from './routes/read-core.ts';
 import { defineRoute, type Route } from './http/route.ts';
 import { noApiKeys } from './routes/access.ts';
 
@@ -131,6 +132,7 @@ export const routes: readonly Route[] = [
     rateLimit: 'write',
     handler: revokeAnyApiKey,
   }),
+  ...readCoreRoutes,
   ...accountRoutes,
   ...adminRoutes,
   ...auditRoutes,

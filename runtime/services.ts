@@ -4,6 +4,7 @@
 import type { AgentSettings, ClusterView, Clock, Licensing, Services } from '../handlers/context.ts';
 import type { SettingValues } from '../schema/settings.ts';
 import { IpGuard } from './access/ip-guard.ts';
+import { createMemo } from './cache/memo.ts';
 import { FREE_TIER } from './access/license.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { AuditWebhookForwarder } from './audit/webhook-forwarder.ts';
@@ -123,6 +124,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     secrets,
     ipBans: ipGuard,
     licensing: license,
+    memo: createMemo(clock),
     clock,
     ipGuard,
     settingsStore,

@@ -1,39 +1,75 @@
-import type { CacheSyncStatus, ClusterView, NamespaceObject } from '../../handlers/context.ts';
+import type { CacheSyncStatus, Clock, ClusterView, EventObject, MetricsSnapshot, NamespacedName, NamespaceObject, PodObject, PvcObject, WorkloadObject } from '../../handlers/context.ts';
 import type { Logger } from '../log.ts';
 import type { KubeTransport } from './client.ts';
 import { Informer } from './informer.ts';
-import { slimNamespace } from './slim.ts';
+import { MetricsPoller } from './metrics-poller.ts';
+import { slimPod } from './slim-pod.ts';
+import { slimDaemonSet, slimDeployment, slimEvent, slimNamespace, slimPvc, slimService } from './slim.ts';
 
 /** The informers behind ClusterView. Handlers read these maps; no request ever LISTs the API server. */
 export class ClusterCache implements ClusterView {
   private readonly namespaceInformer: Informer<NamespaceObject>;
+  private readonly podInformer: Informer<PodObject>;
+  private readonly eventInformer: Informer<EventObject>;
+  private readonly deploymentInformer: Informer<WorkloadObject>;
+  private readonly daemonSetInformer: Informer<WorkloadObject>;
+  private readonly serviceInformer: Informer<NamespacedName>;
+  private readonly pvcInformer: Informer<PvcObject>;
+  private readonly metricsPoller: MetricsPoller;
 
-  constructor(transport: KubeTransport, log: Logger) {
+  constructor(transport: KubeTransport, clock: Clock, log: Logger) {
     const informerLog = log.child('informer');
-    this.namespaceInformer = new Informer({
-      resource: 'namespaces',
-      path: '/api/v1/namespaces',
-      transport,
-      slim: slimNamespace,
-      log: informerLog,
-    });
+    const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null) => new Informer<T>({ resource, path, transport, slim, log: informerLog });
+    this.namespaceInformer = informer('namespaces', '/api/v1/namespaces', slimNamespace);
+    this.podInformer = informer('pods', '/api/v1/pods', slimPod);
+    this.eventInformer = informer('events', '/api/v1/events', slimEvent);
+    this.deploymentInformer = informer('deployments', '/apis/apps/v1/deployments', slimDeployment);
+    this.daemonSetInformer = informer('daemonsets', '/apis/apps/v1/daemonsets', slimDaemonSet);
+    this.serviceInformer = informer('services', '/api/v1/services', slimService);
+    this.pvcInformer = informer('persistentvolumeclaims', '/api/v1/persistentvolumeclaims', slimPvc);
+    this.metricsPoller = new MetricsPoller(transport, clock, log.child('metrics'));
   }
 
   private get informers(): Informer<unknown>[] {
-    return [this.namespaceInformer];
+    return [this.namespaceInformer, this.podInformer, this.eventInformer, this.deploymentInformer, this.daemonSetInformer, this.serviceInformer, this.pvcInformer];
   }
 
-  /** Resolves when every informer has synced once. */
+  /** Resolves when every informer has synced once and pod metrics were tried once. */
   async start(): Promise<void> {
-    await Promise.all(this.informers.map((i) => i.start()));
+    await Promise.all([...this.informers.map((i) => i.start()), this.metricsPoller.start()]);
   }
 
   stop(): void {
     for (const informer of this.informers) informer.stop();
+    this.metricsPoller.stop();
   }
 
   namespaces(): readonly NamespaceObject[] {
     return this.namespaceInformer.values();
+  }
+
+  pods(): readonly PodObject[] {
+    return this.podInformer.values();
+  }
+
+  events(): readonly EventObject[] {
+    return this.eventInformer.values();
+  }
+
+  workloads(): readonly WorkloadObject[] {
+    return [...this.deploymentInformer.values(), ...this.daemonSetInformer.values()];
+  }
+
+  services(): readonly NamespacedName[] {
+    return this.serviceInformer.values();
+  }
+
+  pvcs(): readonly PvcObject[] {
+    return this.pvcInformer.values();
+  }
+
+  metrics(): MetricsSnapshot {
+    return this.metricsPoller.current();
   }
 
   syncStatus(): readonly CacheSyncStatus[] {

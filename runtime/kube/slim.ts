@@ -1,6 +1,6 @@
 // Slimmers turn API objects into what the service reads, dropping managedFields,
 // annotations and everything else no handler uses, so 5000 pods stay small in memory.
-import type { NamespaceObject } from '../../handlers/context.ts';
+import type { EventObject, NamespacedName, NamespaceObject, PvcObject, WorkloadObject } from '../../handlers/context.ts';
 
 interface RawNamespace {
   metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string> };
@@ -15,5 +15,69 @@ export function slimNamespace(raw: unknown): NamespaceObject | null {
     phase: ns.status?.phase ?? 'Unknown',
     createdAt: ns.metadata.creationTimestamp ?? null,
     labels: ns.metadata.labels ?? {},
+  };
+}
+
+interface RawMeta {
+  metadata?: { name?: string; namespace?: string };
+}
+
+function namespaced(raw: unknown): NamespacedName | null {
+  const meta = (raw as RawMeta).metadata;
+  return meta?.name && meta.namespace ? { namespace: meta.namespace, name: meta.name } : null;
+}
+
+export const slimService = namespaced;
+
+export function slimPvc(raw: unknown): PvcObject | null {
+  const id = namespaced(raw);
+  return id ? { ...id, phase: (raw as { status?: { phase?: string } }).status?.phase ?? 'Pending' } : null;
+}
+
+export function slimDeployment(raw: unknown): WorkloadObject | null {
+  const id = namespaced(raw);
+  if (!id) return null;
+  const d = raw as { spec?: { replicas?: number }; status?: { availableReplicas?: number } };
+  return { ...id, kind: 'Deployment', desired: d.spec?.replicas ?? 1, available: d.status?.availableReplicas ?? 0 };
+}
+
+export function slimDaemonSet(raw: unknown): WorkloadObject | null {
+  const id = namespaced(raw);
+  if (!id) return null;
+  const d = raw as { status?: { desiredNumberScheduled?: number; numberAvailable?: number } };
+  return { ...id, kind: 'DaemonSet', desired: d.status?.desiredNumberScheduled ?? 0, available: d.status?.numberAvailable ?? 0 };
+}
+
+interface RawEvent {
+  metadata?: { name?: string; namespace?: string; creationTimestamp?: string };
+  involvedObject?: { kind?: string; name?: string };
+  regarding?: { kind?: string; name?: string };
+  type?: string;
+  reason?: string;
+  message?: string;
+  note?: string;
+  count?: number;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  eventTime?: string;
+  series?: { count?: number; lastObservedTime?: string };
+}
+
+export function slimEvent(raw: unknown): EventObject | null {
+  const e = raw as RawEvent;
+  const namespace = e.metadata?.namespace;
+  const involved = e.involvedObject ?? e.regarding;
+  if (!namespace || !involved?.name) return null;
+  const lastSeen = e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? null;
+  return {
+    namespace,
+    involvedKind: involved.kind ?? '',
+    involvedName: involved.name,
+    type: e.type ?? 'Normal',
+    reason: e.reason ?? '',
+    message: e.message ?? e.note ?? '',
+    count: e.series?.count ?? e.count ?? 1,
+    firstSeen: e.firstTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? null,
+    lastSeen,
   };
 }

@@ -23,7 +23,16 @@ export class ManualClock implements Clock {
   }
 }
 
-export const emptyCluster: ClusterView = { namespaces: () => [], syncStatus: () => [] };
+export const emptyCluster: ClusterView = {
+  namespaces: () => [],
+  pods: () => [],
+  events: () => [],
+  workloads: () => [],
+  services: () => [],
+  pvcs: () => [],
+  metrics: () => ({ available: false, reason: 'no cluster in this test' }),
+  syncStatus: () => [],
+};
 
 export interface TestServiceOptions {
   cluster?: ClusterView;

@@ -6,10 +6,11 @@ import { createApp } from '../../runtime/http/app.ts';
 import { defineRoute, type Route } from '../../runtime/http/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
-import { testServices } from '../support/services.ts';
+import { emptyCluster, testServices } from '../support/services.ts';
 
 const services = await testServices({
   cluster: {
+    ...emptyCluster,
     namespaces: () => [
       { name: 'shop', phase: 'Active', createdAt: '2026-01-01T00:00:00Z', labels: {} },
       { name: 'kube-system', phase: 'Active', createdAt: null, labels: {} },

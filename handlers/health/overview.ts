@@ -1,0 +1,64 @@
+import type { Incident } from '../../schema/incidents.ts';
+import type { Overview } from '../../schema/overview.ts';
+import type { HandlerContext } from '../context.ts';
+import { eventsByPod, incidentOf } from '../incidents/detect.ts';
+import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import { ok, type Result } from '../result.ts';
+import { compareHealth, namespaceHealth } from './verdict.ts';
+
+export const OVERVIEW_TTL_SECS = 30;
+
+/** Groups by namespace in one pass, so the overview stays linear in the cluster size. */
+function byNamespace<T extends { namespace: string }>(items: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(item.namespace);
+    if (group) group.push(item);
+    else groups.set(item.namespace, [item]);
+  }
+  return groups;
+}
+
+function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cache_ttl_secs'> {
+  const now = ctx.clock.now();
+  const visible = (ns: string) => isVisibleNamespace(ns, ctx.settings.tenantNamespaces);
+  const complete = ctx.cluster.syncStatus().every((s) => s.synced);
+  const pods = ctx.cluster.pods().filter((p) => visible(p.namespace));
+  const events = ctx.cluster.events().filter((e) => visible(e.namespace));
+  const metrics = ctx.cluster.metrics();
+  const eventsByNs = byNamespace(events);
+  const podEvents = eventsByPod(events);
+  const incidents: Incident[] = [];
+  for (const pod of pods) {
+    const incident = incidentOf(pod, podEvents.get(`${pod.namespace}/${pod.name}`) ?? [], metrics, now);
+    if (incident) incidents.push(incident);
+  }
+  const podsByNs = byNamespace(pods);
+  const incidentsByNs = byNamespace(incidents);
+  const workloadsByNs = byNamespace(ctx.cluster.workloads());
+  const servicesByNs = byNamespace(ctx.cluster.services());
+  const pvcsByNs = byNamespace(ctx.cluster.pvcs());
+  const namespaces = ctx.cluster
+    .namespaces()
+    .filter((ns) => visible(ns.name))
+    .map((ns) =>
+      namespaceHealth({
+        namespace: ns.name,
+        complete,
+        pods: podsByNs.get(ns.name) ?? [],
+        incidents: incidentsByNs.get(ns.name) ?? [],
+        workloads: workloadsByNs.get(ns.name) ?? [],
+        services: servicesByNs.get(ns.name) ?? [],
+        pvcs: pvcsByNs.get(ns.name) ?? [],
+        events: eventsByNs.get(ns.name) ?? [],
+      }),
+    )
+    .sort(compareHealth);
+  return { namespaces, total_namespaces: namespaces.length };
+}
+
+/** Namespace health, worst first, from a 30 s server cache (`cached_at` says how old). */
+export function overview(_input: object, ctx: HandlerContext): Result<Overview> {
+  const cached = ctx.memo.get('overview', OVERVIEW_TTL_SECS * 1000, () => computeOverview(ctx));
+  return ok({ ...cached.value, cached_at: cached.cachedAt.toISOString(), cache_ttl_secs: OVERVIEW_TTL_SECS });
+}

@@ -1,0 +1,37 @@
+import type * as v from 'valibot';
+import type { PodList, PodsInput } from '../../schema/overview.ts';
+import type { HandlerContext } from '../context.ts';
+import { shortAge, sumOrNull } from '../resources/age.ts';
+import { fail, ok, type Result } from '../result.ts';
+import { isVisibleNamespace } from './visibility.ts';
+
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+
+/** A namespace's pods; a namespace outside what Capstan may show is a structured 403, never data. */
+export function listPods(input: Out<typeof PodsInput>, ctx: HandlerContext): Result<Out<typeof PodList>> {
+  if (!isVisibleNamespace(input.namespace, ctx.settings.tenantNamespaces)) {
+    return fail({ code: 'forbidden', message: `namespace ${input.namespace} is outside what Capstan may show` });
+  }
+  if (!ctx.cluster.namespaces().some((ns) => ns.name === input.namespace)) return fail({ code: 'not_found', message: `no namespace ${input.namespace}` });
+  const now = ctx.clock.now();
+  const pods = ctx.cluster
+    .pods()
+    .filter((p) => p.namespace === input.namespace)
+    .map((p) => ({
+      name: p.name,
+      phase: p.phase,
+      ready: `${p.statuses.filter((s) => s.ready).length}/${p.containers.length}`,
+      restarts: p.statuses.reduce((n, s) => n + s.restartCount, 0),
+      node: p.nodeName,
+      age: shortAge(p.createdAt, now),
+      created_at: p.createdAt === null ? null : new Date(p.createdAt).toISOString(),
+      workload_kind: p.workload.kind,
+      workload_name: p.workload.name,
+      cpu_request_m: sumOrNull(p.containers.map((c) => c.resources.cpuRequestM)),
+      cpu_limit_m: sumOrNull(p.containers.map((c) => c.resources.cpuLimitM)),
+      mem_request_bytes: sumOrNull(p.containers.map((c) => c.resources.memRequestBytes)),
+      mem_limit_bytes: sumOrNull(p.containers.map((c) => c.resources.memLimitBytes)),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return ok({ namespace: input.namespace, pods, total: pods.length });
+}

@@ -1,0 +1,19 @@
+/** kubectl-style short age: `45s`, `12m`, `5h`, `3d`. */
+export function shortAge(since: string | null, now: Date): string {
+  if (since === null) return 'unknown';
+  const secs = Math.max(0, Math.floor((now.getTime() - Date.parse(since)) / 1000));
+  if (secs < 120) return `${secs}s`;
+  if (secs < 2 * 3600) return `${Math.floor(secs / 60)}m`;
+  if (secs < 2 * 86400) return `${Math.floor(secs / 3600)}h`;
+  return `${Math.floor(secs / 86400)}d`;
+}
+
+/** Sum of one resource over containers; null when any container leaves it unset. */
+export function sumOrNull(values: readonly (number | null)[]): number | null {
+  let total = 0;
+  for (const value of values) {
+    if (value === null) return null;
+    total += value;
+  }
+  return values.length === 0 ? null : total;
+}

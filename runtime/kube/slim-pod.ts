@@ -1,0 +1,93 @@
+// Pods slimmed to what health, incidents and inventory read.
+import type { ContainerStatus, PodObject, Termination } from '../../handlers/context.ts';
+import { bytes, millicores } from '../../handlers/resources/quantity.ts';
+
+interface RawTermination {
+  exitCode?: number;
+  reason?: string;
+  signal?: number;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+interface RawContainerState {
+  waiting?: { reason?: string; message?: string };
+  running?: { startedAt?: string };
+  terminated?: RawTermination;
+}
+
+interface RawPod {
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    ownerReferences?: { kind?: string; name?: string; controller?: boolean }[];
+  };
+  spec?: {
+    nodeName?: string;
+    containers?: { name?: string; resources?: { requests?: Record<string, string>; limits?: Record<string, string> } }[];
+  };
+  status?: {
+    phase?: string;
+    startTime?: string;
+    conditions?: { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string }[];
+    containerStatuses?: { name?: string; ready?: boolean; restartCount?: number; state?: RawContainerState; lastState?: RawContainerState }[];
+  };
+}
+
+function termination(raw: RawTermination | undefined): Termination | null {
+  if (!raw) return null;
+  return { exitCode: raw.exitCode ?? 0, reason: raw.reason ?? null, signal: raw.signal ?? null, startedAt: raw.startedAt ?? null, finishedAt: raw.finishedAt ?? null };
+}
+
+/** A ReplicaSet's pods belong to its Deployment: the ReplicaSet is named `<deployment>-<pod-template-hash>`. */
+function workloadOf(pod: RawPod, name: string): PodObject['workload'] {
+  const owner = pod.metadata?.ownerReferences?.find((o) => o.controller) ?? pod.metadata?.ownerReferences?.[0];
+  if (!owner?.kind || !owner.name) return { kind: 'Pod', name };
+  const hash = pod.metadata?.labels?.['pod-template-hash'];
+  if (owner.kind === 'ReplicaSet' && hash && owner.name.endsWith(`-${hash}`)) return { kind: 'Deployment', name: owner.name.slice(0, -hash.length - 1) };
+  return { kind: owner.kind, name: owner.name };
+}
+
+export function slimPod(raw: unknown): PodObject | null {
+  const pod = raw as RawPod;
+  const name = pod.metadata?.name;
+  const namespace = pod.metadata?.namespace;
+  if (!name || !namespace) return null;
+  const conditions = pod.status?.conditions ?? [];
+  const ready = conditions.find((c) => c.type === 'Ready');
+  const scheduled = conditions.find((c) => c.type === 'PodScheduled');
+  const statuses: ContainerStatus[] = (pod.status?.containerStatuses ?? []).map((s) => ({
+    name: s.name ?? '',
+    ready: s.ready ?? false,
+    restartCount: s.restartCount ?? 0,
+    waiting: s.state?.waiting ? { reason: s.state.waiting.reason ?? 'Waiting', message: s.state.waiting.message ?? null } : null,
+    runningSince: s.state?.running?.startedAt ?? null,
+    terminated: termination(s.state?.terminated),
+    lastTerminated: termination(s.lastState?.terminated),
+  }));
+  return {
+    namespace,
+    name,
+    phase: pod.status?.phase ?? 'Unknown',
+    createdAt: pod.metadata?.creationTimestamp ?? null,
+    startedAt: pod.status?.startTime ?? null,
+    nodeName: pod.spec?.nodeName ?? null,
+    labels: pod.metadata?.labels ?? {},
+    workload: workloadOf(pod, name),
+    ready: ready?.status === 'True',
+    readySince: ready?.lastTransitionTime ?? null,
+    unschedulable: scheduled?.status === 'False' ? { reason: scheduled.reason ?? 'Unschedulable', message: scheduled.message ?? null } : null,
+    containers: (pod.spec?.containers ?? []).map((c) => ({
+      name: c.name ?? '',
+      resources: {
+        cpuRequestM: millicores(c.resources?.requests?.cpu),
+        cpuLimitM: millicores(c.resources?.limits?.cpu),
+        memRequestBytes: bytes(c.resources?.requests?.memory),
+        memLimitBytes: bytes(c.resources?.limits?.memory),
+      },
+    })),
+    statuses,
+  };
+}

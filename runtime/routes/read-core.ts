@@ -1,0 +1,40 @@
+// Inventory, namespace health and incidents: pure handlers over the informer cache.
+import { overview } from '../../handlers/health/overview.ts';
+import { listIncidents } from '../../handlers/incidents/list.ts';
+import { listPods } from '../../handlers/namespaces/pods.ts';
+import { NoInput } from '../../schema/common.ts';
+import { IncidentList, IncidentsInput } from '../../schema/incidents.ts';
+import { Overview, PodList, PodsInput } from '../../schema/overview.ts';
+import { defineRoute, type Route } from '../http/route.ts';
+
+const read = { access: { auth: 'credential', role: 'viewer', scope: 'workloads:read' }, audit: 'access', rateLimit: 'read', feature: null } as const;
+
+export const readCoreRoutes: readonly Route[] = [
+  defineRoute({
+    ...read,
+    method: 'GET',
+    path: '/namespaces/:namespace/pods',
+    summary: "A namespace's pods: phase, ready, restarts, node, age, owner workload, requests and limits; 403 outside the visible namespaces",
+    input: PodsInput,
+    output: PodList,
+    handler: listPods,
+  }),
+  defineRoute({
+    ...read,
+    method: 'GET',
+    path: '/overview',
+    summary: 'Namespace health, critical → degraded → unknown → healthy, from a 30 s server cache',
+    input: NoInput,
+    output: Overview,
+    handler: overview,
+  }),
+  defineRoute({
+    ...read,
+    method: 'GET',
+    path: '/incidents',
+    summary: 'Crash-looping, failing, stuck-pending, not-ready and memory-pressured pods (namespace or * for all)',
+    input: IncidentsInput,
+    output: IncidentList,
+    handler: listIncidents,
+  }),
+];

@@ -1,0 +1,58 @@
+import * as v from 'valibot';
+import { Timestamp } from './common.ts';
+
+export const HealthScore = v.picklist(['critical', 'degraded', 'unknown', 'healthy']);
+export type HealthScore = v.InferOutput<typeof HealthScore>;
+
+export const NamespaceHealth = v.object({
+  namespace: v.string(),
+  health_score: HealthScore,
+  /** Why the verdict is what it is, in plain words. */
+  reasons: v.array(v.string()),
+  pods_running: v.number(),
+  pods_failing: v.number(),
+  pods_pending: v.number(),
+  pods_total: v.number(),
+  pods_capped: v.boolean(),
+  active_alerts: v.number(),
+  deployments_total: v.number(),
+  deployments_degraded: v.number(),
+  services_total: v.number(),
+  daemonsets_total: v.number(),
+  pvcs_unbound: v.number(),
+  last_event_time: v.nullable(Timestamp),
+  summary: v.object({
+    pods: v.object({ running: v.number(), total: v.number() }),
+    deployments: v.number(),
+    services: v.number(),
+    daemonsets: v.number(),
+  }),
+});
+export type NamespaceHealth = v.InferOutput<typeof NamespaceHealth>;
+
+export const Overview = v.object({
+  namespaces: v.array(NamespaceHealth),
+  total_namespaces: v.number(),
+  cached_at: Timestamp,
+  cache_ttl_secs: v.literal(30),
+});
+export type Overview = v.InferOutput<typeof Overview>;
+
+export const PodsInput = v.object({ namespace: v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name')) });
+
+export const PodSummary = v.object({
+  name: v.string(),
+  phase: v.string(),
+  ready: v.string(),
+  restarts: v.number(),
+  node: v.nullable(v.string()),
+  age: v.string(),
+  created_at: v.nullable(Timestamp),
+  workload_kind: v.string(),
+  workload_name: v.string(),
+  cpu_request_m: v.nullable(v.number()),
+  cpu_limit_m: v.nullable(v.number()),
+  mem_request_bytes: v.nullable(v.number()),
+  mem_limit_bytes: v.nullable(v.number()),
+});
+export const PodList = v.object({ namespace: v.string(), pods: v.array(PodSummary), total: v.number() });
