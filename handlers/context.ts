@@ -252,6 +252,11 @@ export interface IpBans {
   lift(ip: string): Promise<boolean>;
 }
 
+/** Container logs, read from the API server when asked (a log is not something an informer holds). */
+export interface PodLogs {
+  tail(namespace: string, pod: string, container: string, options: { previous: boolean; lines: number }): Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
+}
+
 /** Answers computed at most once per `ttlMs` (the overview's 30 s server cache). */
 export interface Memo {
   get<T>(key: string, ttlMs: number, compute: () => T): { value: T; cachedAt: Date };
@@ -287,6 +292,7 @@ export interface Services {
   ipBans: IpBans;
   licensing: Licensing;
   memo: Memo;
+  logs: PodLogs;
   clock: Clock;
 }
 

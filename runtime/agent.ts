@@ -12,6 +12,7 @@ import { assembleServices, type SettingDefaults } from './services.ts';
 import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
+import { createPodLogs } from './kube/logs.ts';
 import type { Logger } from './log.ts';
 import { routes } from './routes.ts';
 import { CAPSTAN_VERSION } from './version.ts';
@@ -53,11 +54,13 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const clock = systemClock;
   const db = await openDatabase(options.dataDir, clock);
   await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
-  const cache = new ClusterCache(createTransport(loadKubeConfig(options.kubeconfig)), clock, options.log);
+  const kubeConfig = loadKubeConfig(options.kubeconfig);
+  const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log);
   const services = await assembleServices({
     db,
     clock,
     cluster: cache,
+    logs: createPodLogs(kubeConfig),
     settings: options.settings,
     sessionSecret: persistentSecret(options.dataDir, 'session-secret'),
     encryptionKey: loadEncryptionKey(options.encryptionKey, options.dataDir),

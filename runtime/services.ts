@@ -1,7 +1,8 @@
 // Builds the services every handler receives, and the middleware chain around every route,
 // from one database and data dir. The agent and the in-process tests share this assembly,
 // so tests exercise the same wiring production runs.
-import type { AgentSettings, ClusterView, Clock, Licensing, Services } from '../handlers/context.ts';
+import type { AgentSettings, ClusterView, Clock, Licensing, PodLogs, Services } from '../handlers/context.ts';
+import { noPodLogs } from './kube/logs.ts';
 import type { SettingValues } from '../schema/settings.ts';
 import { IpGuard } from './access/ip-guard.ts';
 import { createMemo } from './cache/memo.ts';
@@ -67,6 +68,7 @@ export interface ServiceOptions {
   encryptionKey: Buffer;
   defaults?: Partial<SettingDefaults>;
   licensing?: Licensing;
+  logs?: PodLogs;
   shedding?: SheddingOptions;
   /** Per-minute allowance per rate-limit class (tests raise it to hammer routes). */
   rateLimits?: typeof DEFAULT_RATE_LIMITS;
@@ -125,6 +127,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     ipBans: ipGuard,
     licensing: license,
     memo: createMemo(clock),
+    logs: options.logs ?? noPodLogs,
     clock,
     ipGuard,
     settingsStore,

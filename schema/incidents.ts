@@ -41,3 +41,35 @@ export const IncidentList = v.object({
   reason: v.optional(v.string()),
   generated_at: Timestamp,
 });
+
+export const IncidentDetailInput = v.object({
+  namespace: v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name')),
+  pod: v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'pod must be a pod name'), v.maxLength(253)),
+});
+
+const Nullable = v.nullable(v.number());
+
+export const IncidentDetail = v.object({
+  /** Null when the pod has no incident right now. */
+  incident: v.nullable(Incident),
+  last_exit: v.nullable(
+    v.object({ container: v.string(), exit_code: v.number(), reason: v.nullable(v.string()), signal: Nullable, started_at: v.nullable(Timestamp), finished_at: v.nullable(Timestamp) }),
+  ),
+  events: v.array(v.object({ type: v.string(), reason: v.string(), message: v.string(), count: v.number(), last_seen: v.nullable(Timestamp), age: v.string() })),
+  /** About 40 redacted lines; of the previous instance when the container restarted. */
+  log_tail: v.string(),
+  log_source: v.object({ container: v.string(), previous: v.boolean(), error: v.nullable(v.string()) }),
+  resources: v.object({
+    available: v.boolean(),
+    reason: v.optional(v.string()),
+    cpu_usage_m: Nullable,
+    cpu_request_m: Nullable,
+    cpu_limit_m: Nullable,
+    cpu_pct_of_limit: Nullable,
+    mem_usage_bytes: Nullable,
+    mem_request_bytes: Nullable,
+    mem_limit_bytes: Nullable,
+    mem_pct_of_limit: Nullable,
+  }),
+  generated_at: Timestamp,
+});

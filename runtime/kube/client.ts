@@ -49,7 +49,14 @@ export function createTransport(kc: KubeConfig): KubeTransport {
       const headers = new Headers(init.headers);
       headers.set('Accept', 'application/json');
       const response = await fetch(url.toString(), { ...init, method: 'GET', headers });
-      const body = (await response.json()) as { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string }; message?: string };
+      // Paths the server does not serve (an absent aggregated API) answer 404 in plain text.
+      const text = await response.text();
+      let body: { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string }; message?: string };
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        throw new KubeApiError(response.status, response.ok ? 'the API server answered with something that is not JSON' : text.trim() || response.statusText);
+      }
       if (!response.ok) throw new KubeApiError(response.status, body.message ?? response.statusText);
       return {
         items: body.items ?? [],

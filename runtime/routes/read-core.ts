@@ -1,9 +1,10 @@
 // Inventory, namespace health and incidents: pure handlers over the informer cache.
 import { overview } from '../../handlers/health/overview.ts';
+import { incidentDetail } from '../../handlers/incidents/detail.ts';
 import { listIncidents } from '../../handlers/incidents/list.ts';
 import { listPods } from '../../handlers/namespaces/pods.ts';
 import { NoInput } from '../../schema/common.ts';
-import { IncidentList, IncidentsInput } from '../../schema/incidents.ts';
+import { IncidentDetail, IncidentDetailInput, IncidentList, IncidentsInput } from '../../schema/incidents.ts';
 import { Overview, PodList, PodsInput } from '../../schema/overview.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 
@@ -36,5 +37,14 @@ export const readCoreRoutes: readonly Route[] = [
     input: IncidentsInput,
     output: IncidentList,
     handler: listIncidents,
+  }),
+  defineRoute({
+    ...read,
+    method: 'GET',
+    path: '/incidents/:namespace/:pod',
+    summary: "One pod's incident story: the incident, last exit, ~15 recent events, a ~40-line redacted log tail (previous instance after a restart), resources",
+    input: IncidentDetailInput,
+    output: IncidentDetail,
+    handler: incidentDetail,
   }),
 ];

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { down, status, up } from '../../runtime/localcluster/cluster.ts';
 import { kubectl } from '../../runtime/localcluster/kubectl.ts';
+import { startAgent } from '../../runtime/agent.ts';
+import { silentLogger } from '../../runtime/log.ts';
 import { testCluster } from '../support/cluster.ts';
 
 function running(pid: number): boolean {
@@ -34,6 +36,26 @@ describe('localcluster lifecycle', () => {
       );
       const nodes = await kubectl(['get', 'nodes', '-o', 'name'], { kubeconfig: cluster.kubeconfig, binDir: cluster.binDir });
       assert.equal(nodes.trim(), 'node/kwok-node-1');
+
+      // An agent on a cluster without metrics-server says so, instead of reporting zeros.
+      const agent = await startAgent({
+        kubeconfig: cluster.kubeconfig,
+        listen: '127.0.0.1:0',
+        dataDir: join(dir, 'agent'),
+        settings: { tenantNamespaces: [] },
+        accounts: { adminPassword: 'no-metrics-password' },
+        log: silentLogger,
+      });
+      try {
+        await agent.ready;
+        const login = await fetch(`${agent.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'no-metrics-password' }) });
+        const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+        const incidents = (await (await fetch(`${agent.url}/incidents`, { headers: { cookie } })).json()) as { metrics_available: boolean; reason?: string };
+        assert.equal(incidents.metrics_available, false);
+        assert.match(incidents.reason ?? '', /metrics-server is not installed/);
+      } finally {
+        await agent.close();
+      }
 
       const { stopped } = await down(dir);
       assert.equal(stopped.length, components.length);

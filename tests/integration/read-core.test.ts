@@ -91,6 +91,34 @@ describe('read core on the demo scenario', () => {
     assert.deepEqual([bad.status, bad.body.field], [400, 'namespace']);
   });
 
+  it("tells the crash-loop pod's story: previous instance's log tail, redacted, its exit code and events", async () => {
+    const incidents = (await get('/incidents?namespace=shop')).body.incidents as Incident[];
+    const crash = incidents.find((i) => i.workload_name === 'checkout');
+    assert.ok(crash);
+    const res = await get(`/incidents/shop/${crash.pod}`);
+    assert.equal(res.status, 200);
+    const body = res.body as {
+      incident: Incident;
+      last_exit: { container: string; exit_code: number } | null;
+      events: { reason: string; message: string }[];
+      log_tail: string;
+      log_source: { previous: boolean; error: string | null };
+      resources: { cpu_limit_m: number | null; mem_request_bytes: number | null };
+    };
+    assert.equal(body.incident.reason, 'CrashLoopBackOff');
+    assert.equal(body.log_source.previous, true);
+    assert.equal(body.log_source.error, null);
+    assert.match(body.log_tail, /2026\/11\/21 09:13:21 checkout starting/, 'the previous instance');
+    assert.match(body.log_tail, /promotion BLACKFRIDAY with token=/);
+    assert.doesNotMatch(body.log_tail, /sk_live_51Hx9fakeToken/, 'a secret in a log line comes back redacted');
+    assert.equal(body.last_exit?.container, 'checkout');
+    assert.notEqual(body.last_exit?.exit_code, 0);
+    assert.ok(body.events.length > 0 && body.events.length <= 15);
+    assert.ok(body.events.some((e) => e.reason === 'BackOff'));
+    assert.equal((await get('/incidents/kube-system/coredns')).status, 403);
+    assert.equal((await get('/incidents/shop/no-such-pod')).status, 404);
+  });
+
   it('orders namespaces critical → degraded → unknown → healthy from a 30 s cache, with the documented verdicts', async () => {
     const first = await get('/overview');
     assert.equal(first.status, 200);
