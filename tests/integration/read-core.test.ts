@@ -78,8 +78,8 @@ describe('read core on the demo scenario', () => {
     }
     const crash = byWorkload(incidents, 'checkout');
     assert.equal(crash?.workload_kind, 'Deployment');
-    assert.ok((crash?.restart_count ?? 0) >= 1);
-    assert.ok(crash?.last_exit_code !== null && crash?.last_exit_code !== 0);
+    assert.ok(crash.restart_count >= 1);
+    assert.ok(crash.last_exit_code !== null && crash.last_exit_code !== 0);
     assert.equal(byWorkload(incidents, 'settlement-worker')?.last_exit_code, 137);
     assert.ok((byWorkload(incidents, 'ledger')?.mem_pct_of_limit ?? 0) >= 90);
     assert.ok(!incidents.some((i) => i.namespace === 'kube-system' || i.namespace === 'monitoring'), 'blocklisted namespaces stay hidden');
@@ -112,7 +112,7 @@ describe('read core on the demo scenario', () => {
     assert.match(body.log_tail, /promotion BLACKFRIDAY with token=/);
     assert.doesNotMatch(body.log_tail, /sk_live_51Hx9fakeToken/, 'a secret in a log line comes back redacted');
     assert.equal(body.last_exit?.container, 'checkout');
-    assert.notEqual(body.last_exit?.exit_code, 0);
+    assert.notEqual(body.last_exit.exit_code, 0);
     assert.ok(body.events.length > 0 && body.events.length <= 15);
     assert.ok(body.events.some((e) => e.reason === 'BackOff'));
     assert.equal((await get('/incidents/kube-system/coredns')).status, 403);
@@ -146,8 +146,8 @@ describe('read core on the demo scenario', () => {
     const pods = res.body.pods as { name: string; workload_kind: string; workload_name: string; mem_limit_bytes: number | null; ready: string }[];
     const ledger = pods.find((p) => p.workload_name === 'ledger');
     assert.equal(ledger?.workload_kind, 'Deployment');
-    assert.equal(ledger?.mem_limit_bytes, 512 * 1024 * 1024);
-    assert.match(ledger?.ready ?? '', /^\d+\/\d+$/);
+    assert.equal(ledger.mem_limit_bytes, 512 * 1024 * 1024);
+    assert.match(ledger.ready, /^\d+\/\d+$/);
     assert.equal((await get('/namespaces/kube-system/pods')).status, 403);
     assert.equal((await get('/namespaces/no-such-namespace/pods')).status, 404);
   });
