@@ -257,6 +257,21 @@ export interface PodLogs {
   tail(namespace: string, pod: string, container: string, options: { previous: boolean; lines: number }): Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
 }
 
+export interface HistoryPointValues {
+  ts: number;
+  cpuM: number | null;
+  memBytes: number | null;
+  rxBps: number | null;
+  txBps: number | null;
+}
+
+/** The resource-history store as handlers read it (samples every 60 s, 7 days). */
+export interface HistoryReader {
+  query(q: { scope: 'cluster' | 'namespace' | 'pod'; namespace?: string; pod?: string; from: Date; to: Date; buckets: number }): Promise<{ bucketSecs: number; points: HistoryPointValues[] }>;
+  /** The kubelet network scrape (METRICS_KUBELET_SCRAPE): whether it is on and how its last attempt went. */
+  network(): { enabled: boolean; lastScrapeOk: boolean; lastScrapeError: string | null };
+}
+
 /** Answers computed at most once per `ttlMs` (the overview's 30 s server cache). */
 export interface Memo {
   get<T>(key: string, ttlMs: number, compute: () => T): { value: T; cachedAt: Date };
@@ -293,6 +308,7 @@ export interface Services {
   licensing: Licensing;
   memo: Memo;
   logs: PodLogs;
+  history: HistoryReader;
   clock: Clock;
 }
 

@@ -1,7 +1,7 @@
 // Builds the services every handler receives, and the middleware chain around every route,
 // from one database and data dir. The agent and the in-process tests share this assembly,
 // so tests exercise the same wiring production runs.
-import type { AgentSettings, ClusterView, Clock, Licensing, PodLogs, Services } from '../handlers/context.ts';
+import type { AgentSettings, ClusterView, Clock, HistoryReader, Licensing, PodLogs, Services } from '../handlers/context.ts';
 import { noPodLogs } from './kube/logs.ts';
 import type { SettingValues } from '../schema/settings.ts';
 import { IpGuard } from './access/ip-guard.ts';
@@ -43,6 +43,12 @@ export const DEFAULT_SETTING_DEFAULTS: SettingDefaults = {
   denylist: [],
 };
 
+/** Where no history store runs (tests of other surfaces): every window is empty. */
+const noHistory: HistoryReader = {
+  query: (q) => Promise.resolve({ bucketSecs: Math.ceil((q.to.getTime() - q.from.getTime()) / 1000 / q.buckets), points: [] }),
+  network: () => ({ enabled: false, lastScrapeOk: false, lastScrapeError: null }),
+};
+
 /** auth_flood: 20 forged or malformed credentials within a minute ban the address for an hour. */
 export const DEFAULT_AUTO_BAN = { threshold: 20, window_secs: 60, ban_secs: 3600 };
 
@@ -69,6 +75,7 @@ export interface ServiceOptions {
   defaults?: Partial<SettingDefaults>;
   licensing?: Licensing;
   logs?: PodLogs;
+  history?: HistoryReader;
   shedding?: SheddingOptions;
   /** Per-minute allowance per rate-limit class (tests raise it to hammer routes). */
   rateLimits?: typeof DEFAULT_RATE_LIMITS;
@@ -128,6 +135,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing: license,
     memo: createMemo(clock),
     logs: options.logs ?? noPodLogs,
+    history: options.history ?? noHistory,
     clock,
     ipGuard,
     settingsStore,

@@ -4,6 +4,8 @@ import { incidentDetail } from '../../handlers/incidents/detail.ts';
 import { listIncidents } from '../../handlers/incidents/list.ts';
 import { listPods } from '../../handlers/namespaces/pods.ts';
 import { NoInput } from '../../schema/common.ts';
+import { History, HistoryInput } from '../../schema/metrics.ts';
+import { metricsHistory } from '../../handlers/metrics/history.ts';
 import { IncidentDetail, IncidentDetailInput, IncidentList, IncidentsInput } from '../../schema/incidents.ts';
 import { Overview, PodList, PodsInput } from '../../schema/overview.ts';
 import { defineRoute, type Route } from '../http/route.ts';
@@ -46,5 +48,15 @@ export const readCoreRoutes: readonly Route[] = [
     input: IncidentDetailInput,
     output: IncidentDetail,
     handler: incidentDetail,
+  }),
+  defineRoute({
+    ...read,
+    access: { auth: 'credential', role: 'viewer', scope: 'metrics:read' },
+    method: 'GET',
+    path: '/metrics/history',
+    summary: 'CPU, memory and network history (scope cluster|namespace|pod, window 1h|6h|24h|7d), about 120 buckets, sampled every 60 s and kept 7 days',
+    input: HistoryInput,
+    output: History,
+    handler: metricsHistory,
   }),
 ];

@@ -1,0 +1,48 @@
+import type * as v from 'valibot';
+import { HISTORY_WINDOWS, type History, type HistoryInput } from '../../schema/metrics.ts';
+import type { HandlerContext } from '../context.ts';
+import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import { fail, ok, type Result } from '../result.ts';
+
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+
+/** About this many points per answer, whatever the window (spec §8). */
+export const HISTORY_BUCKETS = 120;
+
+/** CPU, memory and network over a window, at cluster, namespace or pod scope. */
+export async function metricsHistory(input: Out<typeof HistoryInput>, ctx: HandlerContext): Promise<Result<Out<typeof History>>> {
+  const { scope, window } = input;
+  const namespace = input.namespace ?? null;
+  const name = input.name ?? null;
+  if (scope !== 'cluster' && namespace === null) return fail({ code: 'invalid_input', field: 'namespace', message: `namespace: required with scope=${scope}` });
+  if (scope === 'pod' && name === null) return fail({ code: 'invalid_input', field: 'name', message: 'name: the pod is required with scope=pod' });
+  if (namespace !== null && !isVisibleNamespace(namespace, ctx.settings.tenantNamespaces)) {
+    return fail({ code: 'forbidden', message: `namespace ${namespace} is outside what Capstan may show` });
+  }
+  const to = ctx.clock.now();
+  const from = new Date(to.getTime() - HISTORY_WINDOWS[window] * 1000);
+  const result = await ctx.history.query({ scope, from, to, buckets: HISTORY_BUCKETS, ...(namespace !== null ? { namespace } : {}), ...(name !== null ? { pod: name } : {}) });
+  const network = ctx.history.network();
+  const series = result.points.map((p) => ({ ts: p.ts, cpu_millicores: p.cpuM, mem_bytes: p.memBytes, net_rx_bps: p.rxBps, net_tx_bps: p.txBps }));
+  const available = series.some((p) => p.cpu_millicores !== null || p.mem_bytes !== null);
+  const metrics = ctx.cluster.metrics();
+  const reason = available ? undefined : metrics.available ? 'no samples in this window yet (one is taken every 60 s)' : metrics.reason;
+  return ok({
+    available,
+    ...(reason !== undefined ? { reason } : {}),
+    scope,
+    namespace: scope === 'cluster' ? null : namespace,
+    name: scope === 'pod' ? name : null,
+    window,
+    bucket_secs: result.bucketSecs,
+    sample_interval_secs: 60,
+    retention_days: 7,
+    network: {
+      enabled: network.enabled,
+      available: network.enabled && series.some((p) => p.net_rx_bps !== null),
+      last_scrape_ok: network.lastScrapeOk,
+      last_scrape_error: network.lastScrapeError,
+    },
+    series,
+  });
+}

@@ -1,0 +1,39 @@
+import * as v from 'valibot';
+
+export const HISTORY_WINDOWS = { '1h': 3600, '6h': 6 * 3600, '24h': 24 * 3600, '7d': 7 * 86400 } as const;
+export const HistoryWindow = v.picklist(['1h', '6h', '24h', '7d'], 'window must be 1h, 6h, 24h or 7d');
+export type HistoryWindow = v.InferOutput<typeof HistoryWindow>;
+
+const Name = (what: string) => v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, `${what} must be a Kubernetes name`), v.maxLength(253));
+
+export const HistoryInput = v.object({
+  scope: v.optional(v.picklist(['cluster', 'namespace', 'pod'], 'scope must be cluster, namespace or pod'), 'cluster'),
+  namespace: v.optional(Name('namespace')),
+  /** The pod, with scope=pod. */
+  name: v.optional(Name('name')),
+  window: v.optional(HistoryWindow, '1h'),
+});
+
+export const HistoryPoint = v.object({
+  /** Bucket start, epoch seconds. */
+  ts: v.number(),
+  cpu_millicores: v.nullable(v.number()),
+  mem_bytes: v.nullable(v.number()),
+  net_rx_bps: v.nullable(v.number()),
+  net_tx_bps: v.nullable(v.number()),
+});
+
+export const History = v.object({
+  available: v.boolean(),
+  /** Why there is nothing to show, when available is false. */
+  reason: v.optional(v.string()),
+  scope: v.picklist(['cluster', 'namespace', 'pod']),
+  namespace: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  window: HistoryWindow,
+  bucket_secs: v.number(),
+  sample_interval_secs: v.literal(60),
+  retention_days: v.literal(7),
+  network: v.object({ enabled: v.boolean(), available: v.boolean(), last_scrape_ok: v.boolean(), last_scrape_error: v.nullable(v.string()) }),
+  series: v.array(HistoryPoint),
+});
