@@ -107,6 +107,8 @@ export type MetricsSnapshot =
 export interface CacheSyncStatus {
   resource: string;
   synced: boolean;
+  /** ISO time since which this informer has failed to LIST or WATCH; null while healthy. */
+  failing_since: string | null;
 }
 
 /** Live cluster state, served from informers: never a LIST per HTTP request. */
@@ -120,6 +122,8 @@ export interface ClusterView {
   /** Keyed `namespace/pod`. */
   metrics(): MetricsSnapshot;
   syncStatus(): readonly CacheSyncStatus[];
+  /** The earliest `failing_since` over every informer (answers may be stale since then), or null. */
+  staleSince(): string | null;
 }
 
 export type Role = 'admin' | 'viewer';

@@ -16,6 +16,9 @@ import { apiDocsPage, openApiDocument } from './openapi.ts';
 /** Every route answers both in-cluster (`/<route>`) and behind the dashboard's proxy prefix. */
 export const ROUTE_PREFIXES = ['', '/api/agent'] as const;
 
+/** Set on every response while an informer cannot refresh: the ISO time since when answers may be stale. */
+export const STALE_HEADER = 'X-Capstan-Stale-Since';
+
 /**
  * Builds one route's middleware from its declaration (audit outermost, so it also records
  * what the stages inside it refuse; then IP access, authentication, scope and role, rate
@@ -65,6 +68,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     await next();
   };
   app.use('*', resolveIp);
+  // While the API server cannot be reached, answers still come from the informer cache:
+  // say since when they may be stale, on every response (errors included).
+  const markStale: MiddlewareHandler<AppEnv> = async (c, next) => {
+    await next();
+    const since = options.services.cluster.staleSince();
+    if (since !== null) c.header(STALE_HEADER, since);
+  };
+  app.use('*', markStale);
 
   for (const route of options.routes) {
     const stages = chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);

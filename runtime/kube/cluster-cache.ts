@@ -73,6 +73,11 @@ export class ClusterCache implements ClusterView {
   }
 
   syncStatus(): readonly CacheSyncStatus[] {
-    return this.informers.map((i) => ({ resource: i.resource, synced: i.hasSynced() }));
+    return this.informers.map((i) => ({ resource: i.resource, synced: i.hasSynced(), failing_since: i.failingSince()?.toISOString() ?? null }));
+  }
+
+  staleSince(): string | null {
+    const times = this.informers.map((i) => i.failingSince()?.getTime()).filter((t): t is number => t !== undefined);
+    return times.length === 0 ? null : new Date(Math.min(...times)).toISOString();
   }
 }

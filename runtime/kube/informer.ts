@@ -29,6 +29,7 @@ export class Informer<T> {
   private readonly store = new Map<string, T>();
   private resourceVersion = '';
   private synced = false;
+  private failing: Date | null = null;
   private stopped = false;
   private current: { abort(): void } | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -59,6 +60,15 @@ export class Informer<T> {
     this.current?.abort();
   }
 
+  /**
+   * Since when this cache has been unable to refresh: set at the first failed LIST or WATCH
+   * that ended with an error (410 Gone is not a failure: it relists at once), cleared by the
+   * next complete LIST. Null while the watch is healthy.
+   */
+  failingSince(): Date | null {
+    return this.failing;
+  }
+
   values(): T[] {
     return [...this.store.values()];
   }
@@ -81,6 +91,10 @@ export class Informer<T> {
       this.store.clear();
       for (const [k, v] of fresh) this.store.set(k, v);
       this.resourceVersion = resourceVersion;
+      if (this.failing) {
+        this.options.log.info('informer recovered', { resource: this.options.resource, failingSince: this.failing.toISOString() });
+        this.failing = null;
+      }
       if (!this.synced) {
         this.synced = true;
         this.options.log.info('informer synced', { resource: this.options.resource, objects: this.store.size });
@@ -90,6 +104,7 @@ export class Informer<T> {
     } catch (err) {
       // A 410 on the continue token means the snapshot expired mid-list: start over.
       this.options.log.warn('list failed; retrying', { resource: this.options.resource, error: describe(err) });
+      this.markFailing();
       this.retryLater(() => this.relist());
     }
   }
@@ -124,6 +139,7 @@ export class Informer<T> {
           void this.relist();
         } else if (err) {
           this.options.log.warn('watch failed; relisting', { resource: this.options.resource, error: describe(err) });
+          this.markFailing();
           this.retryLater(() => this.relist());
         } else {
           void this.watch();
@@ -139,6 +155,10 @@ export class Informer<T> {
     const key = keyOf(meta.namespace, meta.name);
     if (value === null) into.delete(key);
     else into.set(key, value);
+  }
+
+  private markFailing(): void {
+    this.failing ??= new Date();
   }
 
   private retryLater(fn: () => Promise<void>): void {

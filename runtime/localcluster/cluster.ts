@@ -139,6 +139,51 @@ export async function down(dir: string): Promise<{ stopped: ComponentStatus[] }>
   return { stopped: before };
 }
 
+const API_SERVER = 'kube-apiserver';
+
+/**
+ * Fault injection for tests: SIGKILLs the kube-apiserver of the running cluster in `dir`
+ * (the pid kwokctl recorded) and waits until the process is gone. Every other component,
+ * etcd included, keeps running; `startApiServer` brings it back.
+ */
+export async function stopApiServer(dir: string): Promise<{ pid: number }> {
+  const apiServer = status(dir).find((c) => c.component === API_SERVER);
+  if (!apiServer) throw new Error(`no ${API_SERVER} pid file under ${paths(dir).pidDir}: is a cluster running in ${dir}?`);
+  if (isAlive(apiServer.pid)) {
+    try {
+      process.kill(apiServer.pid, 'SIGKILL');
+    } catch (err) {
+      // Exited between the check and the kill: that is what we wanted.
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  }
+  await waitFor(`${API_SERVER} (pid ${String(apiServer.pid)}) to exit`, () => Promise.resolve(!isAlive(apiServer.pid)), 10_000, 50);
+  return { pid: apiServer.pid };
+}
+
+/**
+ * Starts the kube-apiserver again after `stopApiServer`, exactly as kwokctl first did:
+ * `kwokctl start cluster` re-runs each component recorded in the cluster's `kwok.yaml`
+ * (binary, args, workdir, log file) whose pid file names no live process: the API server,
+ * plus any component that exited during the outage (the controller-manager and scheduler
+ * do once they lose their lease); running ones keep their pids. Resolves once /readyz is ok.
+ */
+export async function startApiServer(dir: string, timeoutMs = 60_000): Promise<{ pid: number }> {
+  const p = paths(dir);
+  if (!existsSync(join(p.clusterDir, 'kwok.yaml'))) throw new Error(`no kwokctl cluster in ${dir}`);
+  const binDir = readFileSync(p.binDirFile, 'utf8').trim();
+  // kwokctl takes a pid that answers kill(0) for a running component, and a killed process
+  // not yet reaped (a zombie) still does: drop the stale pid file, as `kwokctl stop` would.
+  const recorded = status(dir).find((c) => c.component === API_SERVER);
+  if (recorded && !recorded.alive) rmSync(join(p.pidDir, `${API_SERVER}.pid`), { force: true });
+  await runKwokctl(binDir, p, ['--name', CLUSTER_NAME, 'start', 'cluster']);
+  const apiServer = status(dir).find((c) => c.component === API_SERVER);
+  if (!apiServer?.alive) throw new Error(`kwokctl start cluster did not bring ${API_SERVER} back; see ${p.kwokctlLog} and ${join(p.clusterDir, 'logs', `${API_SERVER}.log`)}`);
+  const k = { binDir, kubeconfig: p.kubeconfig, timeoutMs: 10_000 };
+  await waitFor('kube-apiserver /readyz', async () => (await kubectl(['get', '--raw', '/readyz'], k)).trim() === 'ok', timeoutMs, 500);
+  return { pid: apiServer.pid };
+}
+
 function runKwokctl(binDir: string, p: ReturnType<typeof paths>, args: string[]): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     execFile(

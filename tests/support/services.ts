@@ -32,6 +32,7 @@ export const emptyCluster: ClusterView = {
   pvcs: () => [],
   metrics: () => ({ available: false, reason: 'no cluster in this test' }),
   syncStatus: () => [],
+  staleSince: () => null,
 };
 
 export interface TestServiceOptions {
