@@ -111,4 +111,30 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE INDEX audit_log_actor ON audit_log(actor, ts)`.execute(db);
     },
   },
+  {
+    version: 5,
+    name: 'resource history',
+    async up(db) {
+      await sql`CREATE TABLE metric_series (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('pod', 'namespace', 'cluster')),
+        namespace TEXT NOT NULL,
+        pod TEXT NOT NULL,
+        first_seen INTEGER NOT NULL,
+        last_seen INTEGER NOT NULL,
+        UNIQUE (kind, namespace, pod)
+      )`.execute(db);
+      // Rows get increasing rowids as blocks are written, hour by hour, so the table grows at
+      // its end with full pages and retention frees whole pages at its start; the index is
+      // what a query reads a series through, and what retention deletes by.
+      await sql`CREATE TABLE metric_blocks (
+        id INTEGER PRIMARY KEY,
+        series_id INTEGER NOT NULL REFERENCES metric_series(id) ON DELETE CASCADE,
+        tier INTEGER NOT NULL,
+        block_start_ts INTEGER NOT NULL,
+        payload BLOB NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX metric_blocks_series ON metric_blocks(series_id, tier, block_start_ts)`.execute(db);
+    },
+  },
 ];

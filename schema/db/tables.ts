@@ -88,6 +88,35 @@ export interface IpBansTable {
   expires_at: number | null;
 }
 
+/**
+ * One resource-history series: a pod, a namespace's sum over its pods, or the cluster's sum.
+ * `namespace` is '' for the cluster series; `pod` is '' unless `kind` is 'pod'.
+ */
+export interface MetricSeriesTable {
+  id: Generated<number>;
+  kind: 'pod' | 'namespace' | 'cluster';
+  namespace: string;
+  pod: string;
+  first_seen: number;
+  /** Advanced when the series' blocks are written; the series goes when this is 7 days old. */
+  last_seen: number;
+}
+
+/**
+ * One series' samples over one block of time, encoded by runtime/metrics/codec.ts.
+ * tier 0: raw 60 s samples, one-hour blocks, kept ~26 h; tier 1: 10-minute points, six-hour
+ * blocks, kept 7 days. A block may have more than one row (a restart mid-block); readers merge.
+ */
+export interface MetricBlocksTable {
+  id: Generated<number>;
+  series_id: number;
+  tier: number;
+  /** Epoch seconds, not milliseconds: the codec and the history API count in seconds. */
+  block_start_ts: number;
+  /** libsql reads a BLOB back as an ArrayBuffer. */
+  payload: import('kysely').ColumnType<ArrayBuffer, Uint8Array, Uint8Array>;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -104,4 +133,6 @@ export interface Database {
   settings: SettingsTable;
   ip_bans: IpBansTable;
   schema_migrations: SchemaMigrationsTable;
+  metric_series: MetricSeriesTable;
+  metric_blocks: MetricBlocksTable;
 }
