@@ -13,6 +13,8 @@ import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
 import { createPodLogs } from './kube/logs.ts';
+import { HistoryStore } from './metrics/history-store.ts';
+import { HistorySampler } from './metrics/sampler.ts';
 import type { Logger } from './log.ts';
 import { routes } from './routes.ts';
 import { CAPSTAN_VERSION } from './version.ts';
@@ -28,6 +30,8 @@ export interface AgentOptions {
   accounts?: SeedOptions;
   /** Helm values seeding the runtime-editable settings (idle timeout, audit webhook, IP lists, ...). */
   settingDefaults?: Partial<SettingDefaults>;
+  /** How often the history sampler runs (60 s; tests shorten it). */
+  historySampleIntervalMs?: number;
   /** CAPSTAN_ENCRYPTION_KEY; absent, a key generated once into the data dir. */
   encryptionKey?: string;
   cookieSecure?: CookieSecure;
@@ -56,11 +60,18 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log);
+  const historyStore = new HistoryStore(db, clock);
+  const sampler = new HistorySampler(historyStore, cache, options.settings, clock, options.log.child('history'), options.historySampleIntervalMs);
   const services = await assembleServices({
     db,
     clock,
     cluster: cache,
     logs: createPodLogs(kubeConfig),
+    history: {
+      query: (q) => historyStore.query(q),
+      // The kubelet network scrape (METRICS_KUBELET_SCRAPE) is not built yet: network series stay null.
+      network: () => ({ enabled: false, lastScrapeOk: false, lastScrapeError: null }),
+    },
     settings: options.settings,
     sessionSecret: persistentSecret(options.dataDir, 'session-secret'),
     encryptionKey: loadEncryptionKey(options.encryptionKey, options.dataDir),
@@ -85,7 +96,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const bound = (server.address() as AddressInfo).port;
   const url = `http://${hostname === '0.0.0.0' ? '127.0.0.1' : hostname}:${bound}`;
   options.log.info('agent listening', { url, dataDir: options.dataDir });
-  const ready = cache.start();
+  const ready = cache.start().then(() => sampler.start());
   return {
     url,
     port: bound,
@@ -95,7 +106,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       new Promise<void>((resolve) => {
         cache.stop();
         services.stop();
-        server.close(() => void db.destroy().then(resolve));
+        // Buffered history samples are written before the database closes.
+        server.close(() => void sampler.stop().then(() => db.destroy()).then(resolve));
         // Shutdown is not graceful on purpose: a keep-alive client must not hold it open.
         if ('closeAllConnections' in server) server.closeAllConnections();
       }),

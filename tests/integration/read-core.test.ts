@@ -41,6 +41,7 @@ describe('read core on the demo scenario', () => {
       dataDir: mkdtempSync(join(tmpdir(), 'capstan-read-core-')),
       settings: { tenantNamespaces: [] },
       accounts: { adminPassword: PASSWORD },
+      historySampleIntervalMs: 1000,
       validateOutput: true,
       log: silentLogger,
     });
@@ -138,6 +139,26 @@ describe('read core on the demo scenario', () => {
     assert.equal(first.body.cache_ttl_secs, 30);
     const second = await get('/overview');
     assert.equal(second.body.cached_at, first.body.cached_at, 'served from the cache');
+  });
+
+  it('returns history points once the sampler has run, at namespace and pod scope', async () => {
+    type History = { available: boolean; bucket_secs: number; series: { ts: number; cpu_millicores: number | null; mem_bytes: number | null; net_rx_bps: number | null }[] };
+    let history: History | null = null;
+    await waitFor('history samples for payments', async () => {
+      history = (await get('/metrics/history?scope=namespace&namespace=payments&window=1h')).body as History;
+      return history.available;
+    }, 60_000, 1000);
+    const answer = history as unknown as History;
+    assert.equal(answer.bucket_secs, 60, 'never finer than the 60 s samples');
+    const measured = answer.series.filter((p) => p.mem_bytes !== null);
+    assert.ok(measured.length >= 1);
+    // The ledger alone uses 490Mi, so the namespace total is above that.
+    assert.ok(measured.every((p) => (p.mem_bytes ?? 0) > 490 * 1024 * 1024), JSON.stringify(measured.slice(0, 3)));
+    assert.ok(answer.series.every((p) => p.net_rx_bps === null), 'no network without the kubelet scrape');
+    const pods = (await get('/namespaces/payments/pods')).body.pods as { name: string; workload_name: string }[];
+    const ledger = pods.find((p) => p.workload_name === 'ledger');
+    assert.ok(ledger);
+    await waitFor('history samples for the ledger pod', async () => ((await get(`/metrics/history?scope=pod&namespace=payments&name=${ledger.name}`)).body as History).available, 30_000, 1000);
   });
 
   it('lists a namespace’s pods with their owner workload and requests, and refuses hidden namespaces', async () => {
