@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   await store.flush();
   const writeSecs = (performance.now() - began) / 1000;
   // With --expose-gc this is what the store's buffers (and the simulation) really hold.
-  gc?.();
+  (globalThis as { gc?: () => void }).gc?.();
   const heapUsedMiB = Math.round(process.memoryUsage().heapUsed / MiB);
 
   const namespaces = [...new Set(pods.map((p) => p.namespace))];

@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   }
 
   process.stderr.write('bench: history store, 7 days of 5000 pods (synthesized)\n');
-  const history = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench-history.ts', '--pods', '5000', '--days', '7'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const history = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'scripts/bench-history.ts', '--pods', '5000', '--days', '7'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   if (history.status === 0) report.history = JSON.parse(history.stdout) as BenchReport['history'];
   else process.stderr.write(`bench: history benchmark failed: ${history.stderr.slice(-2000)}\n`);
 
