@@ -20,11 +20,10 @@ export const ROUTE_PREFIXES = ['', '/api/agent'] as const;
 export const STALE_HEADER = 'X-Capstan-Stale-Since';
 
 /**
- * Builds one route's middleware from its declaration (audit outermost, so it also records
- * what the stages inside it refuse; then IP access, authentication, scope and role, rate
- * limit, load shedding). Returning null means the stage
- * has nothing to do for this route. The chain is passed in, so the runtime never decides
- * policy inside a handler.
+ * Builds one route's middleware from its declaration; returning null means the stage has
+ * nothing to do for this route. The chain is passed in (runtime/services.ts assembles it:
+ * IP access, load shedding, audit, authentication and scope, role, rate limit, license),
+ * so the runtime never decides policy inside a handler.
  */
 export type RouteMiddleware = (route: Route) => MiddlewareHandler<AppEnv> | null;
 
