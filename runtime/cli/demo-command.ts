@@ -45,7 +45,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       `  Agent API:   ${agent.url}/api/agent/`,
       `  Sign in:     username admin, password ${password}`,
       `               ${login}`,
-      `               curl -b /tmp/capstan.cookies ${agent.url}/api/agent/namespaces`,
+      `               curl -b /tmp/capstan.cookies ${agent.url}/api/agent/incidents      (also /overview, /namespaces)`,
       `  kubectl:     ${cluster.binDir}/kubectl --kubeconfig ${cluster.kubeconfig} get pods -A`,
       '',
       'Press Ctrl-C to stop the agent and tear the cluster down.',
