@@ -107,7 +107,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         cache.stop();
         services.stop();
         // Buffered history samples are written before the database closes.
-        server.close(() => void sampler.stop().then(() => db.destroy()).then(resolve));
+        server.close(() => void Promise.all([sampler.stop(), services.audit.flushAccess()]).then(() => db.destroy()).then(resolve));
         // Shutdown is not graceful on purpose: a keep-alive client must not hold it open.
         if ('closeAllConnections' in server) server.closeAllConnections();
       }),

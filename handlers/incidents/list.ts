@@ -7,14 +7,24 @@ import { compareIncidents, eventsByPod, incidentOf } from './detect.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
+/** Answers are shared for this long (`generated_at` says when): a dashboard polling many tabs costs one computation. */
+export const INCIDENTS_TTL_MS = 5000;
+
 /** Unhealthy, crash-looping, stuck-pending and memory-pressured pods, from one pod list. */
 export function listIncidents(input: Out<typeof IncidentsInput>, ctx: HandlerContext): Result<Out<typeof IncidentList>> {
-  const all = input.namespace === '*';
-  if (!all && !isVisibleNamespace(input.namespace, ctx.settings.tenantNamespaces)) {
+  if (input.namespace !== '*' && !isVisibleNamespace(input.namespace, ctx.settings.tenantNamespaces)) {
     return fail({ code: 'forbidden', message: `namespace ${input.namespace} is outside what Capstan may show` });
   }
+  // Only the cluster-wide answer is shared: one namespace is cheap, and a key per requested
+  // name would let a client grow the cache without bound.
+  if (input.namespace !== '*') return ok(computeIncidents(input.namespace, ctx));
+  return ok(ctx.memo.get('incidents:*', INCIDENTS_TTL_MS, () => computeIncidents('*', ctx)).value);
+}
+
+function computeIncidents(namespace: string, ctx: HandlerContext): Out<typeof IncidentList> {
+  const all = namespace === '*';
   const now = ctx.clock.now();
-  const inScope = (ns: string) => (all ? isVisibleNamespace(ns, ctx.settings.tenantNamespaces) : ns === input.namespace);
+  const inScope = (ns: string) => (all ? isVisibleNamespace(ns, ctx.settings.tenantNamespaces) : ns === namespace);
   const events = eventsByPod(ctx.cluster.events());
   const metrics = ctx.cluster.metrics();
   const incidents: Incident[] = [];
@@ -25,7 +35,7 @@ export function listIncidents(input: Out<typeof IncidentsInput>, ctx: HandlerCon
   }
   incidents.sort(compareIncidents);
   const critical = incidents.filter((i) => i.severity === 'critical').length;
-  return ok({
+  return {
     incidents,
     total: incidents.length,
     critical,
@@ -33,5 +43,5 @@ export function listIncidents(input: Out<typeof IncidentsInput>, ctx: HandlerCon
     metrics_available: metrics.available,
     ...(metrics.available ? {} : { reason: metrics.reason }),
     generated_at: now.toISOString(),
-  });
+  };
 }

@@ -41,6 +41,7 @@ describe('audit log', () => {
       ['admin@203.0.113.5', 'login', 'POST /auth/login', 200, 'success'],
       ['anonymous@203.0.113.5', 'http', 'GET /namespaces', 401, 'denied'],
     ]);
+    await h.services.audit.flushAccess();
     const access = await h.services.db.selectFrom('access_log').select(['actor', 'action', 'status']).execute();
     assert.deepEqual(access, [{ actor: 'admin@203.0.113.5', action: 'GET /namespaces', status: 200 }]);
   });
@@ -87,6 +88,7 @@ describe('audit log', () => {
     await read();
     h.clock.advance(120_000);
     await read();
+    await h.services.audit.flushAccess();
     const kept = await h.services.db.selectFrom('access_log').select('ts').orderBy('ts').execute();
     assert.equal(kept.length, 2, 'the first read is past 7 days; the two later ones stay');
   });
