@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { IncidentDetail, IncidentDetailInput } from '../../schema/incidents.ts';
 import type { HandlerContext, PodObject } from '../context.ts';
-import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
 import { redactText } from '../redaction/redact.ts';
 import { shortAge, sumOrNull } from '../resources/age.ts';
 import { fail, ok, type Result } from '../result.ts';
@@ -40,7 +40,7 @@ function resourcesOf(pod: PodObject, ctx: HandlerContext): Out<typeof IncidentDe
 /** The incident story of one pod: what failed, the last exit, recent events, a redacted log tail, resources. */
 export async function incidentDetail(input: Out<typeof IncidentDetailInput>, ctx: HandlerContext): Promise<Result<Out<typeof IncidentDetail>>> {
   if (!isVisibleNamespace(input.namespace, ctx.settings.tenantNamespaces)) {
-    return fail({ code: 'forbidden', message: `namespace ${input.namespace} is outside what Capstan may show` });
+    return fail(outOfScope(input.namespace));
   }
   const pod = ctx.cluster.pods().find((p) => p.namespace === input.namespace && p.name === input.pod);
   if (!pod) return fail({ code: 'not_found', message: `no pod ${input.namespace}/${input.pod}` });

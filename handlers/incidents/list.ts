@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { Incident, IncidentList, IncidentsInput } from '../../schema/incidents.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { compareIncidents, eventsByPod, incidentOf } from './detect.ts';
 
@@ -13,7 +13,7 @@ export const INCIDENTS_TTL_MS = 5000;
 /** Unhealthy, crash-looping, stuck-pending and memory-pressured pods, from one pod list. */
 export function listIncidents(input: Out<typeof IncidentsInput>, ctx: HandlerContext): Result<Out<typeof IncidentList>> {
   if (input.namespace !== '*' && !isVisibleNamespace(input.namespace, ctx.settings.tenantNamespaces)) {
-    return fail({ code: 'forbidden', message: `namespace ${input.namespace} is outside what Capstan may show` });
+    return fail(outOfScope(input.namespace));
   }
   // Only the cluster-wide answer is shared: one namespace is cheap, and a key per requested
   // name would let a client grow the cache without bound.

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import { HISTORY_WINDOWS, type History, type HistoryInput } from '../../schema/metrics.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
 import { fail, ok, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
@@ -17,7 +17,7 @@ export async function metricsHistory(input: Out<typeof HistoryInput>, ctx: Handl
   if (scope !== 'cluster' && namespace === null) return fail({ code: 'invalid_input', field: 'namespace', message: `namespace: required with scope=${scope}` });
   if (scope === 'pod' && name === null) return fail({ code: 'invalid_input', field: 'name', message: 'name: the pod is required with scope=pod' });
   if (namespace !== null && !isVisibleNamespace(namespace, ctx.settings.tenantNamespaces)) {
-    return fail({ code: 'forbidden', message: `namespace ${namespace} is outside what Capstan may show` });
+    return fail(outOfScope(namespace));
   }
   const to = ctx.clock.now();
   const from = new Date(to.getTime() - HISTORY_WINDOWS[window] * 1000);

@@ -3,14 +3,14 @@ import type { PodList, PodsInput } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
 import { shortAge, sumOrNull } from '../resources/age.ts';
 import { fail, ok, type Result } from '../result.ts';
-import { isVisibleNamespace } from './visibility.ts';
+import { isVisibleNamespace, outOfScope } from './visibility.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** A namespace's pods; a namespace outside what Capstan may show is a structured 403, never data. */
 export function listPods(input: Out<typeof PodsInput>, ctx: HandlerContext): Result<Out<typeof PodList>> {
   if (!isVisibleNamespace(input.namespace, ctx.settings.tenantNamespaces)) {
-    return fail({ code: 'forbidden', message: `namespace ${input.namespace} is outside what Capstan may show` });
+    return fail(outOfScope(input.namespace));
   }
   if (!ctx.cluster.namespaces().some((ns) => ns.name === input.namespace)) return fail({ code: 'not_found', message: `no namespace ${input.namespace}` });
   const now = ctx.clock.now();
