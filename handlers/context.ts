@@ -1,4 +1,5 @@
 import type { LicensedFeature, Scope } from '../schema/access.ts';
+import type { App, AppDefinition } from '../schema/apps.ts';
 import type { AuditEvent, AuditPage, AuditQuery, ChainReport, PurgeRequest } from '../schema/audit.ts';
 import type { SettingKey, SettingValues } from '../schema/settings.ts';
 
@@ -65,6 +66,16 @@ export interface PodObject {
   statuses: ContainerStatus[];
 }
 
+/** A node as the informer keeps it. */
+export interface NodeObject {
+  name: string;
+  ready: boolean;
+  createdAt: string | null;
+  labels: Readonly<Record<string, string>>;
+  /** Where its kubelet serves container metrics: `/metrics/cadvisor` unless the node's `capstan.dev/container-metrics-path` annotation says otherwise. */
+  containerMetricsPath: string;
+}
+
 export interface EventObject {
   namespace: string;
   involvedKind: string;
@@ -115,6 +126,7 @@ export interface CacheSyncStatus {
 export interface ClusterView {
   namespaces(): readonly NamespaceObject[];
   pods(): readonly PodObject[];
+  nodes(): readonly NodeObject[];
   events(): readonly EventObject[];
   workloads(): readonly WorkloadObject[];
   services(): readonly NamespacedName[];
@@ -272,8 +284,28 @@ export interface HistoryPointValues {
 /** The resource-history store as handlers read it (samples every 60 s, 7 days). */
 export interface HistoryReader {
   query(q: { scope: 'cluster' | 'namespace' | 'pod'; namespace?: string; pod?: string; from: Date; to: Date; buckets: number }): Promise<{ bucketSecs: number; points: HistoryPointValues[] }>;
-  /** The kubelet network scrape (METRICS_KUBELET_SCRAPE): whether it is on and how its last attempt went. */
-  network(): { enabled: boolean; lastScrapeOk: boolean; lastScrapeError: string | null };
+}
+
+export interface NetworkRate {
+  rxBps: number;
+  txBps: number;
+}
+
+/** Pod network from each node's kubelet container metrics (METRICS_KUBELET_SCRAPE). */
+export interface NetworkView {
+  /** Whether the scrape is on and how its last round went. */
+  status(): { enabled: boolean; lastScrapeOk: boolean; lastScrapeError: string | null };
+  /** Rates between the last two scrapes, keyed `namespace/pod`; a pod whose counters went back (a restart) is absent. */
+  podRates(): ReadonlyMap<string, NetworkRate>;
+}
+
+/** Saved applications. Names are unique ignoring case. */
+export interface ApplicationStore {
+  list(): Promise<App[]>;
+  get(id: string): Promise<App | null>;
+  create(definition: AppDefinition, createdBy: string): Promise<App | 'name_taken'>;
+  update(id: string, definition: AppDefinition): Promise<App | 'not_found' | 'name_taken'>;
+  remove(id: string): Promise<boolean>;
 }
 
 /** Answers computed at most once per `ttlMs` (the overview's 30 s server cache). */
@@ -313,6 +345,8 @@ export interface Services {
   memo: Memo;
   logs: PodLogs;
   history: HistoryReader;
+  network: NetworkView;
+  apps: ApplicationStore;
   clock: Clock;
 }
 

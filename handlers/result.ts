@@ -11,6 +11,8 @@ export type AppError =
   | { code: 'api_key_forbidden'; message: string }
   | { code: 'api_key_insufficient_scope'; message: string; scope: string }
   | { code: 'not_found'; message: string }
+  /** The request clashes with what exists (a name already taken). */
+  | { code: 'conflict'; field: string; message: string }
   | { code: 'not_ready'; message: string }
   | { code: 'locked_out'; message: string; retryAfterSecs: number }
   | { code: 'rate_limited'; message: string; retryAfterSecs: number }

@@ -10,10 +10,11 @@ import type { SheddingOptions } from './http/middleware/load-shedding.ts';
 import { loadEncryptionKey } from './crypto/secret-box.ts';
 import { assembleServices, type SettingDefaults } from './services.ts';
 import { openDatabase } from './store/database.ts';
-import { createTransport, loadKubeConfig } from './kube/client.ts';
+import { createTextGetter, createTransport, loadKubeConfig } from './kube/client.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
 import { createPodLogs } from './kube/logs.ts';
 import { HistoryStore } from './metrics/history-store.ts';
+import { KubeletNetworkScraper, networkOff } from './metrics/kubelet-scraper.ts';
 import { HistorySampler } from './metrics/sampler.ts';
 import type { Logger } from './log.ts';
 import { routes } from './routes.ts';
@@ -30,6 +31,8 @@ export interface AgentOptions {
   accounts?: SeedOptions;
   /** Helm values seeding the runtime-editable settings (idle timeout, audit webhook, IP lists, ...). */
   settingDefaults?: Partial<SettingDefaults>;
+  /** METRICS_KUBELET_SCRAPE: pod network counters from each node's kubelet, through the API server's node proxy. */
+  kubeletScrape?: boolean;
   /** How often the history sampler runs (60 s; tests shorten it). */
   historySampleIntervalMs?: number;
   /** CAPSTAN_ENCRYPTION_KEY; absent, a key generated once into the data dir. */
@@ -61,17 +64,15 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log);
   const historyStore = new HistoryStore(db, clock);
-  const sampler = new HistorySampler(historyStore, cache, options.settings, clock, options.log.child('history'), options.historySampleIntervalMs);
+  const scraper = options.kubeletScrape ? new KubeletNetworkScraper(createTextGetter(kubeConfig), () => cache.nodes(), clock, options.log.child('kubelet-scrape')) : null;
+  const sampler = new HistorySampler(historyStore, cache, options.settings, clock, options.log.child('history'), options.historySampleIntervalMs, scraper);
   const services = await assembleServices({
     db,
     clock,
     cluster: cache,
     logs: createPodLogs(kubeConfig),
-    history: {
-      query: (q) => historyStore.query(q),
-      // The kubelet network scrape (METRICS_KUBELET_SCRAPE) is not built yet: network series stay null.
-      network: () => ({ enabled: false, lastScrapeOk: false, lastScrapeError: null }),
-    },
+    history: historyStore,
+    network: scraper ?? networkOff,
     settings: options.settings,
     sessionSecret: persistentSecret(options.dataDir, 'session-secret'),
     encryptionKey: loadEncryptionKey(options.encryptionKey, options.dataDir),

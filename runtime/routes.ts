@@ -11,6 +11,7 @@ import { NoInput } from '../schema/common.ts';
 import { Liveness, Readiness } from '../schema/health.ts';
 import { NamespaceList } from '../schema/namespaces.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { appRoutes } from './routes/apps.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
@@ -133,6 +134,7 @@ export const routes: readonly Route[] = [
     handler: revokeAnyApiKey,
   }),
   ...readCoreRoutes,
+  ...appRoutes,
   ...accountRoutes,
   ...adminRoutes,
   ...auditRoutes,

@@ -1,7 +1,9 @@
 // Builds the services every handler receives, and the middleware chain around every route,
 // from one database and data dir. The agent and the in-process tests share this assembly,
 // so tests exercise the same wiring production runs.
-import type { AgentSettings, ClusterView, Clock, HistoryReader, Licensing, PodLogs, Services } from '../handlers/context.ts';
+import type { AgentSettings, ClusterView, Clock, HistoryReader, Licensing, NetworkView, PodLogs, Services } from '../handlers/context.ts';
+import { createAppStore } from './apps/app-store.ts';
+import { networkOff } from './metrics/kubelet-scraper.ts';
 import { noPodLogs } from './kube/logs.ts';
 import type { SettingValues } from '../schema/settings.ts';
 import { IpGuard } from './access/ip-guard.ts';
@@ -46,7 +48,6 @@ export const DEFAULT_SETTING_DEFAULTS: SettingDefaults = {
 /** Where no history store runs (tests of other surfaces): every window is empty. */
 const noHistory: HistoryReader = {
   query: (q) => Promise.resolve({ bucketSecs: Math.ceil((q.to.getTime() - q.from.getTime()) / 1000 / q.buckets), points: [] }),
-  network: () => ({ enabled: false, lastScrapeOk: false, lastScrapeError: null }),
 };
 
 /** auth_flood: 20 forged or malformed credentials within a minute ban the address for an hour. */
@@ -76,6 +77,7 @@ export interface ServiceOptions {
   licensing?: Licensing;
   logs?: PodLogs;
   history?: HistoryReader;
+  network?: NetworkView;
   shedding?: SheddingOptions;
   /** Per-minute allowance per rate-limit class (tests raise it to hammer routes). */
   rateLimits?: typeof DEFAULT_RATE_LIMITS;
@@ -136,6 +138,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     memo: createMemo(clock),
     logs: options.logs ?? noPodLogs,
     history: options.history ?? noHistory,
+    network: options.network ?? networkOff,
+    apps: createAppStore(db, clock),
     clock,
     ipGuard,
     settingsStore,

@@ -22,7 +22,7 @@ export async function metricsHistory(input: Out<typeof HistoryInput>, ctx: Handl
   const to = ctx.clock.now();
   const from = new Date(to.getTime() - HISTORY_WINDOWS[window] * 1000);
   const result = await ctx.history.query({ scope, from, to, buckets: HISTORY_BUCKETS, ...(namespace !== null ? { namespace } : {}), ...(name !== null ? { pod: name } : {}) });
-  const network = ctx.history.network();
+  const network = ctx.network.status();
   const series = result.points.map((p) => ({ ts: p.ts, cpu_millicores: p.cpuM, mem_bytes: p.memBytes, net_rx_bps: p.rxBps, net_tx_bps: p.txBps }));
   const available = series.some((p) => p.cpu_millicores !== null || p.mem_bytes !== null);
   const metrics = ctx.cluster.metrics();

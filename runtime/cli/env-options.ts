@@ -5,12 +5,13 @@ import type { AgentOptions } from '../agent.ts';
 import type { CookieSecure } from '../http/app.ts';
 import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
 
-type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding'>;
+type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
   return {
     apiDocs: env.CAPSTAN_ENABLE_API_DOCS === 'true',
+    kubeletScrape: parseBoolean(env.METRICS_KUBELET_SCRAPE, false, 'METRICS_KUBELET_SCRAPE'),
     accounts: { adminPassword: env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: env.CAPSTAN_VIEWER_PASSWORD },
     settingDefaults: {
       sessionIdleTimeoutSecs: parseWholeNumber(env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
@@ -38,6 +39,12 @@ function parsePositive(value: string | undefined, fallback: number, name: string
   const n = parseWholeNumber(value, fallback, name);
   if (n === 0) throw new Error(`${name} must be at least 1`);
   return n;
+}
+
+function parseBoolean(value: string | undefined, fallback: boolean, name: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`${name} must be true or false, got "${value}"`);
 }
 
 function parseCookieSecure(value: string | undefined): CookieSecure {

@@ -16,6 +16,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   api_key_forbidden: 403,
   api_key_insufficient_scope: 403,
   not_found: 404,
+  conflict: 409,
   not_ready: 503,
   overloaded: 503,
   locked_out: 429,
@@ -24,7 +25,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
 };
 
 export function errorBody(error: AppError): ErrorBody {
-  if (error.code === 'invalid_input') return { error: error.code, message: error.message, field: error.field };
+  if (error.code === 'invalid_input' || error.code === 'conflict') return { error: error.code, message: error.message, field: error.field };
   if (error.code === 'api_key_insufficient_scope') return { error: error.code, message: error.message, scope: error.scope };
   if (error.code === 'feature_not_licensed') return { error: error.code, message: error.message, feature: error.feature, upgrade: UPGRADE_HINT };
   return { error: error.code, message: error.message };

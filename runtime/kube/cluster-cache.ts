@@ -1,15 +1,16 @@
-import type { CacheSyncStatus, Clock, ClusterView, EventObject, MetricsSnapshot, NamespacedName, NamespaceObject, PodObject, PvcObject, WorkloadObject } from '../../handlers/context.ts';
+import type { CacheSyncStatus, Clock, ClusterView, EventObject, MetricsSnapshot, NamespacedName, NamespaceObject, NodeObject, PodObject, PvcObject, WorkloadObject } from '../../handlers/context.ts';
 import type { Logger } from '../log.ts';
 import type { KubeTransport } from './client.ts';
 import { Informer } from './informer.ts';
 import { MetricsPoller } from './metrics-poller.ts';
 import { slimPod } from './slim-pod.ts';
-import { slimDaemonSet, slimDeployment, slimEvent, slimNamespace, slimPvc, slimService } from './slim.ts';
+import { slimDaemonSet, slimDeployment, slimEvent, slimNamespace, slimNode, slimPvc, slimService } from './slim.ts';
 
 /** The informers behind ClusterView. Handlers read these maps; no request ever LISTs the API server. */
 export class ClusterCache implements ClusterView {
   private readonly namespaceInformer: Informer<NamespaceObject>;
   private readonly podInformer: Informer<PodObject>;
+  private readonly nodeInformer: Informer<NodeObject>;
   private readonly eventInformer: Informer<EventObject>;
   private readonly deploymentInformer: Informer<WorkloadObject>;
   private readonly daemonSetInformer: Informer<WorkloadObject>;
@@ -22,6 +23,7 @@ export class ClusterCache implements ClusterView {
     const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null) => new Informer<T>({ resource, path, transport, slim, log: informerLog });
     this.namespaceInformer = informer('namespaces', '/api/v1/namespaces', slimNamespace);
     this.podInformer = informer('pods', '/api/v1/pods', slimPod);
+    this.nodeInformer = informer('nodes', '/api/v1/nodes', slimNode);
     this.eventInformer = informer('events', '/api/v1/events', slimEvent);
     this.deploymentInformer = informer('deployments', '/apis/apps/v1/deployments', slimDeployment);
     this.daemonSetInformer = informer('daemonsets', '/apis/apps/v1/daemonsets', slimDaemonSet);
@@ -31,7 +33,7 @@ export class ClusterCache implements ClusterView {
   }
 
   private get informers(): Informer<unknown>[] {
-    return [this.namespaceInformer, this.podInformer, this.eventInformer, this.deploymentInformer, this.daemonSetInformer, this.serviceInformer, this.pvcInformer];
+    return [this.namespaceInformer, this.podInformer, this.nodeInformer, this.eventInformer, this.deploymentInformer, this.daemonSetInformer, this.serviceInformer, this.pvcInformer];
   }
 
   /** Resolves when every informer has synced once and pod metrics were tried once. */
@@ -50,6 +52,10 @@ export class ClusterCache implements ClusterView {
 
   pods(): readonly PodObject[] {
     return this.podInformer.values();
+  }
+
+  nodes(): readonly NodeObject[] {
+    return this.nodeInformer.values();
   }
 
   events(): readonly EventObject[] {

@@ -1,6 +1,6 @@
 // Slimmers turn API objects into what the service reads, dropping managedFields,
 // annotations and everything else no handler uses, so 5000 pods stay small in memory.
-import type { EventObject, NamespacedName, NamespaceObject, PvcObject, WorkloadObject } from '../../handlers/context.ts';
+import type { EventObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, WorkloadObject } from '../../handlers/context.ts';
 
 interface RawNamespace {
   metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string> };
@@ -15,6 +15,28 @@ export function slimNamespace(raw: unknown): NamespaceObject | null {
     phase: ns.status?.phase ?? 'Unknown',
     createdAt: ns.metadata.creationTimestamp ?? null,
     labels: ns.metadata.labels ?? {},
+  };
+}
+
+/** Real kubelets serve container (cAdvisor) metrics here; a simulated node names its own path. */
+export const DEFAULT_CONTAINER_METRICS_PATH = '/metrics/cadvisor';
+export const CONTAINER_METRICS_PATH_ANNOTATION = 'capstan.dev/container-metrics-path';
+
+interface RawNode {
+  metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  status?: { conditions?: { type?: string; status?: string }[] };
+}
+
+export function slimNode(raw: unknown): NodeObject | null {
+  const node = raw as RawNode;
+  if (!node.metadata?.name) return null;
+  const path = node.metadata.annotations?.[CONTAINER_METRICS_PATH_ANNOTATION];
+  return {
+    name: node.metadata.name,
+    ready: node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    createdAt: node.metadata.creationTimestamp ?? null,
+    labels: node.metadata.labels ?? {},
+    containerMetricsPath: path?.startsWith('/') ? path : DEFAULT_CONTAINER_METRICS_PATH,
   };
 }
 

@@ -4,7 +4,13 @@
 import type { AgentSettings, Clock, ClusterView } from '../../handlers/context.ts';
 import { isVisibleNamespace } from '../../handlers/namespaces/visibility.ts';
 import type { Logger } from '../log.ts';
-import type { HistoryStore } from './history-store.ts';
+import type { PodCounters } from './container-network.ts';
+import type { HistoryStore, PodSample } from './history-store.ts';
+
+/** The kubelet network scrape as the sampler drives it (absent when METRICS_KUBELET_SCRAPE is off). */
+export interface NetworkCounterSource {
+  scrape(): Promise<ReadonlyMap<string, PodCounters>>;
+}
 
 export const SAMPLE_INTERVAL_MS = 60_000;
 
@@ -18,24 +24,35 @@ export class HistorySampler {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly intervalMs = SAMPLE_INTERVAL_MS,
+    private readonly network: NetworkCounterSource | null = null,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    let running = false;
+    // A slow scrape must not stack ticks up behind it: the next one waits for the next interval.
+    this.timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      void this.tick().finally(() => (running = false));
+    }, this.intervalMs);
     this.timer.unref();
   }
 
-  /** Records one sample per visible pod from the latest snapshot (metrics-server refreshes it every 30 s). */
+  /** Records one sample per visible pod from the latest usage snapshot (metrics-server refreshes it every 30 s) and a fresh network scrape. */
   async tick(): Promise<void> {
     const metrics = this.cluster.metrics();
-    if (!metrics.available) return;
-    const samples = [];
-    for (const [key, usage] of metrics.pods) {
+    const usage = metrics.available ? metrics.pods : new Map<string, never>();
+    const network = this.network ? await this.network.scrape() : new Map<string, PodCounters>();
+    const samples: PodSample[] = [];
+    for (const key of new Set([...usage.keys(), ...network.keys()])) {
       const slash = key.indexOf('/');
       const namespace = key.slice(0, slash);
       if (!isVisibleNamespace(namespace, this.settings.tenantNamespaces)) continue;
-      samples.push({ namespace, pod: key.slice(slash + 1), cpuM: usage.cpuM, memBytes: usage.memBytes, rxBytes: null, txBytes: null });
+      const u = usage.get(key);
+      const n = network.get(key);
+      samples.push({ namespace, pod: key.slice(slash + 1), cpuM: u?.cpuM ?? null, memBytes: u?.memBytes ?? null, rxBytes: n?.rxBytes ?? null, txBytes: n?.txBytes ?? null });
     }
+    if (samples.length === 0) return;
     try {
       await this.store.record(this.clock.now(), samples);
     } catch (err) {

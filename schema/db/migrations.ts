@@ -137,4 +137,21 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE INDEX metric_blocks_series ON metric_blocks(series_id, tier, block_start_ts)`.execute(db);
     },
   },
+  {
+    version: 6,
+    name: 'applications',
+    async up(db) {
+      // Names are unique ignoring case: two "Checkout" apps would be indistinguishable in a list.
+      await sql`CREATE TABLE apps (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        namespaces TEXT NOT NULL,
+        selector TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`.execute(db);
+      await sql`CREATE UNIQUE INDEX apps_name ON apps(name COLLATE NOCASE)`.execute(db);
+    },
+  },
 ];

@@ -117,6 +117,20 @@ export interface MetricBlocksTable {
   payload: import('kysely').ColumnType<ArrayBuffer, Uint8Array, Uint8Array>;
 }
 
+/** Applications: a saved label selector across namespaces (schema/apps.ts). */
+export interface AppsTable {
+  /** `app_` and 12 random base32 characters: stable across renames, so deep links last. */
+  id: string;
+  name: string;
+  /** JSON array of namespace names. */
+  namespaces: string;
+  /** JSON LabelSelector (match_labels, match_expressions). */
+  selector: string;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -135,4 +149,5 @@ export interface Database {
   schema_migrations: SchemaMigrationsTable;
   metric_series: MetricSeriesTable;
   metric_blocks: MetricBlocksTable;
+  apps: AppsTable;
 }

@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClusterView, Clock, Licensing } from '../../handlers/context.ts';
+import type { ClusterView, Clock, HistoryReader, Licensing, NetworkView } from '../../handlers/context.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
 import type { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';
@@ -26,6 +26,7 @@ export class ManualClock implements Clock {
 export const emptyCluster: ClusterView = {
   namespaces: () => [],
   pods: () => [],
+  nodes: () => [],
   events: () => [],
   workloads: () => [],
   services: () => [],
@@ -43,6 +44,8 @@ export interface TestServiceOptions {
   defaults?: Partial<SettingDefaults>;
   licensing?: Licensing;
   rateLimits?: typeof DEFAULT_RATE_LIMITS;
+  history?: HistoryReader;
+  network?: NetworkView;
 }
 
 export type TestServices = AssembledServices & { dataDir: string; db: Db };
@@ -63,6 +66,8 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     defaults: { ...options.defaults, ...(options.idleTimeoutSecs !== undefined ? { sessionIdleTimeoutSecs: options.idleTimeoutSecs } : {}) },
     licensing: options.licensing,
     rateLimits: options.rateLimits,
+    history: options.history,
+    network: options.network,
     log: silentLogger,
   });
   return Object.assign(services, { dataDir, db });

@@ -1,0 +1,68 @@
+import type * as v from 'valibot';
+import type { App, AppDefinition, AppDeleted, AppIdInput, AppList, AppPreview, UpdateAppInput } from '../../schema/apps.ts';
+import type { HandlerContext } from '../context.ts';
+import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
+import { fail, ok, type AppError, type Result } from '../result.ts';
+import { appPods, workloadOf } from './members.ts';
+
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+
+/** Rows a preview shows; `total` still counts every match. */
+export const PREVIEW_LIMIT = 200;
+
+const notFound = (id: string): AppError => ({ code: 'not_found', message: `no application ${id}` });
+const nameTaken = (name: string): AppError => ({ code: 'conflict', field: 'name', message: `an application named ${name} already exists` });
+
+/** A namespace Capstan may not show cannot be part of an application (the same 403 as reading it). */
+function hiddenNamespace(definition: AppDefinition, ctx: HandlerContext): AppError | null {
+  const hidden = definition.namespaces.find((ns) => !isVisibleNamespace(ns, ctx.settings.tenantNamespaces));
+  return hidden === undefined ? null : outOfScope(hidden);
+}
+
+export async function listApps(_input: unknown, ctx: HandlerContext): Promise<Result<Out<typeof AppList>>> {
+  const apps = await ctx.apps.list();
+  return ok({ apps, total: apps.length });
+}
+
+export async function getApp(input: Out<typeof AppIdInput>, ctx: HandlerContext): Promise<Result<App>> {
+  const app = await ctx.apps.get(input.id);
+  return app ? ok(app) : fail(notFound(input.id));
+}
+
+export async function createApp(input: AppDefinition, ctx: HandlerContext): Promise<Result<App>> {
+  const refused = hiddenNamespace(input, ctx);
+  if (refused) return fail(refused);
+  const created = await ctx.apps.create(input, ctx.principal?.username ?? 'unknown');
+  if (created === 'name_taken') return fail(nameTaken(input.name));
+  ctx.request.noteAudit({ app: created.id, name: created.name });
+  return ok(created);
+}
+
+export async function updateApp(input: Out<typeof UpdateAppInput>, ctx: HandlerContext): Promise<Result<App>> {
+  const { id, ...definition } = input;
+  const refused = hiddenNamespace(definition, ctx);
+  if (refused) return fail(refused);
+  const updated = await ctx.apps.update(id, definition);
+  if (updated === 'not_found') return fail(notFound(id));
+  if (updated === 'name_taken') return fail(nameTaken(definition.name));
+  ctx.request.noteAudit({ app: id, name: updated.name });
+  return ok(updated);
+}
+
+export async function deleteApp(input: Out<typeof AppIdInput>, ctx: HandlerContext): Promise<Result<Out<typeof AppDeleted>>> {
+  if (!(await ctx.apps.remove(input.id))) return fail(notFound(input.id));
+  ctx.request.noteAudit({ app: input.id });
+  return ok({ deleted: true as const, id: input.id });
+}
+
+/** The pods a definition would select right now: the dashboard's live preview while creating one. */
+export function previewApp(input: AppDefinition, ctx: HandlerContext): Result<Out<typeof AppPreview>> {
+  const refused = hiddenNamespace(input, ctx);
+  if (refused) return fail(refused);
+  const pods = appPods(input, ctx.cluster.pods(), ctx.settings);
+  return ok({
+    pods: pods.slice(0, PREVIEW_LIMIT).map((p) => ({ namespace: p.namespace, pod: p.name, workload: workloadOf(p), phase: p.phase })),
+    total: pods.length,
+    truncated: pods.length > PREVIEW_LIMIT,
+  });
+}
