@@ -74,6 +74,8 @@ export interface NodeObject {
   labels: Readonly<Record<string, string>>;
   /** Where its kubelet serves container metrics: `/metrics/cadvisor` unless the node's `capstan.dev/container-metrics-path` annotation says otherwise. */
   containerMetricsPath: string;
+  /** The kubelet's address (InternalIP, else the first address) and port, from the node's status; null when not reported. */
+  kubelet: { address: string; port: number } | null;
 }
 
 export interface EventObject {

@@ -10,7 +10,8 @@ import type { SheddingOptions } from './http/middleware/load-shedding.ts';
 import { loadEncryptionKey } from './crypto/secret-box.ts';
 import { assembleServices, type SettingDefaults } from './services.ts';
 import { openDatabase } from './store/database.ts';
-import { createTextGetter, createTransport, loadKubeConfig } from './kube/client.ts';
+import { createTransport, loadKubeConfig } from './kube/client.ts';
+import { kubeletDirect, kubeletThroughProxy, type KubeletScrapeMode } from './kube/kubelet.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
 import { createPodLogs } from './kube/logs.ts';
 import { HistoryStore } from './metrics/history-store.ts';
@@ -31,8 +32,8 @@ export interface AgentOptions {
   accounts?: SeedOptions;
   /** Helm values seeding the runtime-editable settings (idle timeout, audit webhook, IP lists, ...). */
   settingDefaults?: Partial<SettingDefaults>;
-  /** METRICS_KUBELET_SCRAPE: pod network counters from each node's kubelet, through the API server's node proxy. */
-  kubeletScrape?: boolean;
+  /** METRICS_KUBELET_SCRAPE: pod network counters from each node's kubelet, directly or through the API server's node proxy. */
+  kubeletScrape?: { mode: KubeletScrapeMode; insecureTls: boolean } | null;
   /** How often the history sampler runs (60 s; tests shorten it). */
   historySampleIntervalMs?: number;
   /** CAPSTAN_ENCRYPTION_KEY; absent, a key generated once into the data dir. */
@@ -64,7 +65,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log);
   const historyStore = new HistoryStore(db, clock);
-  const scraper = options.kubeletScrape ? new KubeletNetworkScraper(createTextGetter(kubeConfig), () => cache.nodes(), clock, options.log.child('kubelet-scrape')) : null;
+  const scrape = options.kubeletScrape;
+  const scraper = scrape
+    ? new KubeletNetworkScraper(scrape.mode === 'proxy' ? kubeletThroughProxy(kubeConfig) : kubeletDirect(kubeConfig, scrape), () => cache.nodes(), clock, options.log.child('kubelet-scrape'))
+    : null;
   const sampler = new HistorySampler(historyStore, cache, options.settings, clock, options.log.child('history'), options.historySampleIntervalMs, scraper);
   const services = await assembleServices({
     db,

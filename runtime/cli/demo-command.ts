@@ -32,7 +32,8 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     listen: `127.0.0.1:${port}`,
     dataDir,
     settings: { tenantNamespaces: [] },
-    ...agentOptionsFromEnv(),
+    // KWOK serves container network metrics for every node (self-signed, on loopback), so the demo shows them.
+    ...agentOptionsFromEnv({ METRICS_KUBELET_SCRAPE: 'true', METRICS_KUBELET_INSECURE_TLS: 'true', ...process.env }),
     log: createLogger('capstan').child('demo'),
   });
   await agent.ready;

@@ -11,7 +11,7 @@ type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'kubeletScrape' | 'accounts' | 
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
   return {
     apiDocs: env.CAPSTAN_ENABLE_API_DOCS === 'true',
-    kubeletScrape: parseBoolean(env.METRICS_KUBELET_SCRAPE, false, 'METRICS_KUBELET_SCRAPE'),
+    kubeletScrape: parseKubeletScrape(env.METRICS_KUBELET_SCRAPE, parseBoolean(env.METRICS_KUBELET_INSECURE_TLS, false, 'METRICS_KUBELET_INSECURE_TLS')),
     accounts: { adminPassword: env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: env.CAPSTAN_VIEWER_PASSWORD },
     settingDefaults: {
       sessionIdleTimeoutSecs: parseWholeNumber(env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
@@ -45,6 +45,13 @@ function parseBoolean(value: string | undefined, fallback: boolean, name: string
   if (value === undefined || value === '') return fallback;
   if (value === 'true' || value === 'false') return value === 'true';
   throw new Error(`${name} must be true or false, got "${value}"`);
+}
+
+function parseKubeletScrape(value: string | undefined, insecureTls: boolean): AgentOptions['kubeletScrape'] {
+  if (value === undefined || value === '' || value === 'false') return null;
+  if (value === 'true' || value === 'direct') return { mode: 'direct', insecureTls };
+  if (value === 'proxy') return { mode: 'proxy', insecureTls };
+  throw new Error(`METRICS_KUBELET_SCRAPE must be false, true (direct), direct or proxy, got "${value}"`);
 }
 
 function parseCookieSecure(value: string | undefined): CookieSecure {

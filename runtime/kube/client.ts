@@ -69,18 +69,3 @@ export function createTransport(kc: KubeConfig): KubeTransport {
     },
   };
 }
-
-/** A plain GET of a non-JSON document through the API server (a kubelet's Prometheus text via the node proxy). */
-export type TextGetter = (path: string) => Promise<string>;
-
-export function createTextGetter(kc: KubeConfig): TextGetter {
-  const server = kc.getCurrentCluster()?.server;
-  if (!server) throw new Error('kubeconfig has no current cluster');
-  return async (path) => {
-    const init = await kc.applyToFetchOptions({});
-    const response = await fetch(server + path, { ...init, method: 'GET', timeout: 10_000 });
-    const text = await response.text();
-    if (!response.ok) throw new KubeApiError(response.status, text.trim().slice(0, 200) || response.statusText);
-    return text;
-  };
-}

@@ -24,19 +24,27 @@ export const CONTAINER_METRICS_PATH_ANNOTATION = 'capstan.dev/container-metrics-
 
 interface RawNode {
   metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  status?: { conditions?: { type?: string; status?: string }[] };
+  status?: {
+    conditions?: { type?: string; status?: string }[];
+    addresses?: { type?: string; address?: string }[];
+    daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
+  };
 }
 
 export function slimNode(raw: unknown): NodeObject | null {
   const node = raw as RawNode;
   if (!node.metadata?.name) return null;
   const path = node.metadata.annotations?.[CONTAINER_METRICS_PATH_ANNOTATION];
+  const addresses = node.status?.addresses ?? [];
+  const address = (addresses.find((a) => a.type === 'InternalIP') ?? addresses[0])?.address;
+  const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port;
   return {
     name: node.metadata.name,
     ready: node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
     createdAt: node.metadata.creationTimestamp ?? null,
     labels: node.metadata.labels ?? {},
     containerMetricsPath: path?.startsWith('/') ? path : DEFAULT_CONTAINER_METRICS_PATH,
+    kubelet: address && port ? { address, port } : null,
   };
 }
 

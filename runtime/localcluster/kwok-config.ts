@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { CONTAINER_METRICS_PATH_ANNOTATION } from '../kube/slim.ts';
 import type { ScenarioSpec } from './scenario.ts';
 
 const STAGES = fileURLToPath(new URL('./kwok/stages.yaml', import.meta.url));
+/** kwokctl hands Metric objects to KWOK only with metrics-server enabled; without it there is no usage and no network. */
+const METRICS = fileURLToPath(new URL('./kwok/metrics.yaml', import.meta.url));
 
 export interface LogFile {
   containers?: string[];
@@ -44,8 +47,9 @@ export function planLogs(spec: ScenarioSpec, logDir: string, now: Date): { files
 }
 
 /**
- * The `-c` file handed to kwokctl: loopback-only binary runtime, our stages, and the logs
- * KWOK serves for `kubectl logs` (and `--previous`).
+ * The `-c` file handed to kwokctl: loopback-only binary runtime, our stages, the metrics
+ * endpoints (resource usage for metrics-server, container network for the kubelet scrape),
+ * and the logs KWOK serves for `kubectl logs` (and `--previous`).
  */
 export function kwokConfig(binDir: string, logs: LogFile[]): string {
   const kwokctl = {
@@ -53,7 +57,7 @@ export function kwokConfig(binDir: string, logs: LogFile[]): string {
     kind: 'KwokctlConfiguration',
     options: { runtime: 'binary', bindAddress: '127.0.0.1', kubectlBinary: join(binDir, 'kubectl') },
   };
-  const docs: string[] = [stringify(kwokctl), readFileSync(STAGES, 'utf8')];
+  const docs: string[] = [stringify(kwokctl), readFileSync(STAGES, 'utf8'), readFileSync(METRICS, 'utf8')];
   if (logs.length > 0) {
     docs.push(
       stringify({
@@ -82,6 +86,8 @@ export function nodeManifests(count: number, capacity: ScenarioSpec['nodeCapacit
           'node.alpha.kubernetes.io/ttl': '0',
           // metrics-server ≥ 0.7 scrapes this path; KWOK's Metric object serves it per node.
           'metrics.k8s.io/resource-metrics-path': `/metrics/nodes/${name}/metrics/resource`,
+          // KWOK serves every node on one port, so its container metrics carry the node in the path.
+          [CONTAINER_METRICS_PATH_ANNOTATION]: `/metrics/nodes/${name}/metrics/cadvisor`,
         },
         labels: {
           'kubernetes.io/hostname': name,

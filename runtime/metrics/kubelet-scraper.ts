@@ -1,9 +1,8 @@
-// METRICS_KUBELET_SCRAPE: each node's kubelet container metrics, read through the API
-// server's node proxy (`/api/v1/nodes/<node>/proxy<path>`, RBAC `nodes/proxy` get), once per
-// history sample. The sampler stores the raw counters; rates are derived when read. The
+// METRICS_KUBELET_SCRAPE: each node's kubelet container metrics (directly or through the API
+// server's node proxy: runtime/kube/kubelet.ts), once per history sample. The sampler stores the raw counters; rates are derived when read. The
 // latest two scrapes also give each pod's current rate for /apps/{id}/metrics.
 import type { Clock, NetworkRate, NetworkView, NodeObject } from '../../handlers/context.ts';
-import type { TextGetter } from '../kube/client.ts';
+import type { KubeletReader } from '../kube/kubelet.ts';
 import type { Logger } from '../log.ts';
 import { podNetworkCounters, type PodCounters } from './container-network.ts';
 import { MAX_COUNTER_GAP_SECS } from './points.ts';
@@ -36,7 +35,7 @@ export class KubeletNetworkScraper implements NetworkView {
   private lastScrapeError: string | null = null;
 
   constructor(
-    private readonly getText: TextGetter,
+    private readonly readKubelet: KubeletReader,
     private readonly nodes: () => readonly NodeObject[],
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -61,7 +60,7 @@ export class KubeletNetworkScraper implements NetworkView {
         const node = nodes[next++];
         if (!node) break;
         try {
-          const text = await this.getText(`/api/v1/nodes/${encodeURIComponent(node.name)}/proxy${node.containerMetricsPath}`);
+          const text = await this.readKubelet(node);
           for (const [pod, c] of podNetworkCounters(text)) counters.set(pod, c);
         } catch (err) {
           failures.push(`${node.name}: ${err instanceof Error ? err.message : String(err)}`);
