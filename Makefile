@@ -1,15 +1,20 @@
 # The two commands the README promises. Each installs what it needs on a fresh clone.
-.PHONY: demo test deps check bench
+.PHONY: demo test deps browser check bench
 
 deps:
 	@bash scripts/ensure-deps.sh
+
+# The browser tests drive Debian's chromium; installed once when missing.
+browser:
+	@bash scripts/ensure-browser.sh
 
 demo: deps
 	@node bin/capstan.js demo
 
 check: deps
 	npx tsc --noEmit
+	npx tsc --noEmit -p ui/web
 	npx eslint .
 
-test: check
+test: check browser
 	npm test

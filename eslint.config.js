@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'ui/dist/**', '.localcluster/**'] },
+  { ignores: ['node_modules/**', 'ui/web/dist/**', '.localcluster/**'] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {

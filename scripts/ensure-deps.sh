@@ -17,3 +17,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 bash scripts/build-control-plane.sh >/dev/null
+
+# The dashboard, rebuilt when any of its sources (or the lockfile) is newer than the last build.
+if [ ! -f ui/web/dist/index.html ] || [ -n "$(find ui/web/src ui/web/index.html ui/web/vite.config.ts package-lock.json -newer ui/web/dist/index.html -print -quit)" ]; then
+  echo "[deps] building the dashboard" >&2
+  npx vite build --config ui/web/vite.config.ts --logLevel warn
+fi

@@ -7,6 +7,7 @@ import { down, up } from '../localcluster/cluster.ts';
 import { createLogger } from '../log.ts';
 import { agentOptionsFromEnv } from './env-options.ts';
 import { untilSignal } from './signals.ts';
+import { startUiServer } from '../../ui/server.ts';
 
 const DEFAULT_DIR = fileURLToPath(new URL('../../.localcluster/demo', import.meta.url));
 
@@ -17,6 +18,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     options: {
       dir: { type: 'string', default: DEFAULT_DIR },
       port: { type: 'string', default: '8080' },
+      'ui-port': { type: 'string', default: '3000' },
       scenario: { type: 'string', default: 'demo' },
     },
   });
@@ -33,16 +35,19 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     dataDir,
     settings: { tenantNamespaces: [] },
     // KWOK serves container network metrics for every node (self-signed, on loopback), so the demo shows them.
-    ...agentOptionsFromEnv({ METRICS_KUBELET_SCRAPE: 'true', METRICS_KUBELET_INSECURE_TLS: 'true', ...process.env }),
+    // The dashboard on loopback is the one proxy whose X-Forwarded-For the agent believes.
+    ...agentOptionsFromEnv({ METRICS_KUBELET_SCRAPE: 'true', METRICS_KUBELET_INSECURE_TLS: 'true', CAPSTAN_TRUSTED_PROXY_CIDRS: '127.0.0.1/32', ...process.env }),
     log: createLogger('capstan').child('demo'),
   });
   await agent.ready;
+  const ui = await startUiServer({ hostname: '127.0.0.1', port: await freePort(Number(values['ui-port'])), agentUrl: agent.url });
   const password = readInitialAdminPassword(dataDir) ?? '(the one in CAPSTAN_ADMIN_PASSWORD)';
   const login = `curl -c /tmp/capstan.cookies -H 'content-type: application/json' -d '{"username":"admin","password":"${password}"}' ${agent.url}/api/agent/auth/login`;
   process.stdout.write(
     [
       '',
       'Capstan demo is running.',
+      `  Dashboard:   ${ui.url}/`,
       `  Agent API:   ${agent.url}/api/agent/`,
       `  Sign in:     username admin, password ${password}`,
       `               ${login}`,
@@ -57,7 +62,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   say('stopping');
   try {
     // The cluster must go down even if the agent does not close in time.
-    await Promise.race([agent.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    await Promise.race([Promise.all([ui.close(), agent.close()]), new Promise((resolve) => setTimeout(resolve, 5000))]);
   } finally {
     await down(values.dir);
   }

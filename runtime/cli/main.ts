@@ -2,9 +2,11 @@ import { runAgentCommand } from './agent-command.ts';
 import { runDemoCommand } from './demo-command.ts';
 import { runLocalClusterCommand } from './localcluster-command.ts';
 import { runEnableLocalLoginCommand, runRecoverAdminCommand } from './recovery-commands.ts';
+import { runUiCommand } from './ui-command.ts';
 
 const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
   agent: { summary: 'Run the REST agent (default :8080)', run: runAgentCommand },
+  ui: { summary: 'Serve the dashboard (default :3000), proxying /api/agent/* to the agent', run: runUiCommand },
   localcluster: { summary: 'Start, inspect or stop a local control plane with KWOK nodes', run: runLocalClusterCommand },
   demo: { summary: 'Local control plane + demo scenario + agent, all in one', run: runDemoCommand },
   'recover-admin': { summary: 'Reset an admin password, second factor, IP bans and password sign-in (run in the agent pod)', run: runRecoverAdminCommand },

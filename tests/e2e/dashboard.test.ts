@@ -1,0 +1,200 @@
+// The dashboard in real Chromium against a real agent on the demo scenario, through
+// `capstan ui`'s proxy: sign in, the overview's order, the crash-loop story, an API key shown
+// once, what a viewer cannot see, and an accessibility scan of every main screen.
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startAgent, type RunningAgent } from '../../runtime/agent.ts';
+import { silentLogger } from '../../runtime/log.ts';
+import { startUiServer, type RunningUi } from '../../ui/server.ts';
+import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../support/browser.ts';
+import { testCluster, waitFor } from '../support/cluster.ts';
+
+const ADMIN_PASSWORD = 'dashboard-admin-password';
+const VIEWER_PASSWORD = 'dashboard-viewer-password';
+let agent: RunningAgent;
+let ui: RunningUi;
+let browser: Browser;
+
+async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(`${ui.url}/overview`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+async function assertAccessible(page: Page, screen: string): Promise<void> {
+  const violations = await accessibilityViolations(page);
+  assert.deepEqual(violations, [], `${screen}: ${JSON.stringify(violations, null, 2)}`);
+}
+
+describe('dashboard in Chromium', () => {
+  before(async () => {
+    agent = await startAgent({
+      kubeconfig: testCluster().kubeconfig,
+      listen: '127.0.0.1:0',
+      dataDir: mkdtempSync(join(tmpdir(), 'capstan-dashboard-')),
+      settings: { tenantNamespaces: [] },
+      accounts: { adminPassword: ADMIN_PASSWORD, viewerPassword: VIEWER_PASSWORD },
+      trustedProxyCidrs: '127.0.0.1/32',
+      historySampleIntervalMs: 2000,
+      validateOutput: true,
+      log: silentLogger,
+    });
+    await agent.ready;
+    ui = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: agent.url });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await ui.close();
+    await agent.close();
+  });
+
+  it('signs in and lists unhealthy namespaces first, with the cache age', async () => {
+    const page = await (await newContext(browser)).newPage();
+    await page.goto(`${ui.url}/overview`);
+    await page.getByRole('heading', { name: 'Sign in to Capstan' }).waitFor();
+    await assertAccessible(page, 'sign-in');
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.locator('tbody tr').first().waitFor();
+    const verdicts: [string, string][] = [];
+    for (const row of await page.locator('tbody tr').all()) verdicts.push([(await row.locator('th').textContent()) ?? '', (await row.getAttribute('data-health')) ?? '']);
+    const order = ['critical', 'degraded', 'unknown', 'healthy'];
+    const ranks = verdicts.map(([, health]) => order.indexOf(health));
+    assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b), 'worst first');
+    assert.equal(verdicts[0]?.[1], 'critical');
+    assert.ok(verdicts.some(([ns, health]) => ns === 'shop' && health === 'critical'), JSON.stringify(verdicts));
+    assert.ok(verdicts.findIndex(([ns]) => ns === 'analytics') < verdicts.findIndex(([ns]) => ns === 'marketing'), 'degraded before healthy');
+    await page.getByText(/cached \d+ s ago/).waitFor();
+    await assertAccessible(page, 'overview');
+    await screenshot(page, 'overview');
+    await page.getByRole('button', { name: /Switch to dark theme/ }).click();
+    await screenshot(page, 'overview-dark');
+    await assertAccessible(page, 'overview (dark)');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await screenshot(page, 'overview-narrow');
+    await page.context().close();
+  });
+
+  it("opens the crash-loop incident's story with the previous instance's log tail, and deep-links to it", async () => {
+    const page = await (await newContext(browser)).newPage();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.getByRole('link', { name: 'Incidents' }).click();
+    await page.getByRole('heading', { name: 'Incidents', level: 1 }).waitFor();
+    await page.getByLabel('Severity').selectOption('critical');
+    assert.match(page.url(), /\/incidents\?severity=critical$/, 'filters live in the URL');
+    await assertAccessible(page, 'incidents');
+    await screenshot(page, 'incidents');
+    const crash = page.getByRole('link', { name: /CrashLoopBackOff · shop\/checkout/ }).first();
+    await crash.click();
+    await page.getByRole('heading', { name: /Log tail \(previous instance\)/ }).waitFor();
+    const log = await page.locator('pre.log').textContent();
+    assert.match(log ?? '', /checkout starting/);
+    assert.doesNotMatch(log ?? '', /sk_live_51Hx9fakeToken/, 'redacted');
+    await page.getByRole('heading', { name: 'Last exit' }).waitFor();
+    assert.match(page.url(), /\/incidents\/shop\/checkout-[a-z0-9]+-[a-z0-9]+$/);
+    await assertAccessible(page, 'incident story');
+    await screenshot(page, 'incident-story');
+
+    // The same URL in a fresh tab (after signing in) opens the same story.
+    const deepLink = page.url();
+    await page.goto(deepLink);
+    await page.getByRole('heading', { name: /Log tail/ }).waitFor();
+
+    await page.goto(`${ui.url}/namespaces/shop`);
+    await page.getByRole('table').waitFor();
+    await page.getByLabel('Search pods').fill('frontend');
+    const rows = await page.locator('tbody tr').count();
+    assert.equal(rows, 12, 'twelve frontend pods after searching');
+    await assertAccessible(page, 'namespace pods');
+    await screenshot(page, 'namespace-pods');
+    await page.context().close();
+  });
+
+  it('creates an API key with only the scopes picked and shows its secret exactly once', async () => {
+    const page = await (await newContext(browser)).newPage();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.getByRole('link', { name: 'admin (admin)' }).click();
+    await page.getByRole('heading', { name: 'Account' }).waitFor();
+    const checked = await page.locator('input[name=scope]:checked').count();
+    assert.equal(checked, 0, 'nothing preselected');
+    await page.getByLabel('Name').fill('ci reader');
+    await page.getByLabel('workloads:read').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('api-key-secret').textContent()) ?? '';
+    assert.match(secret, /^capstan_/);
+    await page.getByRole('cell', { name: 'ci reader', exact: true }).waitFor();
+    await assertAccessible(page, 'account');
+    await screenshot(page, 'account');
+    await page.reload();
+    await page.getByRole('cell', { name: 'ci reader', exact: true }).waitFor();
+    assert.equal(await page.getByText(secret).count(), 0, 'never shown again');
+    const answer = await fetch(`${agent.url}/api/agent/namespaces`, { headers: { 'x-api-key': secret } });
+    assert.equal(answer.status, 200, 'the key works');
+    await page.context().close();
+  });
+
+  it('shows resource history and applications, and the admin screens to an admin', async () => {
+    const page = await (await newContext(browser)).newPage();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.goto(`${ui.url}/history?scope=namespace&namespace=payments`);
+    // metrics-server needs a few scrapes after the cluster starts, then the sampler a tick.
+    await waitFor('history charts', async () => {
+      await page.reload();
+      await page.getByRole('heading', { name: /Resource history/ }).waitFor();
+      return (await page.getByRole('img', { name: 'CPU chart' }).count()) > 0;
+    }, 150_000, 3000).catch(async (err: unknown) => {
+      await screenshot(page, 'history-failed');
+      throw err;
+    });
+    await assertAccessible(page, 'history');
+    await screenshot(page, 'history');
+
+    await page.goto(`${ui.url}/apps/new`);
+    await page.getByLabel('Name').fill('Storefront');
+    await page.getByLabel('shop').check();
+    await page.getByLabel(/Label selector/).fill('app in (frontend, cart)');
+    await page.getByText('18 pods').waitFor();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Storefront' }).waitFor();
+    await page.getByRole('table').waitFor();
+    await assertAccessible(page, 'application');
+    await screenshot(page, 'application');
+
+    for (const [path, heading] of [['/admin/users', 'Users'], ['/admin/access', 'Access control'], ['/admin/audit', 'Audit']] as const) {
+      await page.goto(`${ui.url}${path}`);
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await page.getByRole('table').first().or(page.getByRole('button', { name: /Save/ }).first()).waitFor();
+      await assertAccessible(page, heading);
+      await screenshot(page, `admin-${heading.toLowerCase().replace(/ /g, '-')}`);
+    }
+    await page.getByText(/Chain intact/).waitFor();
+    await page.context().close();
+  });
+
+  it('keeps admin screens from a viewer: no links, and the agent refuses them', async () => {
+    const page = await (await newContext(browser)).newPage();
+    await signIn(page, 'viewer', VIEWER_PASSWORD);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    assert.equal(await nav.getByRole('link', { name: 'Users' }).count(), 0);
+    assert.equal(await nav.getByRole('link', { name: 'Audit' }).count(), 0);
+    await page.goto(`${ui.url}/admin/users`);
+    await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+    await screenshot(page, 'viewer-denied');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Capstan' }).waitFor();
+    await page.context().close();
+  });
+});

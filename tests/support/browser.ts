@@ -1,0 +1,50 @@
+// Debian's chromium driven by playwright-core: never a browser download, a fresh profile per
+// launch (Playwright's own temporary one), and screenshots saved where a person can look at them (test/artifacts/, git-ignored).
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
+
+export function chromiumPath(): string {
+  return process.env.CAPSTAN_CHROMIUM ?? '/usr/bin/chromium';
+}
+
+/** Playwright gives every launch a fresh, temporary user-data dir of its own. */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+export async function newContext(browser: Browser, width = 1280): Promise<BrowserContext> {
+  return browser.newContext({ viewport: { width, height: 900 }, colorScheme: 'light' });
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's WCAG 2 A/AA rules over the page; evaluated through the DevTools protocol, so the page's CSP stays on. */
+export async function accessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  // A string, not a function: it runs in the page, whose DOM types the Node side lacks.
+  const violations = await page.evaluate<AxeViolation[]>(`
+    axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+      .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))
+  `);
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}

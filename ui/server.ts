@@ -1,0 +1,114 @@
+// `capstan ui`: serves the built dashboard and proxies /api/agent/* to the agent. It writes
+// nothing (the chart runs it on a read-only root filesystem) and does not handle WebSocket
+// upgrades: the terminal's WebSocket must reach the agent directly.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { HttpBindings } from '@hono/node-server';
+import { Hono } from 'hono';
+
+export const DEFAULT_DIST = fileURLToPath(new URL('./web/dist', import.meta.url));
+
+/** Strict: only our own scripts, styles and API; never framed. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) are the proxy's own, never forwarded.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+
+export interface UiServerOptions {
+  agentUrl: string;
+  dist?: string;
+}
+
+export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBindings }> {
+  const dist = options.dist ?? DEFAULT_DIST;
+  const indexFile = join(dist, 'index.html');
+  if (!existsSync(indexFile)) throw new Error(`no built dashboard at ${dist}: run npm run build:ui`);
+  const indexHtml = readFileSync(indexFile, 'utf8');
+  const agent = options.agentUrl.replace(/\/+$/, '');
+  const app = new Hono<{ Bindings: HttpBindings }>();
+
+  app.use('*', async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+  });
+
+  app.all('/api/agent/*', async (c) => {
+    const url = new URL(c.req.url);
+    const headers = new Headers();
+    c.req.raw.headers.forEach((value, name) => {
+      if (!HOP_BY_HOP.has(name.toLowerCase())) headers.set(name, value);
+    });
+    // The agent trusts X-Forwarded-For only from addresses in security.trustedProxyCidrs.
+    const peer = c.env.incoming.socket.remoteAddress ?? '';
+    const forwarded = c.req.header('x-forwarded-for');
+    headers.set('x-forwarded-for', forwarded ? `${forwarded}, ${peer}` : peer);
+    headers.set('x-forwarded-proto', url.protocol.replace(':', ''));
+    const hasBody = c.req.method !== 'GET' && c.req.method !== 'HEAD';
+    try {
+      const upstream = await fetch(`${agent}${url.pathname}${url.search}`, {
+        method: c.req.method,
+        headers,
+        body: hasBody ? await c.req.arrayBuffer() : undefined,
+        redirect: 'manual',
+      });
+      const out = new Headers();
+      upstream.headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.has(name.toLowerCase()) && name.toLowerCase() !== 'set-cookie' && name.toLowerCase() !== 'content-encoding') out.append(name, value);
+      });
+      for (const cookie of upstream.headers.getSetCookie()) out.append('set-cookie', cookie);
+      return new Response(upstream.body, { status: upstream.status, headers: out });
+    } catch (err) {
+      return c.json({ error: 'agent_unreachable', message: `the agent at ${agent} did not answer: ${err instanceof Error ? err.message : String(err)}` }, 502);
+    }
+  });
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  // Hashed assets never change; index.html always revalidates so a new build is picked up.
+  app.use('/assets/*', async (c, next) => {
+    await next();
+    if (c.res.ok) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
+  });
+  app.use('/assets/*', serveStatic({ root: dist, rewriteRequestPath: (p) => p }));
+  // Every other path is a dashboard view (deep links): the app routes it in the browser.
+  app.get('*', (c) => {
+    c.header('Cache-Control', 'no-cache');
+    return c.html(indexHtml);
+  });
+  return app;
+}
+
+export interface RunningUi {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on `hostname:port` (port 0 picks one). */
+export async function startUiServer(options: UiServerOptions & { hostname: string; port: number }): Promise<RunningUi> {
+  const { serve } = await import('@hono/node-server');
+  const app = createUiApp(options);
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: options.hostname, port: options.port }, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.hostname === '0.0.0.0' ? '127.0.0.1' : options.hostname;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  };
+}

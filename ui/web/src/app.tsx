@@ -1,0 +1,127 @@
+// The dashboard shell: one query client, the session gate (401 anywhere → sign-in), the
+// navigation, and a stable URL for every view (the copilot's citations will link here).
+import { QueryCache, QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { ApiError } from './api/client';
+import { queries, type Me } from './api/queries';
+import { ErrorView, Loading } from './components/states';
+import { SignIn } from './screens/sign-in';
+import { signOut } from './screens/session';
+import { Overview } from './screens/overview';
+import { IncidentList } from './screens/incidents';
+import { IncidentStory } from './screens/incident-story';
+import { NamespaceList, NamespacePods } from './screens/namespaces';
+
+// Screens most visits never open load on demand, keeping the first load small.
+const HistoryScreen = lazy(() => import('./screens/history').then((m) => ({ default: m.HistoryScreen })));
+const Apps = lazy(() => import('./screens/apps').then((m) => ({ default: m.Apps })));
+const AppDetail = lazy(() => import('./screens/apps').then((m) => ({ default: m.AppDetail })));
+const NewApp = lazy(() => import('./screens/app-editor').then((m) => ({ default: m.NewApp })));
+const Account = lazy(() => import('./screens/account').then((m) => ({ default: m.Account })));
+const AdminUsers = lazy(() => import('./screens/admin').then((m) => ({ default: m.AdminUsers })));
+const AdminAccess = lazy(() => import('./screens/admin').then((m) => ({ default: m.AdminAccess })));
+const AdminAudit = lazy(() => import('./screens/audit').then((m) => ({ default: m.AdminAudit })));
+const AuditEventView = lazy(() => import('./screens/audit').then((m) => ({ default: m.AuditEventView })));
+
+const client: QueryClient = new QueryClient({
+  defaultOptions: { queries: { retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2 } },
+  // A session that expired while idle: every query then answers 401, and the gate shows sign-in.
+  queryCache: new QueryCache({
+    onError: (error, query) => {
+      if (error instanceof ApiError && error.status === 401 && query.queryKey[0] !== 'me') void client.invalidateQueries({ queryKey: ['me'] });
+    },
+  }),
+});
+
+type Theme = 'light' | 'dark';
+
+function useTheme(): [Theme, () => void] {
+  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('capstan-theme') as Theme | null) ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'));
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem('capstan-theme', theme);
+  }, [theme]);
+  return [theme, () => setTheme(theme === 'dark' ? 'light' : 'dark')];
+}
+
+function NavLink({ href, children }: { href: string; children: string }) {
+  const [location] = useLocation();
+  const current = location === href || location.startsWith(`${href}/`);
+  return (
+    <Link href={href} aria-current={current ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+function Shell({ me }: { me: Me }) {
+  const [theme, toggleTheme] = useTheme();
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">Skip to content</a>
+      <header>
+        <span className="brand">Capstan</span>
+        <nav aria-label="Main">
+          <NavLink href="/overview">Overview</NavLink>
+          <NavLink href="/incidents">Incidents</NavLink>
+          <NavLink href="/namespaces">Namespaces</NavLink>
+          <NavLink href="/history">History</NavLink>
+          <NavLink href="/apps">Applications</NavLink>
+          {me.role === 'admin' ? <NavLink href="/admin/users">Users</NavLink> : null}
+          {me.role === 'admin' ? <NavLink href="/admin/access">Access control</NavLink> : null}
+          {me.role === 'admin' ? <NavLink href="/admin/audit">Audit</NavLink> : null}
+        </nav>
+        <div className="who">
+          <button type="button" onClick={toggleTheme} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
+            {theme === 'dark' ? '☀' : '☾'}
+          </button>
+          <Link href="/account">{me.username} ({me.role})</Link>
+          <button type="button" onClick={() => void signOut(client)}>Sign out</button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<Loading what="screen" />}>
+          <Switch>
+            <Route path="/"><Redirect to="/overview" /></Route>
+            <Route path="/overview" component={Overview} />
+            <Route path="/incidents" component={IncidentList} />
+            <Route path="/incidents/:namespace/:pod">{(p) => <IncidentStory namespace={p.namespace} pod={p.pod} />}</Route>
+            <Route path="/namespaces" component={NamespaceList} />
+            <Route path="/namespaces/:namespace">{(p) => <NamespacePods namespace={p.namespace} />}</Route>
+            <Route path="/namespaces/:namespace/pods/:pod">{(p) => <IncidentStory namespace={p.namespace} pod={p.pod} />}</Route>
+            <Route path="/history" component={HistoryScreen} />
+            <Route path="/apps" component={Apps} />
+            <Route path="/apps/new" component={NewApp} />
+            <Route path="/apps/:id">{(p) => <AppDetail id={p.id} />}</Route>
+            <Route path="/account" component={Account} />
+            <Route path="/admin/users" component={AdminUsers} />
+            <Route path="/admin/access" component={AdminAccess} />
+            <Route path="/admin/audit" component={AdminAudit} />
+            <Route path="/admin/audit/:id">{(p) => <AuditEventView id={p.id} />}</Route>
+            <Route>
+              <h1>Not found</h1>
+              <p>No view lives at this address.</p>
+            </Route>
+          </Switch>
+        </Suspense>
+      </main>
+    </div>
+  );
+}
+
+function SessionGate() {
+  const me = useQuery(queries.me());
+  if (me.isPending) return <Loading what="your session" />;
+  if (me.error instanceof ApiError && me.error.status === 401) return <SignIn client={client} />;
+  if (me.isError) return <ErrorView error={me.error} retry={() => void me.refetch()} />;
+  return <Shell me={me.data} />;
+}
+
+export function App() {
+  return (
+    <QueryClientProvider client={client}>
+      <SessionGate />
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,80 @@
+// Namespace health, worst first (the agent sorts), refreshed every 30 s from its 30 s cache.
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link } from 'wouter';
+import { queries } from '../api/queries';
+import { secondsAgo } from '../components/format';
+import { Empty, QueryView } from '../components/states';
+
+function useNow(everyMs: number): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(t);
+  }, [everyMs]);
+  return now;
+}
+
+export function Overview() {
+  const query = useQuery(queries.overview());
+  const now = useNow(5000);
+  return (
+    <>
+      <h1>Overview</h1>
+      <QueryView query={query} what="namespace health">
+        {(data) => (
+          <>
+            <p className="muted" aria-live="polite">
+              {data.total_namespaces} namespaces · cached {secondsAgo(data.cached_at, now)} (refreshes every {data.cache_ttl_secs} s)
+            </p>
+            {data.namespaces.length === 0 ? (
+              <Empty>No namespace is visible to Capstan.</Empty>
+            ) : (
+              <div className="table-wrap">
+                <table>
+                  <caption>Namespace health, worst first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Namespace</th>
+                      <th scope="col">Health</th>
+                      <th scope="col">Why</th>
+                      <th scope="col" className="num">Pods running</th>
+                      <th scope="col" className="num">Failing</th>
+                      <th scope="col" className="num">Pending</th>
+                      <th scope="col" className="num">Deployments degraded</th>
+                      <th scope="col" className="num">PVCs unbound</th>
+                      <th scope="col">Last event</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.namespaces.map((ns) => (
+                      <tr key={ns.namespace} data-health={ns.health_score}>
+                        <th scope="row">
+                          <Link href={`/namespaces/${ns.namespace}`}>{ns.namespace}</Link>
+                        </th>
+                        <td>
+                          <span className={`badge ${ns.health_score}`}>{ns.health_score}</span>
+                        </td>
+                        <td>{ns.reasons.join('; ') || '–'}</td>
+                        <td className="num">
+                          {ns.pods_running}/{ns.pods_total}
+                        </td>
+                        <td className="num">{ns.pods_failing}</td>
+                        <td className="num">{ns.pods_pending}</td>
+                        <td className="num">
+                          {ns.deployments_degraded}/{ns.deployments_total}
+                        </td>
+                        <td className="num">{ns.pvcs_unbound}</td>
+                        <td>{ns.last_event_time ? secondsAgo(ns.last_event_time, now) : '–'}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </>
+        )}
+      </QueryView>
+    </>
+  );
+}
