@@ -1,6 +1,8 @@
 // The benchmark's JSON shape and its markdown rendering, with the issue's targets beside
 // what was measured. Targets are reported, met or not; nothing here fails a build.
 
+import type { DashboardBench } from './bench-dashboard.ts';
+
 export interface LoadResult {
   concurrency: number;
   requests: number;
@@ -20,9 +22,11 @@ export interface BenchReport {
   cold_sync_secs: number;
   /** What scripts/bench-history.ts printed. */
   history: Record<string, unknown> | null;
+  /** scripts/bench-dashboard.ts; null when chromium or the build was missing. */
+  dashboard: DashboardBench | null;
 }
 
-const TARGETS = { p99AtFiftyMs: 5, listRatio: 5, rssMib: 200, syncSecs: 3, historyMib: 200, historyP99Ms: 50 };
+const TARGETS = { p99AtFiftyMs: 5, listRatio: 5, rssMib: 200, syncSecs: 3, historyMib: 200, historyP99Ms: 50, initialJsKib: 250 };
 
 const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
 
@@ -79,6 +83,13 @@ export function markdownReport(r: BenchReport): string {
     for (const [name, value] of h.p99) lines.push(`| history ${name} | ${value} ms | ≤ ${TARGETS.historyP99Ms} ms (${mark(value <= TARGETS.historyP99Ms)}) |`);
   } else {
     lines.push('| history store | not measured (the history benchmark failed; see the run log) | |');
+  }
+  const d = r.dashboard;
+  if (d) {
+    lines.push(`| dashboard initial JS (gzip) | ${d.initial_js_gzip_kib} KiB (+ ${d.initial_css_gzip_kib} KiB CSS; all screens ${d.all_js_gzip_kib} KiB) | ≤ ${TARGETS.initialJsKib} KiB (${mark(d.initial_js_gzip_kib <= TARGETS.initialJsKib)}) |`);
+    lines.push(`| dashboard cold load of /overview to the table, chromium on loopback | median ${d.cold_load_overview_ms.median} ms, max ${d.cold_load_overview_ms.max} ms over ${d.cold_load_overview_ms.runs} runs | |`);
+  } else {
+    lines.push('| dashboard | not measured (see the run log) | |');
   }
   lines.push('', '## Against the targets', '', ...verdicts, '');
   return lines.join('\n');

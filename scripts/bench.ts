@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { loadKubeConfig } from '../runtime/kube/client.ts';
 import { down, up } from '../runtime/localcluster/cluster.ts';
 import { waitFor } from '../runtime/localcluster/kubectl.ts';
+import { benchDashboard } from './bench-dashboard.ts';
 import { markdownReport, type BenchReport, type LoadResult } from './bench-report.ts';
 
 const PASSWORD = 'bench-admin-password';
@@ -81,7 +82,7 @@ async function directFetcher(kubeconfig: string, path: string): Promise<Fetcher>
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-'));
-  const report: BenchReport = { generated_at: new Date().toISOString(), scenario: 'scale-5000', machine: `${String(os().cpus)} CPU, node ${process.version}`, endpoints: [], rss_mib_after_sync: 0, rss_mib_after_load: 0, cold_sync_secs: 0, history: null };
+  const report: BenchReport = { generated_at: new Date().toISOString(), scenario: 'scale-5000', machine: `${String(os().cpus)} CPU, node ${process.version}`, endpoints: [], rss_mib_after_sync: 0, rss_mib_after_load: 0, cold_sync_secs: 0, history: null, dashboard: null };
   let agent: ChildProcess | null = null;
   try {
     process.stderr.write('bench: starting the scale-5000 control plane (about two minutes)\n');
@@ -127,6 +128,12 @@ async function main(): Promise<void> {
       report.endpoints.push({ endpoint: q.endpoint, direct_list: q.direct, agent: agentLevels, direct: directLevels });
     }
     report.rss_mib_after_load = rssMiB(a.child.pid ?? 0);
+    process.stderr.write('bench: dashboard bundle and cold load of /overview in chromium\n');
+    try {
+      report.dashboard = await benchDashboard(a.url, 'admin', PASSWORD);
+    } catch (err) {
+      process.stderr.write(`bench: dashboard benchmark failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
   } finally {
     agent?.kill('SIGTERM');
     await down(dir);

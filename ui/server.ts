@@ -79,7 +79,9 @@ export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBind
     await next();
     if (c.res.ok) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
   });
-  app.use('/assets/*', serveStatic({ root: dist, rewriteRequestPath: (p) => p }));
+  app.use('/assets/*', serveStatic({ root: dist }));
+  // A missing asset is an error, not the app: a stale tab must not parse HTML as a script.
+  app.all('/assets/*', (c) => c.text('not found', 404));
   // Every other path is a dashboard view (deep links): the app routes it in the browser.
   app.get('*', (c) => {
     c.header('Cache-Control', 'no-cache');

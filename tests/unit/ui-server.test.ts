@@ -1,0 +1,102 @@
+// `capstan ui` in front of the agent's real HTTP app (in-process services, a real socket):
+// security headers on everything, the proxy keeps status, body and the session cookie, tells
+// the agent who the client is, and says so when the agent is gone; every other path is the app.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { serve, type ServerType } from '@hono/node-server';
+import { SECURITY_HEADERS, startUiServer, type RunningUi } from '../../ui/server.ts';
+import { testApp } from '../support/app.ts';
+import { ADMIN_PASSWORD } from '../support/services.ts';
+
+let agentServer: ServerType;
+let ui: RunningUi;
+let agentUrl = '';
+
+function fakeBuild(): string {
+  const dist = mkdtempSync(join(tmpdir(), 'capstan-ui-dist-'));
+  mkdirSync(join(dist, 'assets'));
+  writeFileSync(join(dist, 'index.html'), '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>');
+  writeFileSync(join(dist, 'assets', 'app.js'), 'console.log("capstan")');
+  return dist;
+}
+
+describe('capstan ui server', () => {
+  before(async () => {
+    const h = await testApp({ trustedProxies: '127.0.0.1/32' });
+    agentServer = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: h.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    });
+    agentUrl = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}`;
+    ui = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl, dist: fakeBuild() });
+  });
+  after(async () => {
+    await ui.close();
+    agentServer.close();
+  });
+
+  it('serves every dashboard path as the app, assets as files, all with the security headers', async () => {
+    for (const path of ['/', '/incidents/shop/checkout-1', '/admin/audit?severity=critical']) {
+      const res = await fetch(`${ui.url}${path}`);
+      assert.equal(res.status, 200, path);
+      assert.match(await res.text(), /<div id="root">/);
+      assert.equal(res.headers.get('cache-control'), 'no-cache');
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) assert.equal(res.headers.get(name), value, `${path} ${name}`);
+    }
+    const csp = SECURITY_HEADERS['Content-Security-Policy'] ?? '';
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    const asset = await fetch(`${ui.url}/assets/app.js`);
+    assert.equal(asset.status, 200);
+    assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
+    assert.equal((await fetch(`${ui.url}/assets/missing.js`)).status, 404, 'a missing asset is not the app');
+  });
+
+  it('proxies the API with its status, errors and session cookie, and the client address', async () => {
+    const anonymous = await fetch(`${ui.url}/api/agent/me`);
+    assert.equal(anonymous.status, 401);
+    assert.equal(((await anonymous.json()) as { error: string }).error, 'unauthenticated');
+    assert.equal(anonymous.headers.get('x-frame-options'), 'DENY');
+
+    const login = await fetch(`${ui.url}/api/agent/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' },
+      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    });
+    assert.equal(login.status, 200);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    assert.match(cookie, /^capstan_session=/);
+    const me = await fetch(`${ui.url}/api/agent/me/sessions`, { headers: { cookie } });
+    assert.equal(me.status, 200);
+    const sessions = ((await me.json()) as { sessions: { ip: string }[] }).sessions;
+    assert.deepEqual(sessions.map((s) => s.ip), ['203.0.113.9'], 'the agent saw the client, not the proxy');
+  });
+
+  it('answers 502 naming the agent when it cannot be reached', async () => {
+    const orphan = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: 'http://127.0.0.1:9', dist: fakeBuild() });
+    try {
+      const res = await fetch(`${orphan.url}/api/agent/overview`);
+      assert.equal(res.status, 502);
+      assert.equal(((await res.json()) as { error: string }).error, 'agent_unreachable');
+    } finally {
+      await orphan.close();
+    }
+  });
+
+  it('does not take WebSocket upgrades', async () => {
+    const { port } = new URL(ui.url);
+    const outcome = await new Promise<string>((resolve) => {
+      const req = request({ host: '127.0.0.1', port, path: '/api/agent/terminal/ws', headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+      req.on('upgrade', () => resolve('upgraded'));
+      req.on('response', (res) => resolve(`response ${res.statusCode ?? 0}`));
+      req.on('error', () => resolve('closed'));
+      req.end();
+    });
+    assert.notEqual(outcome, 'upgraded');
+  });
+});
