@@ -57,12 +57,16 @@ export interface PodObject {
   labels: Readonly<Record<string, string>>;
   /** The workload that runs it: Deployment (through its ReplicaSet), StatefulSet, DaemonSet, Job, CronJob; a bare pod owns itself. */
   workload: { kind: string; name: string };
+  /** The direct controller (a ReplicaSet for a Deployment's pod); null for a bare pod. */
+  owner: { kind: string; name: string } | null;
+  /** ConfigMaps, Secrets and PersistentVolumeClaims it reads, by name (volumes, envFrom, env). */
+  refs: { configMaps: string[]; secrets: string[]; pvcs: string[] };
   ready: boolean;
   /** When the Ready condition last changed. */
   readySince: string | null;
   /** PodScheduled=False: why the scheduler could not place it. */
   unschedulable: { reason: string; message: string | null } | null;
-  containers: { name: string; resources: ContainerResources }[];
+  containers: { name: string; image: string; resources: ContainerResources }[];
   statuses: ContainerStatus[];
 }
 
@@ -105,6 +109,37 @@ export interface NamespacedName {
 
 export interface PvcObject extends NamespacedName {
   phase: string;
+  /** The PersistentVolume it is bound to. */
+  volumeName: string | null;
+}
+
+export interface ServiceObject extends NamespacedName {
+  /** Null: a Service without a selector (its endpoints are managed by hand). */
+  selector: Readonly<Record<string, string>> | null;
+}
+
+/** ReplicaSets, StatefulSets, Jobs and CronJobs: what the cluster model needs to draw ownership. */
+export interface ControllerObject extends NamespacedName {
+  kind: 'ReplicaSet' | 'StatefulSet' | 'Job' | 'CronJob';
+  owner: { kind: string; name: string } | null;
+}
+
+export interface IngressObject extends NamespacedName {
+  /** Backend Services, by name. */
+  services: string[];
+  hosts: string[];
+}
+
+/** Metadata only: a Secret's data never enters Capstan's cache. */
+export interface SecretObject extends NamespacedName {
+  type: string;
+}
+
+export interface PvObject {
+  name: string;
+  phase: string;
+  claim: NamespacedName | null;
+  storageClass: string | null;
 }
 
 export interface PodUsage {
@@ -131,8 +166,13 @@ export interface ClusterView {
   nodes(): readonly NodeObject[];
   events(): readonly EventObject[];
   workloads(): readonly WorkloadObject[];
-  services(): readonly NamespacedName[];
+  services(): readonly ServiceObject[];
   pvcs(): readonly PvcObject[];
+  controllers(): readonly ControllerObject[];
+  ingresses(): readonly IngressObject[];
+  configMaps(): readonly NamespacedName[];
+  secrets(): readonly SecretObject[];
+  pvs(): readonly PvObject[];
   /** Keyed `namespace/pod`. */
   metrics(): MetricsSnapshot;
   syncStatus(): readonly CacheSyncStatus[];

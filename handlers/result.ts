@@ -8,6 +8,8 @@ export type AppError =
   | { code: 'feature_not_licensed'; message: string; feature: string }
   | { code: 'ip_denied'; message: string }
   | { code: 'forbidden'; message: string }
+  /** An admin closed the MCP surface (the kill switch). */
+  | { code: 'mcp_disabled'; message: string }
   | { code: 'api_key_forbidden'; message: string }
   | { code: 'api_key_insufficient_scope'; message: string; scope: string }
   | { code: 'not_found'; message: string }

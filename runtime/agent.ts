@@ -18,7 +18,7 @@ import { HistoryStore } from './metrics/history-store.ts';
 import { KubeletNetworkScraper, networkOff } from './metrics/kubelet-scraper.ts';
 import { HistorySampler } from './metrics/sampler.ts';
 import type { Logger } from './log.ts';
-import { routes } from './routes.ts';
+import { rawEndpoints, routes } from './routes.ts';
 import { CAPSTAN_VERSION } from './version.ts';
 
 export interface AgentOptions {
@@ -86,6 +86,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   });
   const app = createApp({
     routes,
+    rawEndpoints,
     services,
     middleware: services.middleware,
     cookieSecure: options.cookieSecure ?? 'auto',

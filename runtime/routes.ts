@@ -12,6 +12,8 @@ import { Liveness, Readiness } from '../schema/health.ts';
 import { NamespaceList } from '../schema/namespaces.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { appRoutes } from './routes/apps.ts';
+import { graphRoutes } from './routes/graph.ts';
+import { mcpProtocolEndpoint, mcpRoutes } from './routes/mcp.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
@@ -135,7 +137,12 @@ export const routes: readonly Route[] = [
   }),
   ...readCoreRoutes,
   ...appRoutes,
+  ...graphRoutes,
+  ...mcpRoutes,
   ...accountRoutes,
   ...adminRoutes,
   ...auditRoutes,
 ];
+
+/** Endpoints that speak their own protocol, behind the same policy chain. */
+export const rawEndpoints = [mcpProtocolEndpoint] as const;

@@ -61,6 +61,7 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     access_control: { allowlist: d.allowlist, denylist: d.denylist },
     audit_stream: { webhook_url: d.auditWebhookUrl, webhook_token_sealed: d.auditWebhookToken === null ? null : secrets.seal(d.auditWebhookToken) },
     activity: { retention_days: d.activityRetentionDays },
+    mcp: { enabled: true },
   };
 }
 

@@ -45,11 +45,18 @@ export const ActivitySettings = v.object({
 });
 export type ActivitySettings = v.InferOutput<typeof ActivitySettings>;
 
+export const McpSettings = v.object({
+  /** The kill switch: false closes every MCP surface (protocol and REST pair) with 403 mcp_disabled. */
+  enabled: v.boolean(),
+});
+export type McpSettings = v.InferOutput<typeof McpSettings>;
+
 export const SETTING_SCHEMAS = {
   security: SecuritySettings,
   access_control: AccessControlSettings,
   audit_stream: AuditStreamSettings,
   activity: ActivitySettings,
+  mcp: McpSettings,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

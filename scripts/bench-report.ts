@@ -24,6 +24,8 @@ export interface BenchReport {
   history: Record<string, unknown> | null;
   /** scripts/bench-dashboard.ts; null when chromium or the build was missing. */
   dashboard: DashboardBench | null;
+  /** `/graph/subgraph?focus=namespace:<busiest>&hops=2&budget=4000`; absent in reports from before it existed. */
+  subgraph?: LoadResult[];
 }
 
 const TARGETS = { p99AtFiftyMs: 5, listRatio: 5, rssMib: 200, syncSecs: 3, historyMib: 200, historyP99Ms: 50, initialJsKib: 250 };
@@ -70,6 +72,7 @@ export function markdownReport(r: BenchReport): string {
       }
     }
   }
+  for (const g of r.subgraph ?? []) lines.push(`| \`/graph/subgraph\` (2 hops, 4k-token budget) | ${g.concurrency} | ${g.p50_ms} | ${g.p99_ms} | ${g.throughput_rps} | – | – |`);
   lines.push('', '| measure | value | target |', '|---|---|---|');
   lines.push(`| agent RSS after sync | ${r.rss_mib_after_sync} MiB | ≤ ${TARGETS.rssMib} MiB (${mark(r.rss_mib_after_sync <= TARGETS.rssMib)}) |`);
   lines.push(`| agent RSS after the load runs | ${r.rss_mib_after_load} MiB | |`);

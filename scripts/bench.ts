@@ -82,7 +82,7 @@ async function directFetcher(kubeconfig: string, path: string): Promise<Fetcher>
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-'));
-  const report: BenchReport = { generated_at: new Date().toISOString(), scenario: 'scale-5000', machine: `${String(os().cpus)} CPU, node ${process.version}`, endpoints: [], rss_mib_after_sync: 0, rss_mib_after_load: 0, cold_sync_secs: 0, history: null, dashboard: null };
+  const report: BenchReport = { generated_at: new Date().toISOString(), scenario: 'scale-5000', machine: `${String(os().cpus)} CPU, node ${process.version}`, endpoints: [], rss_mib_after_sync: 0, rss_mib_after_load: 0, cold_sync_secs: 0, history: null, dashboard: null, subgraph: [] };
   let agent: ChildProcess | null = null;
   try {
     process.stderr.write('bench: starting the scale-5000 control plane (about two minutes)\n');
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     report.cold_sync_secs = round((performance.now() - a.listeningAt) / 1000);
     const login = await fetch(`${a.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const key = ((await (await fetch(`${a.url}/me/api-keys`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', scopes: ['workloads:read'] }) })).json()) as { key: string }).key;
+    const key = ((await (await fetch(`${a.url}/me/api-keys`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', scopes: ['workloads:read', 'topology:read'] }) })).json()) as { key: string }).key;
 
     // Let KWOK finish moving pods to Running, so the numbers are about a settled cluster.
     let lastRunning = -1;
@@ -126,6 +126,14 @@ async function main(): Promise<void> {
         directLevels.push(await load(direct, c, Math.max(c, LIST_REQUESTS_PER_LEVEL)));
       }
       report.endpoints.push({ endpoint: q.endpoint, direct_list: q.direct, agent: agentLevels, direct: directLevels });
+    }
+    // The cluster model has no direct-LIST equivalent: the agent's own numbers only.
+    const focus = encodeURIComponent(`namespace:${busiest}`);
+    const subgraphLevels: LoadResult[] = [];
+    report.subgraph = subgraphLevels;
+    for (const c of CONCURRENCY) {
+      process.stderr.write(`bench: /graph/subgraph (2 hops, 4k tokens) at concurrency ${c}\n`);
+      subgraphLevels.push(await load(agentGet(`/graph/subgraph?focus=${focus}&hops=2&budget=4000`), c, REQUESTS_PER_LEVEL));
     }
     report.rss_mib_after_load = rssMiB(a.child.pid ?? 0);
     process.stderr.write('bench: dashboard bundle and cold load of /overview in chromium\n');

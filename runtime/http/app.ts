@@ -1,6 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
-import type { Services } from '../../handlers/context.ts';
+import type { HandlerContext, Services } from '../../handlers/context.ts';
 import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { BlockList } from 'node:net';
@@ -44,8 +44,20 @@ const SCHEMA_ROUTE: Route = defineRoute({
 /** `auto` sets Secure when the request arrived over HTTPS (spec: security.cookieSecure). */
 export type CookieSecure = 'auto' | 'true' | 'false';
 
+/**
+ * An endpoint that speaks a protocol of its own (MCP's Streamable HTTP) rather than JSON in,
+ * JSON out; `route` declares its policy, so the same middleware chain guards it.
+ */
+export interface RawEndpoint {
+  route: Route;
+  methods: readonly ('GET' | 'POST' | 'DELETE')[];
+  paths: readonly string[];
+  handle(request: Request, ctx: HandlerContext): Promise<Response>;
+}
+
 export interface AppOptions {
   routes: readonly Route[];
+  rawEndpoints?: readonly RawEndpoint[];
   services: Services;
   cookieSecure?: CookieSecure;
   middleware?: readonly RouteMiddleware[];
@@ -76,15 +88,21 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   };
   app.use('*', markStale);
 
+  /** What a handler sees of this request: the services, the client address, the principal, and the audit notes it may add. */
+  const handlerContext = (c: Context<AppEnv>): HandlerContext => {
+    const notes: Record<string, string> = {};
+    c.set('auditNotes', notes);
+    const noteAudit = (fields: Readonly<Record<string, string>>) => void Object.assign(notes, fields);
+    return { ...options.services, request: { ip: clientIp(c), noteAudit }, principal: c.get('principal') ?? null };
+  };
+  const stagesOf = (route: Route) => chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
+
   for (const route of options.routes) {
-    const stages = chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
+    const stages = stagesOf(route);
     const endpoint = async (c: Context<AppEnv>): Promise<Response> => {
       const input = await readInput(c, route);
       if (!input.ok) return errorResponse(c, { code: 'invalid_input', field: 'body', message: input.message });
-      const notes: Record<string, string> = {};
-      c.set('auditNotes', notes);
-      const noteAudit = (fields: Readonly<Record<string, string>>) => void Object.assign(notes, fields);
-      const context = { ...options.services, request: { ip: clientIp(c), noteAudit }, principal: c.get('principal') ?? null };
+      const context = handlerContext(c);
       const result = await route.run(input.value, context);
       if (!result.ok) return errorResponse(c, result.error);
       if (options.validateOutput) {
@@ -108,11 +126,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
   }
 
+  for (const raw of options.rawEndpoints ?? []) {
+    const paths = raw.paths.flatMap((path) => ROUTE_PREFIXES.map((prefix) => prefix + path));
+    app.on([...raw.methods], paths, ...stagesOf(raw.route), (c) => raw.handle(c.req.raw, handlerContext(c)));
+  }
+
   if (options.apiDocs) {
     const doc = openApiDocument(options.routes, options.apiDocs.version);
     const page = apiDocsPage(doc);
     // Not in the table (one answer is HTML), but behind the same chain as any viewer route.
-    const stages = chain.map((build) => build(SCHEMA_ROUTE)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
+    const stages = stagesOf(SCHEMA_ROUTE);
     app.on('GET', ROUTE_PREFIXES.map((p) => `${p}/openapi.json`), ...stages, (c) => c.json(doc));
     app.on('GET', ROUTE_PREFIXES.map((p) => `${p}/docs`), ...stages, (c) => c.html(page));
   }

@@ -13,6 +13,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   feature_not_licensed: 402,
   ip_denied: 403,
   forbidden: 403,
+  mcp_disabled: 403,
   api_key_forbidden: 403,
   api_key_insufficient_scope: 403,
   not_found: 404,

@@ -1,10 +1,10 @@
-import type { CacheSyncStatus, Clock, ClusterView, EventObject, MetricsSnapshot, NamespacedName, NamespaceObject, NodeObject, PodObject, PvcObject, WorkloadObject } from '../../handlers/context.ts';
+import type { CacheSyncStatus, Clock, ClusterView, ControllerObject, EventObject, IngressObject, MetricsSnapshot, NamespacedName, NamespaceObject, NodeObject, PodObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../handlers/context.ts';
 import type { Logger } from '../log.ts';
 import type { KubeTransport } from './client.ts';
 import { Informer } from './informer.ts';
 import { MetricsPoller } from './metrics-poller.ts';
 import { slimPod } from './slim-pod.ts';
-import { slimDaemonSet, slimDeployment, slimEvent, slimNamespace, slimNode, slimPvc, slimService } from './slim.ts';
+import { slimConfigMap, slimController, slimDaemonSet, slimDeployment, slimEvent, slimIngress, slimNamespace, slimNode, slimPv, slimPvc, slimSecret, slimService } from './slim.ts';
 
 /** The informers behind ClusterView. Handlers read these maps; no request ever LISTs the API server. */
 export class ClusterCache implements ClusterView {
@@ -14,26 +14,57 @@ export class ClusterCache implements ClusterView {
   private readonly eventInformer: Informer<EventObject>;
   private readonly deploymentInformer: Informer<WorkloadObject>;
   private readonly daemonSetInformer: Informer<WorkloadObject>;
-  private readonly serviceInformer: Informer<NamespacedName>;
+  private readonly serviceInformer: Informer<ServiceObject>;
   private readonly pvcInformer: Informer<PvcObject>;
+  private readonly controllerInformers: Informer<ControllerObject>[];
+  private readonly ingressInformer: Informer<IngressObject>;
+  private readonly configMapInformer: Informer<NamespacedName>;
+  private readonly secretInformer: Informer<SecretObject>;
+  private readonly pvInformer: Informer<PvObject>;
   private readonly metricsPoller: MetricsPoller;
 
+  // Nodes and the cluster model's kinds are optional: an agent whose RBAC leaves them out
+  // (rbac.readSecrets off, namespaced install) still serves everything else.
   constructor(transport: KubeTransport, clock: Clock, log: Logger) {
     const informerLog = log.child('informer');
-    const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null) => new Informer<T>({ resource, path, transport, slim, log: informerLog });
+    const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null, optional = false) => new Informer<T>({ resource, path, transport, slim, log: informerLog, optional });
     this.namespaceInformer = informer('namespaces', '/api/v1/namespaces', slimNamespace);
     this.podInformer = informer('pods', '/api/v1/pods', slimPod);
-    this.nodeInformer = informer('nodes', '/api/v1/nodes', slimNode);
+    this.nodeInformer = informer('nodes', '/api/v1/nodes', slimNode, true);
     this.eventInformer = informer('events', '/api/v1/events', slimEvent);
     this.deploymentInformer = informer('deployments', '/apis/apps/v1/deployments', slimDeployment);
     this.daemonSetInformer = informer('daemonsets', '/apis/apps/v1/daemonsets', slimDaemonSet);
     this.serviceInformer = informer('services', '/api/v1/services', slimService);
     this.pvcInformer = informer('persistentvolumeclaims', '/api/v1/persistentvolumeclaims', slimPvc);
+    this.controllerInformers = [
+      informer('replicasets', '/apis/apps/v1/replicasets', slimController('ReplicaSet'), true),
+      informer('statefulsets', '/apis/apps/v1/statefulsets', slimController('StatefulSet'), true),
+      informer('jobs', '/apis/batch/v1/jobs', slimController('Job'), true),
+      informer('cronjobs', '/apis/batch/v1/cronjobs', slimController('CronJob'), true),
+    ];
+    this.ingressInformer = informer('ingresses', '/apis/networking.k8s.io/v1/ingresses', slimIngress, true);
+    this.configMapInformer = informer('configmaps', '/api/v1/configmaps', slimConfigMap, true);
+    this.secretInformer = informer('secrets', '/api/v1/secrets', slimSecret, true);
+    this.pvInformer = informer('persistentvolumes', '/api/v1/persistentvolumes', slimPv, true);
     this.metricsPoller = new MetricsPoller(transport, clock, log.child('metrics'));
   }
 
   private get informers(): Informer<unknown>[] {
-    return [this.namespaceInformer, this.podInformer, this.nodeInformer, this.eventInformer, this.deploymentInformer, this.daemonSetInformer, this.serviceInformer, this.pvcInformer];
+    return [
+      this.namespaceInformer,
+      this.podInformer,
+      this.nodeInformer,
+      this.eventInformer,
+      this.deploymentInformer,
+      this.daemonSetInformer,
+      this.serviceInformer,
+      this.pvcInformer,
+      ...this.controllerInformers,
+      this.ingressInformer,
+      this.configMapInformer,
+      this.secretInformer,
+      this.pvInformer,
+    ];
   }
 
   /** Resolves when every informer has synced once and pod metrics were tried once. */
@@ -66,8 +97,28 @@ export class ClusterCache implements ClusterView {
     return [...this.deploymentInformer.values(), ...this.daemonSetInformer.values()];
   }
 
-  services(): readonly NamespacedName[] {
+  services(): readonly ServiceObject[] {
     return this.serviceInformer.values();
+  }
+
+  controllers(): readonly ControllerObject[] {
+    return this.controllerInformers.flatMap((i) => i.values());
+  }
+
+  ingresses(): readonly IngressObject[] {
+    return this.ingressInformer.values();
+  }
+
+  configMaps(): readonly NamespacedName[] {
+    return this.configMapInformer.values();
+  }
+
+  secrets(): readonly SecretObject[] {
+    return this.secretInformer.values();
+  }
+
+  pvs(): readonly PvObject[] {
+    return this.pvInformer.values();
   }
 
   pvcs(): readonly PvcObject[] {

@@ -14,6 +14,13 @@ export interface InformerOptions<T> {
   /** How long one WATCH may stay open before the server ends it and we resume. */
   watchTimeoutSecs?: number;
   retryDelayMs?: number;
+  /**
+   * An informer the service can live without (the cluster model's extra kinds): when RBAC
+   * forbids the LIST (403, e.g. Secrets without rbac.readSecrets) it counts as synced and
+   * empty instead of holding /readyz back, and asks again every `forbiddenRetryMs`.
+   */
+  optional?: boolean;
+  forbiddenRetryMs?: number;
 }
 
 interface ObjectMeta {
@@ -30,6 +37,7 @@ export class Informer<T> {
   private resourceVersion = '';
   private synced = false;
   private failing: Date | null = null;
+  private forbidden = false;
   private stopped = false;
   private current: { abort(): void } | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -90,6 +98,7 @@ export class Informer<T> {
       } while (continueToken);
       this.store.clear();
       for (const [k, v] of fresh) this.store.set(k, v);
+      this.forbidden = false;
       this.resourceVersion = resourceVersion;
       if (this.failing) {
         this.options.log.info('informer recovered', { resource: this.options.resource, failingSince: this.failing.toISOString() });
@@ -102,6 +111,10 @@ export class Informer<T> {
       }
       await this.watch();
     } catch (err) {
+      if (this.options.optional && (err instanceof KubeApiError ? err.status : statusOf(err)) === 403) {
+        this.forbiddenNow(describe(err));
+        return;
+      }
       // A 410 on the continue token means the snapshot expired mid-list: start over.
       this.options.log.warn('list failed; retrying', { resource: this.options.resource, error: describe(err) });
       this.markFailing();
@@ -155,6 +168,19 @@ export class Informer<T> {
     const key = keyOf(meta.namespace, meta.name);
     if (value === null) into.delete(key);
     else into.set(key, value);
+  }
+
+  /** RBAC said no: nothing of this kind is visible, which is an answer, not a failure. */
+  private forbiddenNow(reason: string): void {
+    if (!this.forbidden) this.options.log.warn('not allowed to list; treating as empty', { resource: this.options.resource, error: reason });
+    this.forbidden = true;
+    this.store.clear();
+    this.failing = null;
+    if (!this.synced) {
+      this.synced = true;
+      this.resolveFirstSync();
+    }
+    if (!this.stopped) this.retryTimer = setTimeout(() => void this.relist(), this.options.forbiddenRetryMs ?? 300_000);
   }
 
   private markFailing(): void {

@@ -16,6 +16,44 @@ interface RawContainerState {
   terminated?: RawTermination;
 }
 
+interface RawContainer {
+  name?: string;
+  image?: string;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  envFrom?: { configMapRef?: { name?: string }; secretRef?: { name?: string } }[];
+  env?: { valueFrom?: { configMapKeyRef?: { name?: string }; secretKeyRef?: { name?: string } } }[];
+}
+
+/** The ConfigMaps, Secrets and claims a pod reads, by name: volumes, projected volumes, envFrom and env. */
+function podRefs(pod: RawPod): PodObject['refs'] {
+  const configMaps = new Set<string>();
+  const secrets = new Set<string>();
+  const pvcs = new Set<string>();
+  const add = (set: Set<string>, name: string | undefined) => {
+    if (name) set.add(name);
+  };
+  for (const v of pod.spec?.volumes ?? []) {
+    add(configMaps, v.configMap?.name);
+    add(secrets, v.secret?.secretName);
+    add(pvcs, v.persistentVolumeClaim?.claimName);
+    for (const source of v.projected?.sources ?? []) {
+      add(configMaps, source.configMap?.name);
+      add(secrets, source.secret?.name);
+    }
+  }
+  for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
+    for (const e of c.envFrom ?? []) {
+      add(configMaps, e.configMapRef?.name);
+      add(secrets, e.secretRef?.name);
+    }
+    for (const e of c.env ?? []) {
+      add(configMaps, e.valueFrom?.configMapKeyRef?.name);
+      add(secrets, e.valueFrom?.secretKeyRef?.name);
+    }
+  }
+  return { configMaps: [...configMaps], secrets: [...secrets], pvcs: [...pvcs] };
+}
+
 interface RawPod {
   metadata?: {
     name?: string;
@@ -26,7 +64,9 @@ interface RawPod {
   };
   spec?: {
     nodeName?: string;
-    containers?: { name?: string; resources?: { requests?: Record<string, string>; limits?: Record<string, string> } }[];
+    containers?: RawContainer[];
+    initContainers?: RawContainer[];
+    volumes?: { configMap?: { name?: string }; secret?: { secretName?: string }; persistentVolumeClaim?: { claimName?: string }; projected?: { sources?: { configMap?: { name?: string }; secret?: { name?: string } }[] } }[];
   };
   status?: {
     phase?: string;
@@ -42,9 +82,14 @@ function termination(raw: RawTermination | undefined): Termination | null {
 }
 
 /** A ReplicaSet's pods belong to its Deployment: the ReplicaSet is named `<deployment>-<pod-template-hash>`. */
-function workloadOf(pod: RawPod, name: string): PodObject['workload'] {
+function controllerOf(pod: RawPod): { kind: string; name: string } | null {
   const owner = pod.metadata?.ownerReferences?.find((o) => o.controller) ?? pod.metadata?.ownerReferences?.[0];
-  if (!owner?.kind || !owner.name) return { kind: 'Pod', name };
+  return owner?.kind && owner.name ? { kind: owner.kind, name: owner.name } : null;
+}
+
+function workloadOf(pod: RawPod, name: string): PodObject['workload'] {
+  const owner = controllerOf(pod);
+  if (!owner) return { kind: 'Pod', name };
   const hash = pod.metadata?.labels?.['pod-template-hash'];
   if (owner.kind === 'ReplicaSet' && hash && owner.name.endsWith(`-${hash}`)) return { kind: 'Deployment', name: owner.name.slice(0, -hash.length - 1) };
   return { kind: owner.kind, name: owner.name };
@@ -76,11 +121,14 @@ export function slimPod(raw: unknown): PodObject | null {
     nodeName: pod.spec?.nodeName ?? null,
     labels: pod.metadata?.labels ?? {},
     workload: workloadOf(pod, name),
+    owner: controllerOf(pod),
+    refs: podRefs(pod),
     ready: ready?.status === 'True',
     readySince: ready?.lastTransitionTime ?? null,
     unschedulable: scheduled?.status === 'False' ? { reason: scheduled.reason ?? 'Unschedulable', message: scheduled.message ?? null } : null,
     containers: (pod.spec?.containers ?? []).map((c) => ({
       name: c.name ?? '',
+      image: c.image ?? '',
       resources: {
         cpuRequestM: millicores(c.resources?.requests?.cpu),
         cpuLimitM: millicores(c.resources?.limits?.cpu),

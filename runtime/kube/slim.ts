@@ -1,6 +1,6 @@
 // Slimmers turn API objects into what the service reads, dropping managedFields,
 // annotations and everything else no handler uses, so 5000 pods stay small in memory.
-import type { EventObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, WorkloadObject } from '../../handlers/context.ts';
+import type { ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../handlers/context.ts';
 
 interface RawNamespace {
   metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string> };
@@ -57,11 +57,63 @@ function namespaced(raw: unknown): NamespacedName | null {
   return meta?.name && meta.namespace ? { namespace: meta.namespace, name: meta.name } : null;
 }
 
-export const slimService = namespaced;
+export function slimService(raw: unknown): ServiceObject | null {
+  const id = namespaced(raw);
+  const selector = (raw as { spec?: { selector?: Record<string, string> } }).spec?.selector;
+  return id ? { ...id, selector: selector && Object.keys(selector).length > 0 ? selector : null } : null;
+}
 
 export function slimPvc(raw: unknown): PvcObject | null {
   const id = namespaced(raw);
-  return id ? { ...id, phase: (raw as { status?: { phase?: string } }).status?.phase ?? 'Pending' } : null;
+  const pvc = raw as { status?: { phase?: string }; spec?: { volumeName?: string } };
+  return id ? { ...id, phase: pvc.status?.phase ?? 'Pending', volumeName: pvc.spec?.volumeName || null } : null;
+}
+
+export const slimConfigMap = namespaced;
+
+/** Name and type only: `data` and `stringData` are dropped here, before anything else sees them. */
+export function slimSecret(raw: unknown): SecretObject | null {
+  const id = namespaced(raw);
+  return id ? { ...id, type: (raw as { type?: string }).type ?? 'Opaque' } : null;
+}
+
+export function slimController(kind: ControllerObject['kind']): (raw: unknown) => ControllerObject | null {
+  return (raw) => {
+    const id = namespaced(raw);
+    if (!id) return null;
+    const refs = (raw as { metadata?: { ownerReferences?: { kind?: string; name?: string; controller?: boolean }[] } }).metadata?.ownerReferences ?? [];
+    const owner = refs.find((o) => o.controller) ?? refs[0];
+    return { ...id, kind, owner: owner?.kind && owner.name ? { kind: owner.kind, name: owner.name } : null };
+  };
+}
+
+interface RawIngress {
+  spec?: {
+    defaultBackend?: { service?: { name?: string } };
+    rules?: { host?: string; http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[];
+  };
+}
+
+export function slimIngress(raw: unknown): IngressObject | null {
+  const id = namespaced(raw);
+  if (!id) return null;
+  const spec = (raw as RawIngress).spec;
+  const services = new Set<string>();
+  if (spec?.defaultBackend?.service?.name) services.add(spec.defaultBackend.service.name);
+  for (const rule of spec?.rules ?? []) for (const path of rule.http?.paths ?? []) if (path.backend?.service?.name) services.add(path.backend.service.name);
+  return { ...id, services: [...services], hosts: (spec?.rules ?? []).map((r) => r.host ?? '').filter((h) => h !== '') };
+}
+
+export function slimPv(raw: unknown): PvObject | null {
+  const pv = raw as { metadata?: { name?: string }; spec?: { claimRef?: { namespace?: string; name?: string }; storageClassName?: string }; status?: { phase?: string } };
+  if (!pv.metadata?.name) return null;
+  const claim = pv.spec?.claimRef;
+  return {
+    name: pv.metadata.name,
+    phase: pv.status?.phase ?? 'Pending',
+    claim: claim?.namespace && claim.name ? { namespace: claim.namespace, name: claim.name } : null,
+    storageClass: pv.spec?.storageClassName || null,
+  };
 }
 
 export function slimDeployment(raw: unknown): WorkloadObject | null {

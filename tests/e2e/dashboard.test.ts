@@ -113,6 +113,15 @@ describe('dashboard in Chromium', () => {
     await page.goto(deepLink);
     await page.getByRole('heading', { name: /Log tail/ }).waitFor();
 
+    await page.getByRole('link', { name: 'Its place in the cluster' }).click();
+    await page.getByRole('figure', { name: /Topology around pod:shop\/checkout/ }).waitFor();
+    await page.locator('.react-flow__node').first().waitFor();
+    assert.ok((await page.locator('.react-flow__node.problem').count()) >= 1, 'the problem is drawn');
+    await assertAccessible(page, 'topology');
+    await screenshot(page, 'topology');
+    await page.locator('.react-flow__node', { hasText: 'ReplicaSet' }).first().click();
+    await page.getByRole('heading', { name: /^ReplicaSet checkout-/ }).waitFor();
+
     await page.goto(`${ui.url}/namespaces/shop`);
     await page.getByRole('table').waitFor();
     await page.getByLabel('Search pods').fill('frontend');

@@ -3,7 +3,7 @@
 import { createApp } from '../../runtime/http/app.ts';
 import { parseTrustedProxies } from '../../runtime/http/client-ip.ts';
 import { silentLogger } from '../../runtime/log.ts';
-import { routes } from '../../runtime/routes.ts';
+import { rawEndpoints, routes } from '../../runtime/routes.ts';
 import { ADMIN_PASSWORD, ManualClock, testServices, VIEWER_PASSWORD, type TestServiceOptions } from './services.ts';
 
 export interface CallOptions {
@@ -26,7 +26,7 @@ export interface Answer {
 export async function testApp(options: TestServiceOptions & { trustedProxies?: string } = {}) {
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock();
   const services = await testServices({ ...options, clock });
-  const app = createApp({ routes, services, middleware: services.middleware, validateOutput: true, trustedProxies: parseTrustedProxies(options.trustedProxies ?? ''), log: silentLogger });
+  const app = createApp({ routes, rawEndpoints, services, middleware: services.middleware, validateOutput: true, trustedProxies: parseTrustedProxies(options.trustedProxies ?? ''), log: silentLogger });
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };

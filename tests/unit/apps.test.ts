@@ -22,10 +22,12 @@ function pod(namespace: string, name: string, labels: Record<string, string>, re
     nodeName: 'kwok-node-1',
     labels,
     workload: { kind: 'Deployment', name: labels.app ?? name },
+    owner: null,
+    refs: { configMaps: [], secrets: [], pvcs: [] },
     ready: true,
     readySince: null,
     unschedulable: null,
-    containers: resources.map((r, i) => ({ name: `c${i}`, resources: r })),
+    containers: resources.map((r, i) => ({ name: `c${i}`, image: 'example/app:1', resources: r })),
     statuses: [],
     ...extra,
   };

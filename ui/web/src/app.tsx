@@ -18,6 +18,7 @@ const HistoryScreen = lazy(() => import('./screens/history').then((m) => ({ defa
 const Apps = lazy(() => import('./screens/apps').then((m) => ({ default: m.Apps })));
 const AppDetail = lazy(() => import('./screens/apps').then((m) => ({ default: m.AppDetail })));
 const NewApp = lazy(() => import('./screens/app-editor').then((m) => ({ default: m.NewApp })));
+const EntityView = lazy(() => import('./screens/entity').then((m) => ({ default: m.EntityView })));
 const Account = lazy(() => import('./screens/account').then((m) => ({ default: m.Account })));
 const AdminUsers = lazy(() => import('./screens/admin').then((m) => ({ default: m.AdminUsers })));
 const AdminAccess = lazy(() => import('./screens/admin').then((m) => ({ default: m.AdminAccess })));
@@ -94,6 +95,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/apps" component={Apps} />
             <Route path="/apps/new" component={NewApp} />
             <Route path="/apps/:id">{(p) => <AppDetail id={p.id} />}</Route>
+            <Route path="/graph/:id">{(p) => <EntityView id={decodeURIComponent(p.id)} />}</Route>
             <Route path="/account" component={Account} />
             <Route path="/admin/users" component={AdminUsers} />
             <Route path="/admin/access" component={AdminAccess} />

@@ -19,6 +19,7 @@ export type Me = Json<'get_me'>;
 export type ApiKey = Json<'get_me_api_keys'>['api_keys'][number];
 export type AuditEvent = Json<'get_admin_audit_events'>['events'][number];
 export type ErrorBody = components['schemas']['Error'];
+export type Subgraph = Json<'get_graph_subgraph'>;
 
 export type Scope = NonNullable<operations['post_me_api_keys']['requestBody']>['content']['application/json']['scopes'][number];
 
@@ -78,5 +79,8 @@ export const queries = {
   chain: () => queryOptions({ queryKey: ['admin', 'chain'], queryFn: () => unwrap(api.GET('/audit/verify-chain')) }),
   auditEvents: (filters: Record<string, string>) =>
     queryOptions({ queryKey: ['admin', 'audit', filters], queryFn: () => unwrap(api.GET('/admin/audit/events', { params: { query: filters } })) }),
+  entity: (id: string) => queryOptions({ queryKey: ['graph', 'entity', id], queryFn: () => unwrap(api.GET('/graph/entity/{id}', { params: { path: { id } } })), refetchInterval: 15_000 }),
+  subgraph: (focus: string) =>
+    queryOptions({ queryKey: ['graph', 'subgraph', focus], queryFn: () => unwrap(api.GET('/graph/subgraph', { params: { query: { focus, hops: '2', budget: '4000' } } })), refetchInterval: 30_000 }),
   auditEvent: (id: string) => queryOptions({ queryKey: ['admin', 'audit', 'event', id], queryFn: () => unwrap(api.GET('/admin/audit/events/{id}', { params: { path: { id } } })) }),
 };

@@ -344,6 +344,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/graph/subgraph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The model around `focus` within `hops` (0–4, default 2), cut to a token `budget` (200–100000, default 4000): problems and nearer nodes first, with what was dropped */
+        get: operations["get_graph_subgraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/graph/entity/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One node of the model (id URL-encoded, e.g. pod%3Ashop%2Fcheckout-1), its neighbours and its dashboard link */
+        get: operations["get_graph_entity_by_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/graph/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Nodes by name substring (q), kind, namespace and label (key or key=value), problems first */
+        get: operations["get_graph_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP tools: name, description and JSON Schema of the arguments */
+        get: operations["get_mcp_tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/tools/call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Call one MCP tool: {name, arguments}; audited by tool name; errors keep their HTTP status (403 out of scope, 404, 400 naming the argument) */
+        post: operations["post_mcp_tools_call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the MCP surface is open */
+        get: operations["get_admin_mcp"];
+        /** The MCP kill switch (admin session only): closed, every MCP request answers 403 mcp_disabled; both directions audited */
+        put: operations["put_admin_mcp"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me/second-factor": {
         parameters: {
             query?: never;
@@ -2297,6 +2400,484 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_graph_subgraph: {
+        parameters: {
+            query: {
+                focus: string;
+                hops?: string;
+                budget?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        focus: string;
+                        hops: number;
+                        budget: number;
+                        tokens_used: number;
+                        /** @constant */
+                        token_estimate: "json_chars_div_4";
+                        nodes: ({
+                            id: string;
+                            /** @enum {string} */
+                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                            name: string;
+                            namespace: string | null;
+                            status: string;
+                            link: string;
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            problem?: {
+                                reason: string;
+                                /** @enum {string} */
+                                severity: "critical" | "warning";
+                            };
+                        } & {
+                            distance: number;
+                        })[];
+                        edges: {
+                            from: string;
+                            to: string;
+                            /** @enum {string} */
+                            type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem";
+                        }[];
+                        truncated: boolean;
+                        dropped: {
+                            nodes: number;
+                            edges: number;
+                            by_kind: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_graph_entity_by_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        node: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                            name: string;
+                            namespace: string | null;
+                            status: string;
+                            link: string;
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            problem?: {
+                                reason: string;
+                                /** @enum {string} */
+                                severity: "critical" | "warning";
+                            };
+                        };
+                        neighbors: {
+                            edge: {
+                                from: string;
+                                to: string;
+                                /** @enum {string} */
+                                type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem";
+                            };
+                            /** @enum {string} */
+                            direction: "out" | "in";
+                            node: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                                name: string;
+                                namespace: string | null;
+                                status: string;
+                                link: string;
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                                problem?: {
+                                    reason: string;
+                                    /** @enum {string} */
+                                    severity: "critical" | "warning";
+                                };
+                            };
+                        }[];
+                        neighbors_total: number;
+                        link: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_graph_search: {
+        parameters: {
+            query?: {
+                q?: string;
+                kind?: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                label?: string;
+                namespace?: string;
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                            name: string;
+                            namespace: string | null;
+                            status: string;
+                            link: string;
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            problem?: {
+                                reason: string;
+                                /** @enum {string} */
+                                severity: "critical" | "warning";
+                            };
+                        }[];
+                        total: number;
+                        truncated: boolean;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_mcp_tools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tools: {
+                            name: string;
+                            description: string;
+                            input_schema: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_mcp_tools_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @default {} */
+                    arguments?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content: {
+                            /** @constant */
+                            type: "text";
+                            text: string;
+                        }[];
+                        structuredContent: {
+                            [key: string]: unknown;
+                        };
+                        /** @constant */
+                        isError: false;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_admin_mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

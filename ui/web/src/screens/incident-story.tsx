@@ -34,7 +34,8 @@ function Story({ data, namespace, pod }: { data: IncidentDetail; namespace: stri
           <p>No incident right now: this pod looks healthy.</p>
         )}
         <p>
-          <Link href={`/history?scope=pod&namespace=${namespace}&name=${pod}`}>Resource history of this pod</Link>
+          <Link href={`/history?scope=pod&namespace=${namespace}&name=${pod}`}>Resource history of this pod</Link> ·{' '}
+          <Link href={`/graph/${encodeURIComponent(`pod:${namespace}/${pod}`)}`}>Its place in the cluster</Link>
         </p>
       </section>
       <section aria-labelledby="exit">

@@ -1,0 +1,153 @@
+// The cluster model: what exists, how it is connected and what is wrong, assembled per
+// request from the informer cache (no graph store). Only namespaces Capstan may show take
+// part; Secrets are names and types, never data; label values and problem details pass
+// through the redaction package. Node ids are readable and stable: docs/cluster-model.md.
+import type { GraphEdge, GraphNode } from '../../schema/graph.ts';
+import type { ClusterView, HandlerContext } from '../context.ts';
+import { listIncidents } from '../incidents/list.ts';
+import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import { redactRecord, redactText } from '../redaction/redact.ts';
+
+export interface ClusterGraph {
+  nodes: ReadonlyMap<string, GraphNode>;
+  edges: readonly GraphEdge[];
+  /** Every edge touching a node, both directions. */
+  adjacency: ReadonlyMap<string, readonly GraphEdge[]>;
+}
+
+const KIND_PREFIX: Record<GraphNode['kind'], string> = {
+  Namespace: 'namespace',
+  Deployment: 'deployment',
+  DaemonSet: 'daemonset',
+  ReplicaSet: 'replicaset',
+  StatefulSet: 'statefulset',
+  Job: 'job',
+  CronJob: 'cronjob',
+  Pod: 'pod',
+  Image: 'image',
+  Service: 'service',
+  Ingress: 'ingress',
+  ConfigMap: 'configmap',
+  Secret: 'secret',
+  PersistentVolumeClaim: 'pvc',
+  PersistentVolume: 'pv',
+  Node: 'node',
+  Problem: 'problem',
+};
+
+/** `pod:shop/checkout-7d9f-x2`, `namespace:shop`, `node:kwok-node-1`, `image:ghcr.io/acme/app:1.2`, `problem:shop/checkout-7d9f-x2/CrashLoopBackOff`. */
+export function nodeId(kind: GraphNode['kind'], namespace: string | null, name: string): string {
+  return `${KIND_PREFIX[kind]}:${namespace === null ? name : `${namespace}/${name}`}`;
+}
+
+/** The dashboard view of a node: its own screen where one exists, else its entity view. */
+function linkOf(kind: GraphNode['kind'], namespace: string | null, name: string, id: string): string {
+  if (kind === 'Namespace') return `/namespaces/${name}`;
+  if (kind === 'Pod' && namespace !== null) return `/namespaces/${namespace}/pods/${name}`;
+  if (kind === 'Problem' && namespace !== null) return `/incidents/${namespace}/${name.slice(0, name.lastIndexOf('/'))}`;
+  return `/graph/${encodeURIComponent(id)}`;
+}
+
+const CONTROLLER_KINDS = new Set<string>(['Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'Job', 'CronJob']);
+const isGraphKind = (kind: string): kind is GraphNode['kind'] => kind in KIND_PREFIX;
+
+export function buildGraph(ctx: HandlerContext): ClusterGraph {
+  const cluster: ClusterView = ctx.cluster;
+  const visible = (ns: string) => isVisibleNamespace(ns, ctx.settings.tenantNamespaces);
+  const nodes = new Map<string, GraphNode>();
+  const edges: GraphEdge[] = [];
+  const add = (kind: GraphNode['kind'], namespace: string | null, name: string, status: string, extra: Partial<GraphNode> = {}): string => {
+    const id = nodeId(kind, namespace, name);
+    if (!nodes.has(id)) nodes.set(id, { id, kind, name, namespace, status, link: linkOf(kind, namespace, name, id), ...extra });
+    return id;
+  };
+  const link = (from: string, to: string, type: GraphEdge['type']) => {
+    if (nodes.has(from) && nodes.has(to)) edges.push({ from, to, type });
+  };
+
+  for (const ns of cluster.namespaces()) if (visible(ns.name)) add('Namespace', null, ns.name, ns.phase);
+  const contained = (namespace: string, id: string) => link(nodeId('Namespace', null, namespace), id, 'contains');
+
+  for (const node of cluster.nodes()) add('Node', null, node.name, node.ready ? 'Ready' : 'NotReady');
+  for (const w of cluster.workloads()) {
+    if (visible(w.namespace)) contained(w.namespace, add(w.kind, w.namespace, w.name, `${w.available}/${w.desired} available`));
+  }
+  for (const c of cluster.controllers()) if (visible(c.namespace)) add(c.kind, c.namespace, c.name, c.kind);
+  for (const c of cluster.controllers()) {
+    if (!visible(c.namespace)) continue;
+    const id = nodeId(c.kind, c.namespace, c.name);
+    if (c.owner && isGraphKind(c.owner.kind) && CONTROLLER_KINDS.has(c.owner.kind)) link(nodeId(c.owner.kind, c.namespace, c.owner.name), id, 'owns');
+    else contained(c.namespace, id);
+  }
+  for (const s of cluster.configMaps()) if (visible(s.namespace)) contained(s.namespace, add('ConfigMap', s.namespace, s.name, 'ConfigMap'));
+  for (const s of cluster.secrets()) if (visible(s.namespace)) contained(s.namespace, add('Secret', s.namespace, s.name, s.type));
+  for (const pvc of cluster.pvcs()) if (visible(pvc.namespace)) contained(pvc.namespace, add('PersistentVolumeClaim', pvc.namespace, pvc.name, pvc.phase));
+  for (const pv of cluster.pvs()) {
+    // A volume bound to a claim in a hidden namespace belongs to that namespace's world.
+    if (pv.claim && !visible(pv.claim.namespace)) continue;
+    const id = add('PersistentVolume', null, pv.name, pv.phase);
+    if (pv.claim) link(nodeId('PersistentVolumeClaim', pv.claim.namespace, pv.claim.name), id, 'bound-to');
+  }
+
+  const pods = cluster.pods().filter((p) => visible(p.namespace));
+  for (const pod of pods) {
+    const id = add('Pod', pod.namespace, pod.name, pod.phase, { labels: redactRecord(pod.labels) });
+    if (pod.owner && isGraphKind(pod.owner.kind) && CONTROLLER_KINDS.has(pod.owner.kind)) link(nodeId(pod.owner.kind, pod.namespace, pod.owner.name), id, 'owns');
+    else contained(pod.namespace, id);
+    if (pod.nodeName) link(id, nodeId('Node', null, pod.nodeName), 'scheduled-on');
+    for (const c of pod.containers) if (c.image) link(id, add('Image', null, c.image, 'image'), 'runs-image');
+    for (const name of pod.refs.configMaps) link(id, nodeId('ConfigMap', pod.namespace, name), 'uses-config');
+    for (const name of pod.refs.secrets) link(id, nodeId('Secret', pod.namespace, name), 'uses-secret');
+    for (const name of pod.refs.pvcs) link(id, nodeId('PersistentVolumeClaim', pod.namespace, name), 'mounts');
+  }
+
+  const podsByNamespace = new Map<string, typeof pods>();
+  for (const pod of pods) podsByNamespace.set(pod.namespace, [...(podsByNamespace.get(pod.namespace) ?? []), pod]);
+  for (const svc of cluster.services()) {
+    if (!visible(svc.namespace)) continue;
+    const id = add('Service', svc.namespace, svc.name, svc.selector ? 'selector' : 'no selector');
+    contained(svc.namespace, id);
+    const selector = svc.selector;
+    if (!selector) continue;
+    for (const pod of podsByNamespace.get(svc.namespace) ?? []) {
+      if (Object.entries(selector).every(([k, v]) => pod.labels[k] === v)) link(id, nodeId('Pod', pod.namespace, pod.name), 'selects');
+    }
+  }
+  for (const ing of cluster.ingresses()) {
+    if (!visible(ing.namespace)) continue;
+    const id = add('Ingress', ing.namespace, ing.name, ing.hosts.join(', ') || 'no host');
+    contained(ing.namespace, id);
+    for (const svc of ing.services) link(id, nodeId('Service', ing.namespace, svc), 'routes-to');
+  }
+
+  // Current incidents as problem nodes, from the same (shared) computation as GET /incidents.
+  const incidents = listIncidents({ namespace: '*' }, ctx);
+  if (incidents.ok) {
+    for (const incident of incidents.value.incidents) {
+      const podId = nodeId('Pod', incident.namespace, incident.pod);
+      const problem = { reason: incident.reason, severity: incident.severity };
+      const id = add('Problem', incident.namespace, `${incident.pod}/${incident.reason}`, redactText(incident.detail), { problem });
+      const podNode = nodes.get(podId);
+      if (podNode) nodes.set(podId, { ...podNode, problem });
+      link(podId, id, 'has-problem');
+    }
+  }
+
+  const adjacency = new Map<string, GraphEdge[]>();
+  for (const e of edges) {
+    for (const end of [e.from, e.to]) {
+      const list = adjacency.get(end);
+      if (list) list.push(e);
+      else adjacency.set(end, [e]);
+    }
+  }
+  return { nodes, edges, adjacency };
+}
+
+/** The model is shared for two seconds: a burst of MCP calls or a topology view costs one build. */
+export const GRAPH_TTL_MS = 2000;
+
+export function clusterGraph(ctx: HandlerContext): ClusterGraph {
+  const key = `graph:${ctx.settings.tenantNamespaces.join(',')}`;
+  return ctx.memo.get(key, GRAPH_TTL_MS, () => buildGraph(ctx)).value;
+}

@@ -1,0 +1,136 @@
+// The MCP tool surface: one table, served by the MCP protocol endpoint and the REST pair
+// alike. Every tool reads; none writes, none execs, ever. Each reuses the handler behind the
+// matching REST route, so visibility, redaction and errors are the same everywhere.
+import * as v from 'valibot';
+import { GraphKind } from '../../schema/graph.ts';
+import type { HandlerContext } from '../context.ts';
+import { entity, searchEntities, subgraph } from '../graph/queries.ts';
+import { nodeId } from '../graph/model.ts';
+import { overview } from '../health/overview.ts';
+import { listIncidents } from '../incidents/list.ts';
+import { listNamespaces } from '../namespaces/list.ts';
+import { listPods } from '../namespaces/pods.ts';
+import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
+import { redactText } from '../redaction/redact.ts';
+import { fail, ok, type Result } from '../result.ts';
+
+export interface McpTool {
+  name: string;
+  description: string;
+  input: v.GenericSchema;
+  run(input: unknown, ctx: HandlerContext): Result<unknown> | Promise<Result<unknown>>;
+}
+
+function tool<S extends v.GenericSchema>(name: string, description: string, input: S, run: (input: v.InferOutput<S>, ctx: HandlerContext) => Result<unknown> | Promise<Result<unknown>>): McpTool {
+  // The caller (callTool) has parsed `raw` with `input` first.
+  return { name, description, input, run: (raw, ctx) => run(raw, ctx) };
+}
+
+const Namespace = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
+const Name = v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes name'), v.maxLength(253));
+const NodeRef = v.pipe(v.string(), v.regex(/^[a-z]+:\S+$/, 'id must be a node id such as pod:shop/checkout-1'), v.maxLength(600));
+const NamespaceOnly = v.object({ namespace: Namespace });
+const visible = (namespace: string, ctx: HandlerContext) => isVisibleNamespace(namespace, ctx.settings.tenantNamespaces);
+
+export const MCP_TOOLS: readonly McpTool[] = [
+  tool('list_namespaces', 'Namespaces Capstan may show (system namespaces and those outside tenantNamespaces are never listed).', v.object({}), (_i, ctx) => listNamespaces({}, ctx)),
+  tool('list_pods', "A namespace's pods: phase, readiness, restarts, node, owner workload, requests and limits.", NamespaceOnly, (i, ctx) => listPods(i, ctx)),
+  tool('list_workloads', "A namespace's Deployments, DaemonSets, StatefulSets, ReplicaSets, Jobs and CronJobs.", NamespaceOnly, (i, ctx) => {
+    if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+    const rollouts = ctx.cluster.workloads().filter((w) => w.namespace === i.namespace).map((w) => ({ kind: w.kind, name: w.name, desired: w.desired, available: w.available, owner: null }));
+    const controllers = ctx.cluster.controllers().filter((c) => c.namespace === i.namespace).map((c) => ({ kind: c.kind, name: c.name, owner: c.owner }));
+    return ok({ namespace: i.namespace, workloads: [...rollouts, ...controllers].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)) });
+  }),
+  tool('list_services', "A namespace's Services and the pod labels they select.", NamespaceOnly, (i, ctx) => {
+    if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+    return ok({ namespace: i.namespace, services: ctx.cluster.services().filter((s) => s.namespace === i.namespace).map((s) => ({ name: s.name, selector: s.selector })).sort((a, b) => a.name.localeCompare(b.name)) });
+  }),
+  tool('list_nodes', 'The cluster nodes, ready or not, with their labels.', v.object({}), (_i, ctx) =>
+    ok({ nodes: ctx.cluster.nodes().map((n) => ({ name: n.name, ready: n.ready, created_at: n.createdAt, labels: n.labels })).sort((a, b) => a.name.localeCompare(b.name)) }),
+  ),
+  tool(
+    'get_object',
+    'One object by kind, namespace and name, with its neighbours in the cluster model (Secrets: name and type only, never data).',
+    v.object({ kind: GraphKind, namespace: v.optional(Namespace), name: v.pipe(v.string(), v.minLength(1), v.maxLength(500)) }),
+    (i, ctx) => entity({ id: nodeId(i.kind, i.namespace ?? null, i.name) }, ctx),
+  ),
+  tool('get_events', "A namespace's recent events, newest first (messages redacted); optionally only those about one object.", v.object({ namespace: Namespace, name: v.optional(Name), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }), (i, ctx) => {
+    if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+    const events = ctx.cluster
+      .events()
+      .filter((e) => e.namespace === i.namespace && (i.name === undefined || e.involvedName === i.name))
+      .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
+      .slice(0, i.limit)
+      .map((e) => ({ object: `${e.involvedKind}/${e.involvedName}`, type: e.type, reason: e.reason, message: redactText(e.message), count: e.count, last_seen: e.lastSeen }));
+    return ok({ namespace: i.namespace, events });
+  }),
+  tool(
+    'get_logs',
+    "The tail of a container's log, redacted (bearer tokens, passwords, keys...); `previous` reads the instance before the last restart.",
+    v.object({ namespace: Namespace, pod: Name, container: v.optional(Name), previous: v.optional(v.boolean(), false), lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 100) }),
+    async (i, ctx) => {
+      if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+      const pod = ctx.cluster.pods().find((p) => p.namespace === i.namespace && p.name === i.pod);
+      if (!pod) return fail({ code: 'not_found', message: `no pod ${i.namespace}/${i.pod}` });
+      const container = i.container ?? pod.containers[0]?.name ?? '';
+      if (!pod.containers.some((c) => c.name === container)) return fail({ code: 'invalid_input', field: 'container', message: `pod ${i.pod} has no container ${container}` });
+      const tail = await ctx.logs.tail(i.namespace, i.pod, container, { previous: i.previous, lines: i.lines });
+      if (!tail.ok) return fail({ code: 'not_found', message: `logs unavailable: ${tail.reason}` });
+      return ok({ namespace: i.namespace, pod: i.pod, container, previous: i.previous, log: redactText(tail.text) });
+    },
+  ),
+  tool('get_health', "A namespace's health verdict with its reasons and counts, and its current incidents.", NamespaceOnly, (i, ctx) => {
+    if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+    const all = overview({}, ctx);
+    if (!all.ok) return all;
+    const health = all.value.namespaces.find((n) => n.namespace === i.namespace);
+    if (!health) return fail({ code: 'not_found', message: `no namespace ${i.namespace}` });
+    const incidents = listIncidents({ namespace: i.namespace }, ctx);
+    return ok({ health, incidents: incidents.ok ? incidents.value.incidents : [], cached_at: all.value.cached_at });
+  }),
+  tool(
+    'search_entities',
+    'Find nodes of the cluster model by name substring, kind, namespace or label (key or key=value); problems first.',
+    v.object({ query: v.optional(v.pipe(v.string(), v.maxLength(200))), kind: v.optional(GraphKind), namespace: v.optional(Namespace), label: v.optional(v.pipe(v.string(), v.maxLength(400))), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }),
+    (i, ctx) => searchEntities({ ...(i.query !== undefined ? { q: i.query } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.namespace ? { namespace: i.namespace } : {}), ...(i.label ? { label: i.label } : {}), limit: i.limit }, ctx),
+  ),
+  tool('get_entity', 'One node of the cluster model by id (e.g. pod:shop/checkout-1), its neighbours and its dashboard link.', v.object({ id: NodeRef }), (i, ctx) => entity(i, ctx)),
+  tool('get_neighbors', 'The nodes directly connected to one node, with the edge types (owns, selects, mounts, scheduled-on, has-problem...).', v.object({ id: NodeRef }), (i, ctx) => {
+    const found = entity(i, ctx);
+    return found.ok ? ok({ id: i.id, neighbors: found.value.neighbors, neighbors_total: found.value.neighbors_total }) : found;
+  }),
+  tool(
+    'get_subgraph',
+    'The cluster model around a node within `hops`, cut to a token budget (JSON characters / 4): problems and nearer nodes first, with what was dropped.',
+    v.object({ focus: NodeRef, hops: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4)), 2), budget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(200), v.maxValue(100_000)), 4000) }),
+    (i, ctx) => subgraph(i, ctx),
+  ),
+  tool('get_findings', 'Security findings (vulnerabilities, misconfigurations). Empty until scanning is enabled.', v.object({ namespace: v.optional(Namespace) }), (i, ctx) => {
+    if (i.namespace !== undefined && !visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+    return ok({ findings: [], scanning: 'not enabled: no scan has run' });
+  }),
+];
+
+export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set(MCP_TOOLS.map((t) => t.name));
+
+/** Validates the arguments against the tool's schema, then runs it; every failure is a typed error. */
+export async function callTool(name: string, args: unknown, ctx: HandlerContext): Promise<Result<unknown>> {
+  const found = MCP_TOOLS.find((t) => t.name === name);
+  if (!found) return fail({ code: 'not_found', message: `no tool ${name}` });
+  const parsed = v.safeParse(found.input, args ?? {});
+  if (!parsed.success) {
+    const field = v.getDotPath(parsed.issues[0]) ?? 'arguments';
+    return fail({ code: 'invalid_input', field: `arguments.${field}`, message: `${field}: ${parsed.issues[0].message}` });
+  }
+  try {
+    return await found.run(parsed.output, ctx);
+  } catch (err) {
+    // A panic inside a tool is that call's error, never the server's.
+    return fail({ code: 'internal', message: `tool ${name} failed: ${err instanceof Error ? err.message : String(err)}` });
+  }
+}
+
+/** The kill switch, checked by every MCP surface before anything else. */
+export async function mcpClosed(ctx: HandlerContext): Promise<Result<never> | null> {
+  return (await ctx.runtimeSettings.get('mcp')).enabled ? null : fail({ code: 'mcp_disabled', message: 'an admin has closed the MCP surface' });
+}

@@ -1,0 +1,46 @@
+// The MCP protocol endpoint (`/mcp`, `/mcp/`): Streamable HTTP through the official SDK, in
+// stateless mode (no session to keep; each request carries its own credential), serving the
+// same tool table as the REST pair. A failing tool answers a tool error result; nothing a
+// tool does can take the endpoint down.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { HandlerContext } from '../../handlers/context.ts';
+import { TOOL_LIST, toolResult } from '../../handlers/mcp/rest.ts';
+import { callTool, mcpClosed } from '../../handlers/mcp/tools.ts';
+import { errorBody, STATUS_OF } from '../http/status.ts';
+import { CAPSTAN_VERSION } from '../version.ts';
+
+/** Every tool only reads the cluster as it is: MCP clients may call them without asking the user. */
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+// The low-level Server, because McpServer.registerTool takes zod schemas only and ours are
+// valibot (the single source of types): tools are listed and dispatched from our own table.
+// eslint-disable-next-line @typescript-eslint/no-deprecated
+function mcpServer(ctx: HandlerContext): Server {
+  // eslint-disable-next-line @typescript-eslint/no-deprecated
+  const server = new Server({ name: 'capstan', version: CAPSTAN_VERSION }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: TOOL_LIST.map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.input_schema, type: 'object' as const }, annotations: READ_ONLY })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    ctx.request.noteAudit({ tool: request.params.name });
+    const result = await callTool(request.params.name, request.params.arguments ?? {}, ctx);
+    if (result.ok) return toolResult(result.value);
+    return { content: [{ type: 'text', text: JSON.stringify(errorBody(result.error)) }], isError: true };
+  });
+  return server;
+}
+
+export async function handleMcpRequest(request: Request, ctx: HandlerContext): Promise<Response> {
+  const closed = await mcpClosed(ctx);
+  if (closed && !closed.ok) return Response.json(errorBody(closed.error), { status: STATUS_OF[closed.error.code] });
+  const server = mcpServer(ctx);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request);
+  } finally {
+    await server.close();
+  }
+}

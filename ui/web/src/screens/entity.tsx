@@ -1,0 +1,61 @@
+// One node of the cluster model: what it is, what is wrong, and everything it connects to,
+// each a link to its own view. The stable target of a model node's deep link.
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { queries } from '../api/queries';
+import { Empty, QueryView } from '../components/states';
+import { Topology } from '../components/topology';
+
+export function EntityView({ id }: { id: string }) {
+  const query = useQuery(queries.entity(id));
+  const graph = useQuery(queries.subgraph(id));
+  return (
+    <QueryView query={query} what="the object">
+      {(data) => (
+        <>
+          <p className="crumbs">
+            {data.node.namespace ? <Link href={`/namespaces/${data.node.namespace}`}>{data.node.namespace}</Link> : 'cluster'} / {data.node.kind}
+          </p>
+          <h1>
+            {data.node.kind} {data.node.name}
+          </h1>
+          <p>
+            Status: {data.node.status}
+            {data.node.problem ? (
+              <>
+                {' '}
+                · <span className={`badge ${data.node.problem.severity === 'critical' ? 'critical' : 'degraded'}`}>{data.node.problem.reason}</span>
+              </>
+            ) : null}
+          </p>
+          {data.link !== `/graph/${encodeURIComponent(id)}` ? (
+            <p>
+              <Link href={data.link}>Open its own view</Link>
+            </p>
+          ) : null}
+          <h2>Topology</h2>
+          <QueryView query={graph} what="the topology">
+            {(g) => <Topology graph={g} />}
+          </QueryView>
+          <h2>Connected ({data.neighbors_total})</h2>
+          {data.neighbors.length === 0 ? (
+            <Empty>Nothing is connected to it.</Empty>
+          ) : (
+            <ul className="neighbors">
+              {data.neighbors.map((n) => (
+                <li key={`${n.edge.type}-${n.direction}-${n.node.id}`}>
+                  <span className="muted">{n.direction === 'out' ? n.edge.type : `${n.edge.type} (from)`}</span>{' '}
+                  <Link href={`/graph/${encodeURIComponent(n.node.id)}`}>
+                    {n.node.kind} {n.node.namespace ? `${n.node.namespace}/` : ''}
+                    {n.node.name}
+                  </Link>
+                  {n.node.problem ? <span className="flag">{n.node.problem.reason}</span> : null}
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </QueryView>
+  );
+}
