@@ -3,13 +3,9 @@
 // API server's node proxy from KWOK's container-metrics endpoint, whose counters restart
 // with their container.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startAgent, type RunningAgent } from '../../runtime/agent.ts';
-import { silentLogger } from '../../runtime/log.ts';
-import { k, kJson, testCluster, waitFor, type PodList } from '../support/cluster.ts';
+import type { RunningAgent } from '../../runtime/agent.ts';
+import { k, kJson, waitFor, type PodList, startTestAgent } from '../support/cluster.ts';
 
 const PASSWORD = 'apps-admin-password';
 const NAMESPACE = 'apps-network-test';
@@ -53,19 +49,12 @@ spec:
 describe('applications and pod network on the demo scenario', () => {
   before(async () => {
     await k(['apply', '-f', '-'], FLAPPER);
-    agent = await startAgent({
-      kubeconfig: testCluster().kubeconfig,
-      listen: '127.0.0.1:0',
-      dataDir: mkdtempSync(join(tmpdir(), 'capstan-apps-')),
-      settings: { tenantNamespaces: [] },
+    agent = await startTestAgent('apps', {
       accounts: { adminPassword: PASSWORD },
       // KWOK's endpoint is self-signed on loopback, where the API server will not proxy.
       kubeletScrape: { mode: 'direct', insecureTls: true },
       historySampleIntervalMs: 2000,
-      validateOutput: true,
-      log: silentLogger,
     });
-    await agent.ready;
     const res = await fetch(`${agent.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
     cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   });

@@ -1,15 +1,11 @@
 // The cluster model and the MCP server of a real agent on the demo scenario, through the
 // official MCP SDK client over Streamable HTTP, the REST pair and the /graph routes.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startAgent, type RunningAgent } from '../../runtime/agent.ts';
-import { silentLogger } from '../../runtime/log.ts';
-import { testCluster, waitFor } from '../support/cluster.ts';
+import type { RunningAgent } from '../../runtime/agent.ts';
+import { waitFor, startTestAgent } from '../support/cluster.ts';
 
 const PASSWORD = 'mcp-admin-password';
 let agent: RunningAgent;
@@ -44,16 +40,9 @@ interface Node {
 
 describe('cluster model and MCP server on the demo scenario', () => {
   before(async () => {
-    agent = await startAgent({
-      kubeconfig: testCluster().kubeconfig,
-      listen: '127.0.0.1:0',
-      dataDir: mkdtempSync(join(tmpdir(), 'capstan-mcp-')),
-      settings: { tenantNamespaces: [] },
+    agent = await startTestAgent('mcp', {
       accounts: { adminPassword: PASSWORD },
-      validateOutput: true,
-      log: silentLogger,
     });
-    await agent.ready;
     const res = await fetch(`${agent.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
     cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     key = String((await call('POST', '/me/api-keys', { body: { name: 'mcp', scopes: ['mcp:read'] } })).body.key);

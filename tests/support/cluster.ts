@@ -1,5 +1,10 @@
 // Access to the suite's shared control plane, started by tests/run.ts.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAgent, type AgentOptions, type RunningAgent } from '../../runtime/agent.ts';
 import { kubectl, waitFor } from '../../runtime/localcluster/kubectl.ts';
+import { silentLogger } from '../../runtime/log.ts';
 
 export interface TestCluster {
   kubeconfig: string;
@@ -44,4 +49,19 @@ export interface PodList {
       }[];
     };
   }[];
+}
+
+/** A real agent against the suite's cluster, on a free loopback port with a fresh data dir; `options` override. */
+export async function startTestAgent(name: string, options: Partial<AgentOptions>): Promise<RunningAgent> {
+  const agent = await startAgent({
+    kubeconfig: testCluster().kubeconfig,
+    listen: '127.0.0.1:0',
+    dataDir: mkdtempSync(join(tmpdir(), `capstan-${name}-`)),
+    settings: { tenantNamespaces: [] },
+    validateOutput: true,
+    log: silentLogger,
+    ...options,
+  });
+  await agent.ready;
+  return agent;
 }
