@@ -187,7 +187,41 @@ export type Principal = {
   userId: number;
   username: string;
   role: Role;
-} & ({ via: 'session'; sessionId: string } | { via: 'api_key'; keyId: number; scopes: readonly Scope[] });
+} & (
+  | { via: 'session'; sessionId: string }
+  | { via: 'api_key'; keyId: number; scopes: readonly Scope[] }
+  /** An MCP client's OAuth access token: the approving user, right now, limited to mcp:read. */
+  | { via: 'oauth'; tokenId: string; clientName: string; scopes: readonly Scope[] }
+);
+
+export interface OAuthClient {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  created_at: string;
+}
+
+export interface OAuthGrant {
+  id: string;
+  client_id: string;
+  client_name: string;
+  created_at: string;
+  expires_at: string;
+  last_used_at: string | null;
+}
+
+/** MCP over OAuth: registered clients, authorization codes (PKCE), access tokens bound to one resource. */
+export interface OAuthService {
+  registerClient(name: string, redirectUris: readonly string[]): Promise<OAuthClient>;
+  client(clientId: string): Promise<OAuthClient | null>;
+  /** A single-use code for ten minutes, remembering what the token must be bound to. */
+  issueCode(grant: { clientId: string; userId: number; redirectUri: string; codeChallenge: string; resource: string }): Promise<string>;
+  /** The access token for a code, once; null when the code, client, redirect URI, verifier or resource does not match. */
+  exchangeCode(request: { code: string; clientId: string; redirectUri: string; codeVerifier: string; resource: string | null }): Promise<{ token: string; expiresInSecs: number; resource: string } | { error: string }>;
+  /** A user's live tokens (Account → Connected apps). */
+  grants(userId: number): Promise<OAuthGrant[]>;
+  revoke(userId: number, grantId: string): Promise<boolean>;
+}
 
 export interface ApiKeyRecord {
   id: number;
@@ -363,6 +397,8 @@ export interface Licensing {
 export interface RequestInfo {
   /** The client address as the runtime determined it. */
   ip: string;
+  /** The origin the client used (`https://capstan.example.com`), from X-Forwarded-Proto/Host only through a trusted proxy. */
+  origin: string;
   /** Adds fields to this request's audit row (redacted before it is written). */
   noteAudit(fields: Readonly<Record<string, string>>): void;
 }
@@ -389,6 +425,7 @@ export interface Services {
   history: HistoryReader;
   network: NetworkView;
   apps: ApplicationStore;
+  oauth: OAuthService;
   clock: Clock;
 }
 

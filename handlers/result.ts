@@ -19,7 +19,9 @@ export type AppError =
   | { code: 'locked_out'; message: string; retryAfterSecs: number }
   | { code: 'rate_limited'; message: string; retryAfterSecs: number }
   | { code: 'overloaded'; message: string; retryAfterSecs: number }
-  | { code: 'internal'; message: string };
+  | { code: 'internal'; message: string }
+  /** An OAuth endpoint's error (RFC 6749 §5.2): `error` is the OAuth code, `error_description` the message. */
+  | { code: 'oauth_error'; oauthError: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_target' | 'invalid_redirect_uri' | 'invalid_client_metadata'; message: string };
 
 export type ErrorCode = AppError['code'];
 
@@ -27,6 +29,8 @@ export type ErrorCode = AppError['code'];
 export type ResponseEffect =
   | { kind: 'set-session'; token: string; username: string }
   | { kind: 'clear-session' }
+  /** Answer 302 to this URL (OAuth's authorization endpoint). */
+  | { kind: 'redirect'; location: string }
   | { kind: 'headers'; headers: Readonly<Record<string, string>> }
   /** Answer with this body instead of the JSON value (an export in another format). */
   | { kind: 'download'; filename: string; contentType: string; body: string };

@@ -14,6 +14,7 @@ import { accountRoutes } from './routes/accounts.ts';
 import { appRoutes } from './routes/apps.ts';
 import { graphRoutes } from './routes/graph.ts';
 import { mcpProtocolEndpoint, mcpRoutes } from './routes/mcp.ts';
+import { oauthRoutes } from './routes/oauth.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
@@ -139,6 +140,7 @@ export const routes: readonly Route[] = [
   ...appRoutes,
   ...graphRoutes,
   ...mcpRoutes,
+  ...oauthRoutes,
   ...accountRoutes,
   ...adminRoutes,
   ...auditRoutes,

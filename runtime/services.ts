@@ -3,6 +3,7 @@
 // so tests exercise the same wiring production runs.
 import type { AgentSettings, ClusterView, Clock, HistoryReader, Licensing, NetworkView, PodLogs, Services } from '../handlers/context.ts';
 import { createAppStore } from './apps/app-store.ts';
+import { createOAuthService, type AgentOAuth } from './auth/oauth.ts';
 import { networkOff } from './metrics/kubelet-scraper.ts';
 import { noPodLogs } from './kube/logs.ts';
 import type { SettingValues } from '../schema/settings.ts';
@@ -87,6 +88,7 @@ export interface ServiceOptions {
 
 export interface AssembledServices extends Services {
   auth: AgentAuth;
+  oauth: AgentOAuth;
   audit: AuditLog;
   ipGuard: IpGuard;
   settingsStore: SettingsStore;
@@ -115,12 +117,13 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     idleTimeoutSecs: async () => (await settingsStore.get('security')).session_idle_timeout_secs,
   });
   const ipGuard = new IpGuard(db, clock, settingsStore, audit);
+  const oauth = createOAuthService(db, clock);
   const license = options.licensing ?? FREE_TIER;
   const middleware: RouteMiddleware[] = [
     ipAccess(ipGuard),
     loadShedding(options.shedding ?? DEFAULT_SHEDDING),
     auditing(audit, log.child('audit')),
-    authentication(auth, (ip, what) => ipGuard.recordForgedCredential(ip, what)),
+    authentication(auth, oauth, (ip, what) => ipGuard.recordForgedCredential(ip, what)),
     roleCheck(),
     rateLimiting(clock, options.rateLimits),
     licensing(license),
@@ -141,6 +144,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     history: options.history ?? noHistory,
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),
+    oauth,
     clock,
     ipGuard,
     settingsStore,

@@ -10,6 +10,8 @@ export const ErrorBody = v.object({
   /** With 402 feature_not_licensed: the feature, and how to get it. */
   feature: v.optional(v.string()),
   upgrade: v.optional(v.string()),
+  /** OAuth endpoints' errors also carry RFC 6749's `error_description`. */
+  error_description: v.optional(v.string()),
 });
 export type ErrorBody = v.InferOutput<typeof ErrorBody>;
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { HttpBindings } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 
 export const DEFAULT_DIST = fileURLToPath(new URL('./web/dist', import.meta.url));
 
@@ -42,7 +42,7 @@ export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBind
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
   });
 
-  app.all('/api/agent/*', async (c) => {
+  const proxy = async (c: Context<{ Bindings: HttpBindings }>) => {
     const url = new URL(c.req.url);
     const headers = new Headers();
     c.req.raw.headers.forEach((value, name) => {
@@ -53,6 +53,8 @@ export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBind
     const forwarded = c.req.header('x-forwarded-for');
     headers.set('x-forwarded-for', forwarded ? `${forwarded}, ${peer}` : peer);
     headers.set('x-forwarded-proto', url.protocol.replace(':', ''));
+    // OAuth metadata and token audiences name the origin the client used: this one.
+    headers.set('x-forwarded-host', c.req.header('host') ?? url.host);
     const hasBody = c.req.method !== 'GET' && c.req.method !== 'HEAD';
     try {
       const upstream = await fetch(`${agent}${url.pathname}${url.search}`, {
@@ -70,7 +72,12 @@ export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBind
     } catch (err) {
       return c.json({ error: 'agent_unreachable', message: `the agent at ${agent} did not answer: ${err instanceof Error ? err.message : String(err)}` }, 502);
     }
-  });
+  };
+  app.all('/api/agent/*', proxy);
+  // MCP clients discover OAuth at the origin's root (RFC 9728, RFC 8414); the agent answers.
+  app.get('/.well-known/oauth-protected-resource', proxy);
+  app.get('/.well-known/oauth-protected-resource/*', proxy);
+  app.get('/.well-known/oauth-authorization-server', proxy);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 

@@ -5,7 +5,8 @@ import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { BlockList } from 'node:net';
 import { resolveClientIp } from './client-ip.ts';
-import { clientIp, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
+import { listContains } from '../../handlers/access/cidr.ts';
+import { clientIp, requestOrigin, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { defineRoute, type Route } from './route.ts';
@@ -53,6 +54,8 @@ export interface RawEndpoint {
   methods: readonly ('GET' | 'POST' | 'DELETE')[];
   paths: readonly string[];
   handle(request: Request, ctx: HandlerContext): Promise<Response>;
+  /** `WWW-Authenticate` for a 401, given the request's origin (MCP points OAuth clients at its metadata). */
+  challenge?(origin: string): string;
 }
 
 export interface AppOptions {
@@ -75,7 +78,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const chain = options.middleware ?? [];
   const trusted = options.trustedProxies ?? new BlockList();
   const resolveIp: MiddlewareHandler<AppEnv> = async (c, next) => {
-    c.set('clientIp', resolveClientIp(socketAddress(c), c.req.header('x-forwarded-for'), trusted));
+    const peer = socketAddress(c);
+    c.set('clientIp', resolveClientIp(peer, c.req.header('x-forwarded-for'), trusted));
+    // Behind the dashboard or an ingress, the client's origin is the proxy's to tell.
+    const host = c.req.header('x-forwarded-host');
+    if (host !== undefined && /^[A-Za-z0-9.:[\]-]+$/.test(host) && listContains(trusted, peer)) {
+      const proto = c.req.header('x-forwarded-proto') === 'https' ? 'https' : 'http';
+      c.set('origin', `${proto}://${host}`);
+    }
     await next();
   };
   app.use('*', resolveIp);
@@ -93,7 +103,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const notes: Record<string, string> = {};
     c.set('auditNotes', notes);
     const noteAudit = (fields: Readonly<Record<string, string>>) => void Object.assign(notes, fields);
-    return { ...options.services, request: { ip: clientIp(c), noteAudit }, principal: c.get('principal') ?? null };
+    return { ...options.services, request: { ip: clientIp(c), origin: requestOrigin(c), noteAudit }, principal: c.get('principal') ?? null };
   };
   const stagesOf = (route: Route) => chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
 
@@ -115,6 +125,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       let download: Extract<ResponseEffect, { kind: 'download' }> | null = null;
       for (const effect of result.effects ?? []) {
         if (effect.kind === 'download') download = effect;
+        else if (effect.kind === 'redirect') return c.redirect(effect.location, 302);
         else applyEffect(c, effect, options.cookieSecure ?? 'auto');
       }
       if (download) {
@@ -128,7 +139,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   for (const raw of options.rawEndpoints ?? []) {
     const paths = raw.paths.flatMap((path) => ROUTE_PREFIXES.map((prefix) => prefix + path));
-    app.on([...raw.methods], paths, ...stagesOf(raw.route), (c) => raw.handle(c.req.raw, handlerContext(c)));
+    const challenge: MiddlewareHandler<AppEnv> = async (c, next) => {
+      await next();
+      if (c.res.status === 401 && raw.challenge) c.res.headers.set('WWW-Authenticate', raw.challenge(requestOrigin(c)));
+    };
+    app.on([...raw.methods], paths, challenge, ...stagesOf(raw.route), (c) => raw.handle(c.req.raw, handlerContext(c)));
   }
 
   if (options.apiDocs) {
@@ -148,7 +163,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   return app;
 }
 
-function applyEffect(c: Context<AppEnv>, effect: Exclude<ResponseEffect, { kind: 'download' }>, secure: CookieSecure): void {
+function applyEffect(c: Context<AppEnv>, effect: Exclude<ResponseEffect, { kind: 'download' | 'redirect' }>, secure: CookieSecure): void {
   if (effect.kind === 'headers') {
     for (const [name, value] of Object.entries(effect.headers)) c.header(name, value);
     return;
@@ -175,7 +190,10 @@ async function readInput(c: Context<AppEnv>, route: Route): Promise<InputRead> {
   let body: Record<string, unknown> = {};
   if (route.method !== 'GET' && route.method !== 'DELETE') {
     const text = await c.req.text();
-    if (text.trim() !== '') {
+    // OAuth's token endpoint speaks application/x-www-form-urlencoded (RFC 6749 §4.1.3).
+    if ((c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+      body = Object.fromEntries(new URLSearchParams(text));
+    } else if (text.trim() !== '') {
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

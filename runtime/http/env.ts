@@ -10,6 +10,8 @@ export interface AppEnv {
     signedIn?: string;
     /** Resolved once per request by the app (socket, or X-Forwarded-For from a trusted proxy). */
     clientIp?: string;
+    /** The origin the client used, resolved once per request (X-Forwarded-Proto/Host only from a trusted proxy). */
+    origin?: string;
     /** Fields the handler added to this request's audit row. */
     auditNotes?: Record<string, string>;
   };
@@ -25,6 +27,11 @@ export function socketAddress(c: Context<AppEnv>): string {
     // No socket: an in-process request (tests through app.request).
     return 'unknown';
   }
+}
+
+/** The origin the client used (scheme and host), as the app resolved it. */
+export function requestOrigin(c: Context<AppEnv>): string {
+  return c.get('origin') ?? new URL(c.req.url).origin;
 }
 
 /** The client address the app resolved for this request. */

@@ -23,11 +23,13 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   locked_out: 429,
   rate_limited: 429,
   internal: 500,
+  oauth_error: 400,
 };
 
 export function errorBody(error: AppError): ErrorBody {
   if (error.code === 'invalid_input' || error.code === 'conflict') return { error: error.code, message: error.message, field: error.field };
   if (error.code === 'api_key_insufficient_scope') return { error: error.code, message: error.message, scope: error.scope };
+  if (error.code === 'oauth_error') return { error: error.oauthError, message: error.message, error_description: error.message };
   if (error.code === 'feature_not_licensed') return { error: error.code, message: error.message, feature: error.feature, upgrade: UPGRADE_HINT };
   return { error: error.code, message: error.message };
 }

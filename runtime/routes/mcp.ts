@@ -41,4 +41,11 @@ export const mcpRoutes: readonly Route[] = [
 /** Policy of the protocol endpoint, for the middleware chain; it never runs as a JSON route. */
 const protocolRoute = defineRoute({ ...mcp, audit: 'http', method: 'POST', path: '/mcp', summary: 'MCP over Streamable HTTP', input: v.unknown(), output: v.unknown(), handler: () => ok(null) });
 
-export const mcpProtocolEndpoint: RawEndpoint = { route: protocolRoute, methods: ['GET', 'POST', 'DELETE'], paths: ['/mcp', '/mcp/'], handle: handleMcpRequest };
+export const mcpProtocolEndpoint: RawEndpoint = {
+  route: protocolRoute,
+  methods: ['GET', 'POST', 'DELETE'],
+  paths: ['/mcp', '/mcp/'],
+  handle: handleMcpRequest,
+  // Where an OAuth-speaking client learns how to get a token (MCP authorization, RFC 9728).
+  challenge: (origin) => `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/api/agent/mcp"`,
+};

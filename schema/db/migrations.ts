@@ -154,4 +154,33 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE UNIQUE INDEX apps_name ON apps(name COLLATE NOCASE)`.execute(db);
     },
   },
+  {
+    version: 7,
+    name: 'oauth for mcp',
+    async up(db) {
+      await sql`CREATE TABLE oauth_clients (id TEXT PRIMARY KEY, name TEXT NOT NULL, redirect_uris TEXT NOT NULL, created_at INTEGER NOT NULL)`.execute(db);
+      await sql`CREATE TABLE oauth_codes (
+        code_hash TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        redirect_uri TEXT NOT NULL,
+        code_challenge TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      )`.execute(db);
+      await sql`CREATE TABLE oauth_tokens (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        resource TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        last_used_at INTEGER
+      )`.execute(db);
+      await sql`CREATE INDEX oauth_tokens_user ON oauth_tokens(user_id, expires_at)`.execute(db);
+    },
+  },
 ];

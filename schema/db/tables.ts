@@ -131,6 +131,40 @@ export interface AppsTable {
   updated_at: number;
 }
 
+/** MCP clients registered dynamically (RFC 7591); public clients, PKCE only. */
+export interface OAuthClientsTable {
+  id: string;
+  name: string;
+  /** JSON array. */
+  redirect_uris: string;
+  created_at: number;
+}
+
+/** Authorization codes: single use, ten minutes; only their SHA-256 is kept. */
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: number;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** Access tokens: one hour, bound to one resource (the MCP endpoint URL); only their SHA-256 is kept. */
+export interface OAuthTokensTable {
+  id: string;
+  token_hash: string;
+  client_id: string;
+  user_id: number;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -150,4 +184,7 @@ export interface Database {
   metric_series: MetricSeriesTable;
   metric_blocks: MetricBlocksTable;
   apps: AppsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }

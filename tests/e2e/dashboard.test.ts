@@ -2,16 +2,13 @@
 // `capstan ui`'s proxy: sign in, the overview's order, the crash-loop story, an API key shown
 // once, what a viewer cannot see, and an accessibility scan of every main screen.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startAgent, type RunningAgent } from '../../runtime/agent.ts';
-import { silentLogger } from '../../runtime/log.ts';
+import type { RunningAgent } from '../../runtime/agent.ts';
 import { startUiServer, type RunningUi } from '../../ui/server.ts';
 import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../support/browser.ts';
-import { testCluster, waitFor } from '../support/cluster.ts';
+import { waitFor, startTestAgent } from '../support/cluster.ts';
 
 const ADMIN_PASSWORD = 'dashboard-admin-password';
 const VIEWER_PASSWORD = 'dashboard-viewer-password';
@@ -34,18 +31,11 @@ async function assertAccessible(page: Page, screen: string): Promise<void> {
 
 describe('dashboard in Chromium', () => {
   before(async () => {
-    agent = await startAgent({
-      kubeconfig: testCluster().kubeconfig,
-      listen: '127.0.0.1:0',
-      dataDir: mkdtempSync(join(tmpdir(), 'capstan-dashboard-')),
-      settings: { tenantNamespaces: [] },
+    agent = await startTestAgent('dashboard', {
       accounts: { adminPassword: ADMIN_PASSWORD, viewerPassword: VIEWER_PASSWORD },
       trustedProxyCidrs: '127.0.0.1/32',
       historySampleIntervalMs: 2000,
-      validateOutput: true,
-      log: silentLogger,
     });
-    await agent.ready;
     ui = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: agent.url });
     browser = await launchBrowser();
   });
@@ -150,6 +140,35 @@ describe('dashboard in Chromium', () => {
     await page.reload();
     await page.getByRole('cell', { name: 'ci reader', exact: true }).waitFor();
     assert.equal(await page.getByText(secret).count(), 0, 'never shown again');
+
+    // An MCP client asks for OAuth access: the consent screen names it; Allow sends the browser back with a code.
+    const redirect = 'http://127.0.0.1:9/callback';
+    const registered = (await (await fetch(`${ui.url}/api/agent/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Notebook Agent', redirect_uris: [redirect] }) })).json()) as { client_id: string };
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = new URLSearchParams({ response_type: 'code', client_id: registered.client_id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256', state: 'xyz' });
+    await page.goto(`${ui.url}/api/agent/oauth/authorize?${authorize.toString()}`);
+    await page.getByRole('heading', { name: /Allow Notebook Agent to read this cluster as you\?/ }).waitFor();
+    await assertAccessible(page, 'oauth consent');
+    await screenshot(page, 'oauth-consent');
+    // The client's local callback, played by the test: answer it so the navigation completes.
+    await page.route(`${redirect}**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'signed in; you can close this tab' }));
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${redirect}**`);
+    const back = new URL(page.url());
+    assert.equal(back.searchParams.get('state'), 'xyz');
+    const code = back.searchParams.get('code') ?? '';
+    const tokenAnswer = await fetch(`${ui.url}/api/agent/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: registered.client_id, code_verifier: verifier }).toString(),
+    });
+    assert.equal(tokenAnswer.status, 200);
+    await page.goto(`${ui.url}/account`);
+    await page.getByRole('button', { name: 'Disconnect Notebook Agent' }).waitFor();
+    await screenshot(page, 'account-connected-apps');
+    await page.getByRole('button', { name: 'Disconnect Notebook Agent' }).click();
+    await page.getByText(/No app holds an access token/).waitFor();
     const answer = await fetch(`${agent.url}/api/agent/namespaces`, { headers: { 'x-api-key': secret } });
     assert.equal(answer.status, 200, 'the key works');
     await page.context().close();

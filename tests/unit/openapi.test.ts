@@ -33,7 +33,7 @@ describe('OpenAPI document', () => {
   });
 
   it('is served at /openapi.json and /docs only when enabled, and only to a signed-in user', async () => {
-    const middleware = [authentication(services.auth), roleCheck()];
+    const middleware = [authentication(services.auth, services.oauth), roleCheck()];
     const off = createApp({ routes, services, middleware, log: silentLogger });
     assert.equal((await off.request('/api/agent/openapi.json')).status, 404);
     assert.equal((await off.request('/docs')).status, 404);

@@ -129,9 +129,19 @@ describe('the production route table', () => {
     assert.equal(new Set(keys).size, keys.length);
   });
 
-  it('makes only the probes and the sign-in route public', () => {
+  it('makes only the probes, the sign-in route and the OAuth endpoints a client needs before it has a token public', () => {
     const publicRoutes = routes.filter((r) => r.access.auth === 'public').map((r) => `${r.method} ${r.path}`);
-    assert.deepEqual(publicRoutes.sort(), ['GET /healthz', 'GET /readyz', 'POST /auth/login']);
+    assert.deepEqual(publicRoutes.sort(), [
+      'GET /.well-known/oauth-authorization-server',
+      'GET /.well-known/oauth-protected-resource',
+      'GET /.well-known/oauth-protected-resource/api/agent/mcp',
+      'GET /healthz',
+      'GET /oauth/authorize',
+      'GET /readyz',
+      'POST /auth/login',
+      'POST /oauth/register',
+      'POST /oauth/token',
+    ]);
   });
 
   it('serves /namespaces without system namespaces through the real table', async () => {

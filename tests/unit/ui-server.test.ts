@@ -77,6 +77,13 @@ describe('capstan ui server', () => {
     assert.deepEqual(sessions.map((s) => s.ip), ['203.0.113.9'], 'the agent saw the client, not the proxy');
   });
 
+  it("answers OAuth discovery at the origin's root, naming the dashboard's origin, not the agent's", async () => {
+    const metadata = (await (await fetch(`${ui.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string; token_endpoint: string };
+    assert.deepEqual(metadata, { ...metadata, issuer: ui.url, token_endpoint: `${ui.url}/api/agent/oauth/token` });
+    const resource = (await (await fetch(`${ui.url}/.well-known/oauth-protected-resource/api/agent/mcp`)).json()) as { resource: string };
+    assert.equal(resource.resource, `${ui.url}/api/agent/mcp`);
+  });
+
   it('answers 502 naming the agent when it cannot be reached', async () => {
     const orphan = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: 'http://127.0.0.1:9', dist: fakeBuild() });
     try {

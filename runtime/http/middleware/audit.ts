@@ -39,6 +39,7 @@ export function auditing(audit: AuditLog, log: Logger): RouteMiddleware {
         const search = new URL(c.req.url).search;
         const detail: Record<string, string> = { path: c.req.path, ...(search ? { query: search.slice(1) } : {}), ...c.get('auditNotes') };
         if (principal?.via === 'api_key') detail.api_key_id = String(principal.keyId);
+        if (principal?.via === 'oauth') Object.assign(detail, { oauth_grant: principal.tokenId, oauth_client: principal.clientName });
         const namespace = c.req.param('namespace') ?? c.req.query('namespace') ?? null;
         const category = route.audit === 'access' ? 'http' : route.audit;
         await audit.append({ actor, category, action, status, outcome, severity: severityOf(outcome), namespace, detail });

@@ -1,8 +1,10 @@
 import { getCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AgentAuth } from '../../auth/service.ts';
+import { OAUTH_TOKEN_PREFIX, type AgentOAuth } from '../../auth/oauth.ts';
+import { mcpResource } from '../../../handlers/oauth/flow.ts';
 import type { RouteMiddleware } from '../app.ts';
-import { clientIp, SESSION_COOKIE, type AppEnv } from '../env.ts';
+import { clientIp, requestOrigin, SESSION_COOKIE, type AppEnv } from '../env.ts';
 import { errorResponse } from '../status.ts';
 
 const MESSAGES = {
@@ -35,14 +37,37 @@ function presentedApiKey(c: Context<AppEnv>): string | undefined {
  * api_key_forbidden) or the key lacks the route's scope (403 api_key_insufficient_scope).
  */
 /** Told about each forged or malformed credential (the auth_flood counter). Never a missing or benignly expired one. */
-export type ForgedCredentialReport = (ip: string, what: 'session_token' | 'api_key') => Promise<void>;
+export type ForgedCredentialReport = (ip: string, what: 'session_token' | 'api_key' | 'oauth_token') => Promise<void>;
 
-export function authentication(auth: AgentAuth, onForged: ForgedCredentialReport = async () => {}): RouteMiddleware {
+const TOKEN_MESSAGES = {
+  malformed: 'access token is malformed',
+  unknown: 'access token is not valid',
+  revoked: 'access token was revoked',
+  expired: 'access token has expired',
+  owner_inactive: 'the user who approved this token is deactivated',
+} as const;
+
+export function authentication(auth: AgentAuth, oauth: AgentOAuth, onForged: ForgedCredentialReport = async () => {}): RouteMiddleware {
   return (route) => {
     const access = route.access;
     if (access.auth === 'public') return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       const key = presentedApiKey(c);
+      if (key?.startsWith(OAUTH_TOKEN_PREFIX) && c.req.header('x-api-key') === undefined) {
+        const checked = await oauth.resolveToken(key);
+        if (!checked.ok) {
+          if (checked.reason === 'malformed' || checked.reason === 'unknown') await onForged(clientIp(c), 'oauth_token');
+          return errorResponse(c, { code: 'unauthenticated', message: TOKEN_MESSAGES[checked.reason] });
+        }
+        // Bound to one server: a token minted for another resource is refused here (RFC 8707).
+        if (checked.resource !== mcpResource(requestOrigin(c))) return errorResponse(c, { code: 'unauthenticated', message: `this access token was issued for ${checked.resource}, not this server` });
+        if (access.scope === null || !checked.principal.scopes.includes(access.scope)) {
+          return errorResponse(c, { code: 'api_key_insufficient_scope', message: 'an OAuth token reaches the MCP surface only', scope: access.scope ?? 'none' });
+        }
+        c.set('principal', checked.principal);
+        await next();
+        return;
+      }
       if (key !== undefined) {
         const checked = await auth.resolveApiKey(key);
         if (!checked.ok) {

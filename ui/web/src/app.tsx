@@ -19,6 +19,7 @@ const Apps = lazy(() => import('./screens/apps').then((m) => ({ default: m.Apps 
 const AppDetail = lazy(() => import('./screens/apps').then((m) => ({ default: m.AppDetail })));
 const NewApp = lazy(() => import('./screens/app-editor').then((m) => ({ default: m.NewApp })));
 const EntityView = lazy(() => import('./screens/entity').then((m) => ({ default: m.EntityView })));
+const Consent = lazy(() => import('./screens/consent').then((m) => ({ default: m.Consent })));
 const Account = lazy(() => import('./screens/account').then((m) => ({ default: m.Account })));
 const AdminUsers = lazy(() => import('./screens/admin').then((m) => ({ default: m.AdminUsers })));
 const AdminAccess = lazy(() => import('./screens/admin').then((m) => ({ default: m.AdminAccess })));
@@ -97,6 +98,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/apps/:id">{(p) => <AppDetail id={p.id} />}</Route>
             <Route path="/graph/:id">{(p) => <EntityView id={decodeURIComponent(p.id)} />}</Route>
             <Route path="/account" component={Account} />
+            <Route path="/oauth/consent" component={Consent} />
             <Route path="/admin/users" component={AdminUsers} />
             <Route path="/admin/access" component={AdminAccess} />
             <Route path="/admin/audit" component={AdminAudit} />

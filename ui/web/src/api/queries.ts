@@ -72,6 +72,7 @@ export const queries = {
     queryOptions({ queryKey: ['apps', id, 'network', window], queryFn: () => unwrap(api.GET('/apps/{id}/network-history', { params: { path: { id }, query: { window } } })) }),
   apiKeys: () => queryOptions({ queryKey: ['me', 'api-keys'], queryFn: () => unwrap(api.GET('/me/api-keys')) }),
   secondFactor: () => queryOptions({ queryKey: ['me', 'second-factor'], queryFn: () => unwrap(api.GET('/me/second-factor')) }),
+  grants: () => queryOptions({ queryKey: ['me', 'grants'], queryFn: () => unwrap(api.GET('/me/oauth/grants')) }),
   mySessions: () => queryOptions({ queryKey: ['me', 'sessions'], queryFn: () => unwrap(api.GET('/me/sessions')) }),
   users: () => queryOptions({ queryKey: ['admin', 'users'], queryFn: () => unwrap(api.GET('/admin/users')) }),
   securitySettings: () => queryOptions({ queryKey: ['admin', 'security'], queryFn: () => unwrap(api.GET('/admin/settings/security')) }),

@@ -190,11 +190,39 @@ function Sessions() {
   );
 }
 
+function ConnectedApps() {
+  const client = useQueryClient();
+  const grants = useQuery(queries.grants());
+  const revoke = useMutation({ mutationFn: (id: string) => unwrap(api.DELETE('/me/oauth/grants/{id}', { params: { path: { id } } })), onSuccess: () => client.invalidateQueries({ queryKey: ['me', 'grants'] }) });
+  return (
+    <section aria-labelledby="apps">
+      <h2 id="apps">Connected apps</h2>
+      <QueryView query={grants} what="connected apps">
+        {(data) =>
+          data.grants.length === 0 ? (
+            <Empty>No app holds an access token of yours. MCP clients that sign in with OAuth appear here.</Empty>
+          ) : (
+            <ul>
+              {data.grants.map((g) => (
+                <li key={g.id}>
+                  <strong>{g.client_name}</strong>, connected {g.created_at}, until {g.expires_at}, last used {g.last_used_at ?? 'never'}{' '}
+                  <button type="button" onClick={() => revoke.mutate(g.id)}>Disconnect {g.client_name}</button>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </QueryView>
+    </section>
+  );
+}
+
 export function Account() {
   return (
     <>
       <h1>Account</h1>
       <ApiKeys />
+      <ConnectedApps />
       <SecondFactor />
       <Sessions />
     </>

@@ -1,0 +1,60 @@
+// MCP over OAuth: discovery metadata, dynamic client registration, the authorization and
+// token endpoints (public: the client has no credential yet), the consent a signed-in user
+// gives, and Account → Connected apps.
+import * as v from 'valibot';
+import { authorizationServer, authorize, consent, consentPreview, listGrants, protectedResource, registerClient, revokeGrant, token } from '../../handlers/oauth/flow.ts';
+import { NoInput } from '../../schema/common.ts';
+import {
+  AuthorizationServerMetadata,
+  AuthorizeInput,
+  ConsentInput,
+  ConsentOutput,
+  ConsentPreviewOutput,
+  GrantIdInput,
+  GrantList,
+  GrantRevoked,
+  ProtectedResourceMetadata,
+  RegisterClientInput,
+  RegisteredClient,
+  TokenInput,
+  TokenOutput,
+} from '../../schema/oauth.ts';
+import { defineRoute, type Route } from '../http/route.ts';
+import { noApiKeys } from './access.ts';
+
+const open = { access: { auth: 'public' }, feature: null } as const;
+const discovery = { ...open, audit: 'none', rateLimit: 'discovery', input: NoInput } as const;
+
+export const oauthRoutes: readonly Route[] = [
+  ...['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/agent/mcp'].map((path) =>
+    defineRoute({ ...discovery, method: 'GET', path, summary: 'OAuth protected-resource metadata of the MCP endpoint (RFC 9728)', output: ProtectedResourceMetadata, handler: protectedResource }),
+  ),
+  defineRoute({ ...discovery, method: 'GET', path: '/.well-known/oauth-authorization-server', summary: 'OAuth authorization-server metadata (RFC 8414)', output: AuthorizationServerMetadata, handler: authorizationServer }),
+  defineRoute({ ...open, audit: 'auth', rateLimit: 'login', method: 'POST', path: '/oauth/register', summary: 'Dynamic client registration (RFC 7591): public clients with PKCE', input: RegisterClientInput, output: RegisteredClient, handler: registerClient }),
+  defineRoute({
+    ...open,
+    audit: 'auth',
+    rateLimit: 'login',
+    method: 'GET',
+    path: '/oauth/authorize',
+    summary: 'Authorization code + PKCE (S256): redirects to the dashboard consent screen, which names the client',
+    input: AuthorizeInput,
+    output: v.null(),
+    handler: authorize,
+  }),
+  defineRoute({ ...noApiKeys('viewer'), audit: 'http', rateLimit: 'read', method: 'GET', path: '/oauth/consent', summary: 'What the consent screen shows: the client and what it asks for', input: AuthorizeInput, output: ConsentPreviewOutput, handler: consentPreview }),
+  defineRoute({
+    ...noApiKeys('viewer'),
+    audit: 'auth',
+    rateLimit: 'write',
+    method: 'POST',
+    path: '/oauth/consent',
+    summary: "The signed-in user's approval or refusal; answers where to send the browser",
+    input: ConsentInput,
+    output: ConsentOutput,
+    handler: consent,
+  }),
+  defineRoute({ ...open, audit: 'auth', rateLimit: 'login', method: 'POST', path: '/oauth/token', summary: 'Exchanges a code (with its PKCE verifier) for a one-hour, read-only token bound to this MCP endpoint', input: TokenInput, output: TokenOutput, handler: token }),
+  defineRoute({ ...noApiKeys('viewer'), audit: 'http', rateLimit: 'read', method: 'GET', path: '/me/oauth/grants', summary: 'Your connected apps: live OAuth tokens by client', input: NoInput, output: GrantList, handler: listGrants }),
+  defineRoute({ ...noApiKeys('viewer'), audit: 'auth', rateLimit: 'write', method: 'DELETE', path: '/me/oauth/grants/:id', summary: 'Disconnect an app: its token stops working at once', input: GrantIdInput, output: GrantRevoked, handler: revokeGrant }),
+];
