@@ -116,6 +116,8 @@ export async function up(options: UpOptions): Promise<LocalCluster> {
   // Pods need their namespace's default ServiceAccount, which the controller-manager creates.
   await waitFor('the default ServiceAccount', async () => (await kubectl(['get', 'serviceaccount', 'default', '-o', 'name'], k)).trim() !== '', 60_000);
 
+  if (options.metricsServer !== false) await ensureMetricsApi(options.dir, binDir, k, say);
+
   if (scenario && scenario.objectCount > 0) {
     say(`applying scenario "${scenario.name}" (${scenario.objectCount} objects)`);
     await kubectl(['apply', '--server-side', '--field-manager=capstan-localcluster', '-f', '-'], { ...k, input: scenario.manifests, timeoutMs: 600_000 });
@@ -172,16 +174,43 @@ export async function startApiServer(dir: string, timeoutMs = 60_000): Promise<{
   const p = paths(dir);
   if (!existsSync(join(p.clusterDir, 'kwok.yaml'))) throw new Error(`no kwokctl cluster in ${dir}`);
   const binDir = readFileSync(p.binDirFile, 'utf8').trim();
-  // kwokctl takes a pid that answers kill(0) for a running component, and a killed process
-  // not yet reaped (a zombie) still does: drop the stale pid file, as `kwokctl stop` would.
-  const recorded = status(dir).find((c) => c.component === API_SERVER);
-  if (recorded && !recorded.alive) rmSync(join(p.pidDir, `${API_SERVER}.pid`), { force: true });
-  await runKwokctl(binDir, p, ['--name', CLUSTER_NAME, 'start', 'cluster']);
+  await restartDeadComponents(dir, binDir);
   const apiServer = status(dir).find((c) => c.component === API_SERVER);
   if (!apiServer?.alive) throw new Error(`kwokctl start cluster did not bring ${API_SERVER} back; see ${p.kwokctlLog} and ${join(p.clusterDir, 'logs', `${API_SERVER}.log`)}`);
   const k = { binDir, kubeconfig: p.kubeconfig, timeoutMs: 10_000 };
   await waitFor('kube-apiserver /readyz', async () => (await kubectl(['get', '--raw', '/readyz'], k)).trim() === 'ok', timeoutMs, 500);
   return { pid: apiServer.pid };
+}
+
+/** `kwokctl start cluster` starts every recorded component whose process is gone. */
+async function restartDeadComponents(dir: string, binDir: string): Promise<void> {
+  const p = paths(dir);
+  // kwokctl takes a pid that answers kill(0) for a running component, and a killed process
+  // not yet reaped (a zombie) still does: drop the stale pid files, as `kwokctl stop` would.
+  for (const c of status(dir)) if (!c.alive) rmSync(join(p.pidDir, `${c.component}.pid`), { force: true });
+  await runKwokctl(binDir, p, ['--name', CLUSTER_NAME, 'start', 'cluster']);
+}
+
+/**
+ * metrics-server exits at once when it starts before the API server answers (kwokctl starts
+ * them together), and an unavailable aggregated API also stalls namespace deletion. So `up`
+ * returns only once metrics.k8s.io is Available, restarting metrics-server when it died.
+ */
+async function ensureMetricsApi(dir: string, binDir: string, k: { binDir: string; kubeconfig: string }, say: (line: string) => void): Promise<void> {
+  const available = async () =>
+    (await kubectl(['get', 'apiservice', 'v1beta1.metrics.k8s.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Available")].status}'], k).catch(() => '')).trim() === 'True';
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    if (status(dir).some((c) => c.component === 'metrics-server' && !c.alive)) {
+      say('metrics-server exited early; starting it again');
+      await restartDeadComponents(dir, binDir);
+    }
+    try {
+      await waitFor('metrics.k8s.io to be available', available, 45_000, 1000);
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
 }
 
 function runKwokctl(binDir: string, p: ReturnType<typeof paths>, args: string[]): Promise<void> {
