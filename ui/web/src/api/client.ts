@@ -25,3 +25,9 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   }
   return data;
 }
+
+/** An error as a person reads it: the agent's message, prefixed by the field it names. */
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) return `${err.body.field ? `${err.body.field}: ` : ''}${err.body.message}`;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -3,11 +3,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { encode } from 'uqr';
-import { ApiError, api, unwrap } from '../api/client';
+import { api, errorText, unwrap } from '../api/client';
 import { queries, SCOPES, type Scope } from '../api/queries';
 import { Empty, QueryView } from '../components/states';
 
-const message = (err: unknown) => (err instanceof ApiError ? `${err.body.field ? `${err.body.field}: ` : ''}${err.body.message}` : String(err));
 
 function CreateKey() {
   const client = useQueryClient();
@@ -46,7 +45,7 @@ function CreateKey() {
           ))}
         </div>
       </fieldset>
-      {create.error ? <p role="alert" className="error">{message(create.error)}</p> : null}
+      {create.error ? <p role="alert" className="error">{errorText(create.error)}</p> : null}
       <button type="submit" disabled={create.isPending}>Create key</button>
       {secret ? (
         <div className="card secret" role="status">
@@ -162,7 +161,7 @@ function SecondFactor() {
           )
         }
       </QueryView>
-      {error ? <p role="alert" className="error">{message(error)}</p> : null}
+      {error ? <p role="alert" className="error">{errorText(error)}</p> : null}
     </section>
   );
 }

@@ -1,11 +1,10 @@
 // Admin: local users, and access control (idle timeout, IP allow/deny lists, bans).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
-import { ApiError, api, unwrap } from '../api/client';
+import { api, errorText, unwrap } from '../api/client';
 import { queries } from '../api/queries';
 import { QueryView } from '../components/states';
 
-const message = (err: unknown) => (err instanceof ApiError ? `${err.body.field ? `${err.body.field}: ` : ''}${err.body.message}` : String(err));
 
 export function AdminUsers() {
   const client = useQueryClient();
@@ -56,7 +55,7 @@ export function AdminUsers() {
           </table>
         )}
       </QueryView>
-      {update.error ? <p role="alert" className="error">{message(update.error)}</p> : null}
+      {update.error ? <p role="alert" className="error">{errorText(update.error)}</p> : null}
       <form className="stack" onSubmit={submit} aria-labelledby="new-user">
         <h2 id="new-user">New user</h2>
         <label>
@@ -74,7 +73,7 @@ export function AdminUsers() {
             <option value="admin">admin</option>
           </select>
         </label>
-        {create.error ? <p role="alert" className="error">{message(create.error)}</p> : null}
+        {create.error ? <p role="alert" className="error">{errorText(create.error)}</p> : null}
         <button type="submit">Create user</button>
       </form>
     </>
@@ -112,7 +111,7 @@ export function AdminAccess() {
               Idle timeout in seconds (0 never expires)
               <input type="number" min={0} value={idle ?? String(s.session_idle_timeout_secs)} onChange={(e) => setIdle(e.target.value)} />
             </label>
-            {saveIdle.error ? <p role="alert" className="error">{message(saveIdle.error)}</p> : null}
+            {saveIdle.error ? <p role="alert" className="error">{errorText(saveIdle.error)}</p> : null}
             <button type="submit">Save idle timeout</button>
           </form>
         )}
@@ -133,7 +132,7 @@ export function AdminAccess() {
                   Denylist
                   <textarea rows={4} value={current.deny} onChange={(e) => setLists({ ...current, deny: e.target.value })} />
                 </label>
-                {saveLists.error ? <p role="alert" className="error">{message(saveLists.error)}</p> : null}
+                {saveLists.error ? <p role="alert" className="error">{errorText(saveLists.error)}</p> : null}
                 <button type="submit">Save IP lists</button>
               </form>
               <h2>Bans</h2>

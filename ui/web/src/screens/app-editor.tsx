@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useDeferredValue, useState, type SyntheticEvent } from 'react';
 import { useLocation } from 'wouter';
-import { ApiError, api, unwrap } from '../api/client';
+import { api, errorText, unwrap } from '../api/client';
 import { queries } from '../api/queries';
 
 /** `app=web, tier in (front, edge), !canary` → the API's selector (Kubernetes' own syntax). */
@@ -48,7 +48,7 @@ export function NewApp() {
       await client.invalidateQueries({ queryKey: ['apps'] });
       navigate(`/apps/${created.id}`);
     } catch (err) {
-      setError(err instanceof ApiError ? `${err.body.field ? `${err.body.field}: ` : ''}${err.body.message}` : String(err));
+      setError(errorText(err));
     }
   };
 
@@ -80,7 +80,7 @@ export function NewApp() {
       <section aria-labelledby="preview" aria-live="polite">
         <h2 id="preview">Matching pods now</h2>
         {preview.isFetching ? <p className="muted">Looking…</p> : null}
-        {preview.error ? <p className="error">{preview.error instanceof ApiError ? preview.error.body.message : String(preview.error)}</p> : null}
+        {preview.error ? <p className="error">{errorText(preview.error)}</p> : null}
         {preview.data ? (
           <>
             <p>
