@@ -59,6 +59,12 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
 
 /** Namespace health, worst first, from a 30 s server cache (`cached_at` says how old). */
 export function overview(_input: object, ctx: HandlerContext): Result<Overview> {
-  const cached = ctx.memo.get('overview', OVERVIEW_TTL_SECS * 1000, () => computeOverview(ctx));
-  return ok({ ...cached.value, cached_at: cached.cachedAt.toISOString(), cache_ttl_secs: OVERVIEW_TTL_SECS });
+  // The whole answer is cached, not just its parts: every caller within the 30 s gets the
+  // same object, which the runtime then serialises once.
+  const cached = ctx.memo.get('overview', OVERVIEW_TTL_SECS * 1000, (): Overview => ({
+    ...computeOverview(ctx),
+    cached_at: ctx.clock.now().toISOString(),
+    cache_ttl_secs: OVERVIEW_TTL_SECS,
+  }));
+  return ok(cached.value);
 }

@@ -105,6 +105,18 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const noteAudit = (fields: Readonly<Record<string, string>>) => void Object.assign(notes, fields);
     return { ...options.services, request: { ip: clientIp(c), origin: requestOrigin(c), noteAudit }, principal: c.get('principal') ?? null };
   };
+  // Shared answers (the overview's 30 s cache, the cluster-wide incidents' 5 s) are the same
+  // object for every caller in their window: serialise each once, not once per request.
+  const serialized = new WeakMap<object, string>();
+  const jsonOf = (value: unknown): string => {
+    if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+    let text = serialized.get(value);
+    if (text === undefined) {
+      text = JSON.stringify(value);
+      serialized.set(value, text);
+    }
+    return text;
+  };
   const stagesOf = (route: Route) => chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
 
   for (const route of options.routes) {
@@ -131,7 +143,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       if (download) {
         return c.body(download.body, 200, { 'content-type': download.contentType, 'content-disposition': `attachment; filename="${download.filename}"` });
       }
-      return c.json(result.value);
+      return c.body(jsonOf(result.value), 200, { 'content-type': 'application/json' });
     };
     const handlers: MiddlewareHandler<AppEnv>[] = [...stages, endpoint];
     app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
