@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { systemClock, type AgentSettings } from '../handlers/context.ts';
+import { systemClock } from '../domain/clock.ts';
+import type { AgentSettings } from '../handlers/context.ts';
 import { seedAccounts, type SeedOptions } from './auth/accounts.ts';
 import { persistentSecret } from './auth/secrets.ts';
 import { createApp, type CookieSecure } from './http/app.ts';

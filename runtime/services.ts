@@ -1,7 +1,13 @@
 // Builds the services every handler receives, and the middleware chain around every route,
 // from one database and data dir. The agent and the in-process tests share this assembly,
 // so tests exercise the same wiring production runs.
-import type { AgentSettings, ClusterView, Clock, HistoryReader, Licensing, NetworkView, PodLogs, Services } from '../handlers/context.ts';
+import type { AgentSettings, Services } from '../handlers/context.ts';
+import type { ClusterView } from '../domain/cluster/model.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { HistoryReader, NetworkView } from '../handlers/metrics/service.ts';
+import type { Licensing } from '../handlers/access/service.ts';
+import { addressLists } from './access/cidr.ts';
+import type { PodLogs } from '../handlers/incidents/service.ts';
 import { createAppStore } from './apps/app-store.ts';
 import { createOAuthService, type AgentOAuth } from './auth/oauth.ts';
 import { networkOff } from './metrics/kubelet-scraper.ts';
@@ -138,6 +144,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     runtimeSettings: settingsStore,
     secrets,
     ipBans: ipGuard,
+    addressLists,
     licensing: license,
     memo: createMemo(clock),
     logs: options.logs ?? noPodLogs,

@@ -29,18 +29,20 @@ export const AccessControlInput = v.object({
 export const IpInput = v.object({ ip: v.pipe(v.string(), v.maxLength(64)) });
 export const Lifted = v.object({ status: v.literal('lifted') });
 
+/** Streaming to audit.webhookUrl: the forwarder's counters. */
+export const AuditStreamStats = v.object({
+  queued: v.number(),
+  delivered: v.number(),
+  dropped: v.number(),
+  failures: v.number(),
+  last_error: v.nullable(v.string()),
+  last_delivered_at: v.nullable(Timestamp),
+});
 export const AuditStreamView = v.object({
   webhook_url: v.nullable(v.string()),
   /** `••••` when a token is stored; never the token. */
   webhook_token: v.nullable(v.string()),
-  stats: v.object({
-    queued: v.number(),
-    delivered: v.number(),
-    dropped: v.number(),
-    failures: v.number(),
-    last_error: v.nullable(v.string()),
-    last_delivered_at: v.nullable(Timestamp),
-  }),
+  stats: AuditStreamStats,
 });
 export const AuditStreamInput = v.object({
   webhook_url: v.nullable(v.pipe(v.string(), v.url('webhook_url must be an http(s) URL'), v.regex(/^(https?|HTTPS?):\/\//, 'webhook_url must be an http(s) URL'), v.maxLength(2048))),

@@ -80,8 +80,8 @@ export const TokenInput = v.object({
 
 export const TokenOutput = v.object({ access_token: v.string(), token_type: v.literal('Bearer'), expires_in: v.number(), scope: v.literal('mcp:read') });
 
-export const GrantList = v.object({
-  grants: v.array(v.object({ id: v.string(), client_id: v.string(), client_name: v.string(), created_at: Timestamp, expires_at: Timestamp, last_used_at: v.nullable(Timestamp) })),
-});
+/** A user's live access token for one client (Account → Connected apps). */
+export const OAuthGrant = v.object({ id: v.string(), client_id: v.string(), client_name: v.string(), created_at: Timestamp, expires_at: Timestamp, last_used_at: v.nullable(Timestamp) });
+export const GrantList = v.object({ grants: v.array(OAuthGrant) });
 export const GrantIdInput = v.object({ id: v.pipe(v.string(), v.regex(/^grant_[A-Za-z0-9_-]+$/, 'id must be a grant id')) });
 export const GrantRevoked = v.object({ status: v.literal('revoked') });

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { SessionIdInput, SessionList, SessionRevoked } from '../../schema/accounts.ts';
-import type { HandlerContext, SessionRecord } from '../context.ts';
+import type { HandlerContext } from '../context.ts';
+import type { SessionRecord } from './service.ts';
 import { fail, ok, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;

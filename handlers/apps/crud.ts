@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
 import type { App, AppDefinition, AppDeleted, AppIdInput, AppList, AppPreview, UpdateAppInput } from '../../schema/apps.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { outOfScope } from '../namespaces/scope.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 import { appPods, workloadOf } from './members.ts';
 

@@ -1,8 +1,9 @@
 // Which pods belong to an application: Kubernetes label-selector semantics (every
 // requirement must hold), in the application's namespaces that Capstan may show.
 import type { LabelSelector } from '../../schema/apps.ts';
-import type { AgentSettings, PodObject } from '../context.ts';
-import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import type { AgentSettings } from '../context.ts';
+import type { PodObject } from '../../domain/cluster/model.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 
 export function matchesSelector(labels: Readonly<Record<string, string>>, selector: LabelSelector): boolean {
   for (const [key, value] of Object.entries(selector.match_labels)) {

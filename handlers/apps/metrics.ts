@@ -1,7 +1,9 @@
 import type * as v from 'valibot';
 import { APP_FLAGS, type AppFlag, type AppIdInput, type AppMember, type AppMetrics } from '../../schema/apps.ts';
-import type { ContainerResources, HandlerContext, NetworkView, PodObject, PodUsage } from '../context.ts';
-import { OOM_RISK_PCT } from '../incidents/detect.ts';
+import type { ContainerResources, PodObject, PodUsage } from '../../domain/cluster/model.ts';
+import type { HandlerContext } from '../context.ts';
+import type { NetworkView } from '../metrics/service.ts';
+import { OOM_RISK_PCT } from '../../domain/incidents/detect.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { appPods, workloadOf } from './members.ts';
 

@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
 import { HISTORY_WINDOWS, type HistoryWindow } from '../../schema/metrics.ts';
 import type { AppHistoryInput, AppNetworkHistory } from '../../schema/apps.ts';
-import type { HandlerContext, HistoryPointValues } from '../context.ts';
+import type { HandlerContext } from '../context.ts';
+import type { HistoryPointValues } from '../metrics/service.ts';
 import { HISTORY_BUCKETS } from '../metrics/history.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { appPods } from './members.ts';

@@ -3,10 +3,11 @@
 // part; Secrets are names and types, never data; label values and problem details pass
 // through the redaction package. Node ids are readable and stable: docs/cluster-model.md.
 import type { GraphEdge, GraphNode } from '../../schema/graph.ts';
-import type { ClusterView, HandlerContext } from '../context.ts';
+import type { ClusterView } from '../../domain/cluster/model.ts';
+import type { HandlerContext } from '../context.ts';
 import { listIncidents } from '../incidents/list.ts';
-import { isVisibleNamespace } from '../namespaces/visibility.ts';
-import { redactRecord, redactText } from '../redaction/redact.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { redactRecord, redactText } from '../../domain/redaction/redact.ts';
 
 export interface ClusterGraph {
   nodes: ReadonlyMap<string, GraphNode>;

@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
 import type { Entity, EntityInput, GraphEdge, GraphNode, SearchInput, SearchResult, Subgraph, SubgraphInput } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { outOfScope } from '../namespaces/scope.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 import { clusterGraph, type ClusterGraph } from './model.ts';
 

@@ -1,10 +1,10 @@
 import type { Incident } from '../../schema/incidents.ts';
 import type { Overview } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
-import { eventsByPod, incidentOf } from '../incidents/detect.ts';
-import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { ok, type Result } from '../result.ts';
-import { compareHealth, namespaceHealth } from './verdict.ts';
+import { compareHealth, namespaceHealth } from '../../domain/health/verdict.ts';
 
 export const OVERVIEW_TTL_SECS = 30;
 

@@ -1,11 +1,13 @@
 import type * as v from 'valibot';
 import type { IncidentDetail, IncidentDetailInput } from '../../schema/incidents.ts';
-import type { HandlerContext, PodObject } from '../context.ts';
-import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
-import { redactText } from '../redaction/redact.ts';
-import { shortAge, sumOrNull } from '../resources/age.ts';
+import type { HandlerContext } from '../context.ts';
+import type { PodObject } from '../../domain/cluster/model.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { outOfScope } from '../namespaces/scope.ts';
+import { redactText } from '../../domain/redaction/redact.ts';
+import { shortAge, sumOrNull } from '../../domain/resources/age.ts';
 import { fail, ok, type Result } from '../result.ts';
-import { eventsByPod, incidentOf } from './detect.ts';
+import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 

@@ -1,9 +1,10 @@
 import type * as v from 'valibot';
 import type { Incident, IncidentList, IncidentsInput } from '../../schema/incidents.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { outOfScope } from '../namespaces/scope.ts';
 import { fail, ok, type Result } from '../result.ts';
-import { compareIncidents, eventsByPod, incidentOf } from './detect.ts';
+import { compareIncidents, eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 

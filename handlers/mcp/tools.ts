@@ -10,8 +10,9 @@ import { overview } from '../health/overview.ts';
 import { listIncidents } from '../incidents/list.ts';
 import { listNamespaces } from '../namespaces/list.ts';
 import { listPods } from '../namespaces/pods.ts';
-import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
-import { redactText } from '../redaction/redact.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { outOfScope } from '../namespaces/scope.ts';
+import { redactText } from '../../domain/redaction/redact.ts';
 import { fail, ok, type Result } from '../result.ts';
 
 export interface McpTool {

@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
 import { HISTORY_WINDOWS, type History, type HistoryInput } from '../../schema/metrics.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace, outOfScope } from '../namespaces/visibility.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { outOfScope } from '../namespaces/scope.ts';
 import { fail, ok, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;

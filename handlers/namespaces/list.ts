@@ -1,7 +1,7 @@
 import type { NamespaceList } from '../../schema/namespaces.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
-import { isVisibleNamespace } from './visibility.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 
 export function listNamespaces(_input: object, ctx: HandlerContext): Result<NamespaceList> {
   const namespaces = ctx.cluster

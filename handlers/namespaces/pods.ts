@@ -1,9 +1,10 @@
 import type * as v from 'valibot';
 import type { PodList, PodsInput } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
-import { shortAge, sumOrNull } from '../resources/age.ts';
+import { shortAge, sumOrNull } from '../../domain/resources/age.ts';
 import { fail, ok, type Result } from '../result.ts';
-import { isVisibleNamespace, outOfScope } from './visibility.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { outOfScope } from './scope.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 

@@ -17,7 +17,8 @@ import type {
   TokenInput,
   TokenOutput,
 } from '../../schema/oauth.ts';
-import type { HandlerContext, OAuthClient } from '../context.ts';
+import type { HandlerContext } from '../context.ts';
+import type { OAuthClient } from './service.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;

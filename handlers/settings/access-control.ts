@@ -1,6 +1,5 @@
 import type * as v from 'valibot';
 import type { AccessControlInput, AccessControlView, IpInput, Lifted } from '../../schema/admin-settings.ts';
-import { listContains, parseCidrList } from '../access/cidr.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 
@@ -19,7 +18,7 @@ export async function updateAccessControl(input: Out<typeof AccessControlInput>,
   const current = await ctx.runtimeSettings.get('access_control');
   const next = { allowlist: input.allowlist ?? current.allowlist, denylist: input.denylist ?? current.denylist };
   for (const field of ['allowlist', 'denylist'] as const) {
-    const problem = checkList(field, next[field], ctx.request.ip);
+    const problem = checkList(ctx, field, next[field]);
     if (problem) return fail(problem);
   }
   ctx.request.noteAudit({ allowlist: next.allowlist.join(' '), denylist: next.denylist.join(' ') });
@@ -27,10 +26,11 @@ export async function updateAccessControl(input: Out<typeof AccessControlInput>,
   return ok({ ...next, bans: await ctx.ipBans.list(), your_ip: ctx.request.ip });
 }
 
-function checkList(field: 'allowlist' | 'denylist', entries: string[], callerIp: string): AppError | null {
-  const parsed = parseCidrList(entries);
+function checkList(ctx: HandlerContext, field: 'allowlist' | 'denylist', entries: string[]): AppError | null {
+  const callerIp = ctx.request.ip;
+  const parsed = ctx.addressLists.parse(entries);
   if (!parsed.ok) return { code: 'invalid_input', field, message: `${field}: "${parsed.entry}" ${parsed.reason}` };
-  const containsCaller = listContains(parsed.list, callerIp);
+  const containsCaller = parsed.contains(callerIp);
   if (field === 'allowlist' && entries.length > 0 && !containsCaller) {
     return { code: 'invalid_input', field, message: `allowlist does not include your own address ${callerIp}; you would be locked out` };
   }

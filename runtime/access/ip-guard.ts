@@ -1,8 +1,10 @@
 // The IP access layer (spec §5 "Other"): allowlist, denylist and durable automatic bans.
 // The only automatic ban is auth_flood: forged or malformed credentials from one address.
 import { BlockList } from 'node:net';
-import { listContains, parseCidrList } from '../../handlers/access/cidr.ts';
-import type { AuditService, Clock, IpBan, IpBans } from '../../handlers/context.ts';
+import { listContains, parseCidrList } from './cidr.ts';
+import type { AuditService } from '../../handlers/audit/service.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { IpBan, IpBans } from '../../handlers/access/service.ts';
 import type { AccessControlSettings } from '../../schema/settings.ts';
 import type { Db } from '../store/database.ts';
 import type { SettingsStore } from '../store/settings.ts';

@@ -1,4 +1,4 @@
-import type { Licensing } from '../../handlers/context.ts';
+import type { Licensing } from '../../handlers/access/service.ts';
 import type { LicensedFeature } from '../../schema/access.ts';
 
 /**

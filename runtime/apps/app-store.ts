@@ -3,9 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import * as v from 'valibot';
-import type { ApplicationStore, Clock } from '../../handlers/context.ts';
+import type { ApplicationStore } from '../../handlers/apps/service.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { LabelSelector, type App, type AppDefinition } from '../../schema/apps.ts';
-import type { AppsTable } from '../../schema/db/tables.ts';
+import type { AppsTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 
 function toApp(row: AppsTable): App {

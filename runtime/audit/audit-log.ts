@@ -2,10 +2,11 @@
 // the previous row's hash, so editing a row breaks its own hash and deleting a row breaks
 // the link of the row after it; verifyChain tells the two apart.
 import { createHash } from 'node:crypto';
-import type { AuditService, Clock } from '../../handlers/context.ts';
-import { redactRecord } from '../../handlers/redaction/redact.ts';
+import type { AuditService } from '../../handlers/audit/service.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { redactRecord } from '../../domain/redaction/redact.ts';
 import type { AuditEvent, AuditPage, AuditQuery, ChainReport, PurgeRequest } from '../../schema/audit.ts';
-import type { AuditLogTable } from '../../schema/db/tables.ts';
+import type { AuditLogTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 import { countMatching, selectMatching, toEvent } from './audit-query.ts';
 

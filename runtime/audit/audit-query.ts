@@ -2,9 +2,9 @@
 // by the paginated timeline and the export. `category=access` reads the access log instead.
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import * as v from 'valibot';
-import { redactRecord } from '../../handlers/redaction/redact.ts';
+import { redactRecord } from '../../domain/redaction/redact.ts';
 import { Severity, type AuditEvent, type AuditQuery } from '../../schema/audit.ts';
-import type { AccessLogTable, AuditLogTable, Database } from '../../schema/db/tables.ts';
+import type { AccessLogTable, AuditLogTable, Database } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 
 const Detail = v.record(v.string(), v.string());

@@ -2,6 +2,8 @@
 // committed before an event gets here; this forwarder only ever works in the background: enqueue
 // never awaits the network and never throws, a down collector leaves events queued (bounded, the
 // oldest dropped and counted), and one POST at a time keeps them in order.
+import type * as v from 'valibot';
+import type { AuditStreamStats } from '../../schema/admin-settings.ts';
 
 export interface WebhookTarget {
   url: string;
@@ -25,14 +27,7 @@ export interface ForwarderOptions {
   fetch?: typeof fetch;
 }
 
-export interface ForwarderStats {
-  queued: number;
-  delivered: number;
-  dropped: number;
-  failures: number;
-  last_error: string | null;
-  last_delivered_at: string | null;
-}
+export type ForwarderStats = v.InferOutput<typeof AuditStreamStats>;
 
 const USER_AGENT = 'capstan-audit/1';
 const MAX_ERROR_LENGTH = 500;

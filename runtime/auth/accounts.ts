@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
-import type { Clock, Role } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { Role } from '../../schema/access.ts';
 import type { Logger } from '../log.ts';
 import type { Db } from '../store/database.ts';
 

@@ -5,7 +5,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { encodeBase64urlNoPadding } from '@oslojs/encoding';
 import * as v from 'valibot';
-import type { Clock, OAuthClient, OAuthService, Principal } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { OAuthClient, OAuthService } from '../../handlers/oauth/service.ts';
+import type { Principal } from '../../handlers/context.ts';
 import type { Db } from '../store/database.ts';
 
 export const OAUTH_TOKEN_PREFIX = 'capstan_oat_';

@@ -1,6 +1,6 @@
 // Cluster-side recovery (spec §5 item 6), run with exec access into the agent pod against
 // the same database the running agent uses. Both actions are written to the audit chain.
-import type { Clock } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
 import type { LocalLogin } from '../../schema/settings.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Db } from '../store/database.ts';

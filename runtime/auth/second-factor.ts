@@ -1,6 +1,8 @@
 // TOTP enrolment and verification (spec §5 item 5). Secrets are sealed at rest; the last
 // accepted time step is stored so a code can be used once only.
-import type { Clock, Secrets, SecondFactorService } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { Secrets } from '../../handlers/settings/service.ts';
+import type { SecondFactorService } from '../../handlers/accounts/service.ts';
 import type { Db } from '../store/database.ts';
 import { matchingStep, newTotpSecret, totpSecretText, totpUri } from './totp.ts';
 

@@ -1,9 +1,11 @@
 import bcrypt from 'bcryptjs';
 import { sql } from 'kysely';
 import * as v from 'valibot';
-import type { AccountSummary, ApiKeyRecord, AuthService, Clock, Principal } from '../../handlers/context.ts';
+import type { AccountSummary, ApiKeyRecord, AuthService } from '../../handlers/auth/service.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { Principal } from '../../handlers/context.ts';
 import { Scope } from '../../schema/access.ts';
-import type { ApiKeysTable } from '../../schema/db/tables.ts';
+import type { ApiKeysTable } from '../store/tables.ts';
 import { mintApiKey, parseApiKey, secretMatches } from './api-key-token.ts';
 import type { Db } from '../store/database.ts';
 import { BCRYPT_COST, findUser } from './accounts.ts';

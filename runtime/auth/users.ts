@@ -1,6 +1,7 @@
 // Admin management of local accounts and of everyone's sessions.
-import type { Clock, SessionRecord, UserDirectory, UserRecord } from '../../handlers/context.ts';
-import type { UsersTable } from '../../schema/db/tables.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { SessionRecord, UserDirectory, UserRecord } from '../../handlers/accounts/service.ts';
+import type { UsersTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 import { hashPassword } from './accounts.ts';
 

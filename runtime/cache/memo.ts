@@ -1,4 +1,5 @@
-import type { Clock, Memo } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { Memo } from '../../handlers/context.ts';
 
 /** In-process answer cache keyed by name; a stale entry is recomputed by the next caller. */
 export function createMemo(clock: Clock): Memo {

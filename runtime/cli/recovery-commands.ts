@@ -1,7 +1,7 @@
 // `capstan recover-admin` and `capstan enable-local-login`: run inside the agent pod
 // (kubectl exec) against its data dir, with the agent's own environment.
 import { parseArgs } from 'node:util';
-import { systemClock } from '../../handlers/context.ts';
+import { systemClock } from '../../domain/clock.ts';
 import { AuditLog } from '../audit/audit-log.ts';
 import { enableLocalLogin, recoverAdmin } from '../auth/recovery.ts';
 import { loadEncryptionKey, createSecretBox } from '../crypto/secret-box.ts';

@@ -5,7 +5,7 @@ import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { BlockList } from 'node:net';
 import { resolveClientIp } from './client-ip.ts';
-import { listContains } from '../../handlers/access/cidr.ts';
+import { listContains } from '../access/cidr.ts';
 import { clientIp, requestOrigin, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';

@@ -2,7 +2,7 @@
 // proxy (security.trustedProxyCidrs), in which case X-Forwarded-For is walked from the
 // right, past trusted proxies, to the first address that is not one.
 import { isIP, type BlockList } from 'node:net';
-import { listContains, parseCidrList } from '../../handlers/access/cidr.ts';
+import { listContains, parseCidrList } from '../access/cidr.ts';
 
 /** Parses comma-separated CIDRs (or bare addresses); throws naming the bad entry. */
 export function parseTrustedProxies(value: string): BlockList {

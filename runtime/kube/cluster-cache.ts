@@ -1,4 +1,5 @@
-import type { CacheSyncStatus, Clock, ClusterView, ControllerObject, EventObject, IngressObject, MetricsSnapshot, NamespacedName, NamespaceObject, NodeObject, PodObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../handlers/context.ts';
+import type { CacheSyncStatus, ClusterView, ControllerObject, EventObject, IngressObject, MetricsSnapshot, NamespacedName, NamespaceObject, NodeObject, PodObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
+import type { Clock } from '../../domain/clock.ts';
 import type { Logger } from '../log.ts';
 import type { KubeTransport } from './client.ts';
 import { Informer } from './informer.ts';

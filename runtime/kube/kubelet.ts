@@ -9,7 +9,7 @@
 import { Agent, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import fetch from 'node-fetch';
-import type { NodeObject } from '../../handlers/context.ts';
+import type { NodeObject } from '../../domain/cluster/model.ts';
 import { KubeApiError } from './client.ts';
 
 export type KubeletReader = (node: NodeObject) => Promise<string>;

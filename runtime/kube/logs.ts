@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import fetch, { Headers } from 'node-fetch';
-import type { PodLogs } from '../../handlers/context.ts';
+import type { PodLogs } from '../../handlers/incidents/service.ts';
 
 /** Caps what one log read may pull into memory, whatever the API server sends. */
 const MAX_LOG_BYTES = 256 * 1024;

@@ -1,7 +1,8 @@
 // Pod usage from metrics.k8s.io, refreshed in the background (one cluster-wide LIST per
 // interval, never per HTTP request). When metrics-server is absent, the snapshot says why.
-import type { Clock, MetricsSnapshot, PodUsage } from '../../handlers/context.ts';
-import { bytes, millicores } from '../../handlers/resources/quantity.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { MetricsSnapshot, PodUsage } from '../../domain/cluster/model.ts';
+import { bytes, millicores } from '../../domain/resources/quantity.ts';
 import type { Logger } from '../log.ts';
 import { KubeApiError, type KubeTransport } from './client.ts';
 

@@ -1,6 +1,6 @@
 // Pods slimmed to what health, incidents and inventory read.
-import type { ContainerStatus, PodObject, Termination } from '../../handlers/context.ts';
-import { bytes, millicores } from '../../handlers/resources/quantity.ts';
+import type { ContainerStatus, PodObject, Termination } from '../../domain/cluster/model.ts';
+import { bytes, millicores } from '../../domain/resources/quantity.ts';
 
 interface RawTermination {
   exitCode?: number;

@@ -1,6 +1,6 @@
 // Slimmers turn API objects into what the service reads, dropping managedFields,
 // annotations and everything else no handler uses, so 5000 pods stay small in memory.
-import type { ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../handlers/context.ts';
+import type { ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
 
 interface RawNamespace {
   metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string> };

@@ -1,7 +1,7 @@
 // Capstan's built-in resource history: per-pod CPU, memory and network counters sampled
 // every 60 s, kept 7 days, read back as ~120 buckets per chart.
 //
-// Storage (schema/db migration 5). Budget: 5000 pods x 7 days in 200 MiB, so no row per sample:
+// Storage (runtime/store/migrations.ts, migration 5). Budget: 5000 pods x 7 days in 200 MiB, so no row per sample:
 // - a series is a pod, a namespace (sum over its pods) or the cluster (sum over all pods).
 //   The two sums are kept at write time, so a cluster or namespace chart reads one series,
 //   not 5000;
@@ -17,7 +17,7 @@
 // a point, the rest row, page and index overhead.
 // Buffered samples answer queries alongside the stored rows; every operation runs in turn
 // (one queue), so a query never sees a block both in memory and in its row, nor in neither.
-import type { Clock } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
 import type { Db } from '../store/database.ts';
 import { MAX_ABS, decodeBlock, encodeBlock } from './codec.ts';
 import {

@@ -1,7 +1,9 @@
 // METRICS_KUBELET_SCRAPE: each node's kubelet container metrics (directly or through the API
 // server's node proxy: runtime/kube/kubelet.ts), once per history sample. The sampler stores the raw counters; rates are derived when read. The
 // latest two scrapes also give each pod's current rate for /apps/{id}/metrics.
-import type { Clock, NetworkRate, NetworkView, NodeObject } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { NetworkRate, NetworkView } from '../../handlers/metrics/service.ts';
+import type { NodeObject } from '../../domain/cluster/model.ts';
 import type { KubeletReader } from '../kube/kubelet.ts';
 import type { Logger } from '../log.ts';
 import { podNetworkCounters, type PodCounters } from './container-network.ts';

@@ -1,8 +1,10 @@
 // The built-in resource-history sampler: every 60 s, the latest metrics.k8s.io snapshot of
 // every visible pod goes into the history store. Namespaces Capstan may not show are never
 // recorded, so cluster totals are totals of what Capstan shows.
-import type { AgentSettings, Clock, ClusterView } from '../../handlers/context.ts';
-import { isVisibleNamespace } from '../../handlers/namespaces/visibility.ts';
+import type { AgentSettings } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { ClusterView } from '../../domain/cluster/model.ts';
+import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import type { Logger } from '../log.ts';
 import type { PodCounters } from './container-network.ts';
 import type { HistoryStore, PodSample } from './history-store.ts';

@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import Libsql from 'libsql';
-import type { Clock } from '../../handlers/context.ts';
-import { migrations as releasedMigrations, type Migration } from '../../schema/db/migrations.ts';
-import type { Database } from '../../schema/db/tables.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { migrations as releasedMigrations, type Migration } from './migrations.ts';
+import type { Database } from './tables.ts';
 
 export type Db = Kysely<Database>;
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { Clock } from '../../handlers/context.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { SETTING_SCHEMAS, type SettingKey, type SettingValues } from '../../schema/settings.ts';
 import type { Db } from './database.ts';
 

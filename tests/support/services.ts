@@ -2,7 +2,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClusterView, Clock, HistoryReader, Licensing, NetworkView } from '../../handlers/context.ts';
+import type { ClusterView } from '../../domain/cluster/model.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { HistoryReader, NetworkView } from '../../handlers/metrics/service.ts';
+import type { Licensing } from '../../handlers/access/service.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
 import type { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';

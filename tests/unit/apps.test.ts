@@ -2,7 +2,8 @@
 // selector semantics, and how usage, flags and network are computed from members.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ClusterView, ContainerResources, HistoryPointValues, HistoryReader, NetworkView, PodObject, PodUsage } from '../../handlers/context.ts';
+import type { ClusterView, ContainerResources, PodObject, PodUsage } from '../../domain/cluster/model.ts';
+import type { HistoryPointValues, HistoryReader, NetworkView } from '../../handlers/metrics/service.ts';
 import { matchesSelector } from '../../handlers/apps/members.ts';
 import { memberFlags } from '../../handlers/apps/metrics.ts';
 import { sumSeries } from '../../handlers/apps/network-history.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { ClusterView, PodObject } from '../../handlers/context.ts';
+import type { ClusterView, PodObject } from '../../domain/cluster/model.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster } from '../support/services.ts';
 

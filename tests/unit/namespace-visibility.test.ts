@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isSystemNamespace, isVisibleNamespace } from '../../handlers/namespaces/visibility.ts';
+import { isSystemNamespace, isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 
 describe('namespace visibility', () => {
   it('hides the named system namespaces and the kube- prefix', () => {

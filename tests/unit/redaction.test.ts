@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { REDACTED, redactRecord, redactText } from '../../handlers/redaction/redact.ts';
+import { REDACTED, redactRecord, redactText } from '../../domain/redaction/redact.ts';
 
 const RUNS = 100_000;
 

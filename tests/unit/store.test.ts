@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../runtime/store/database.ts';
-import { migrations } from '../../schema/db/migrations.ts';
+import { migrations } from '../../runtime/store/migrations.ts';
 
 const clock = { now: () => new Date('2026-11-21T12:00:00Z') };
 const freshDir = () => mkdtempSync(join(tmpdir(), 'capstan-store-'));

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Clock } from '../../../handlers/context.ts';
+import type { Clock } from '../../../domain/clock.ts';
 import type { RateLimitClass } from '../../../schema/access.ts';
 import type { RouteMiddleware } from '../app.ts';
 import { clientIp, type AppEnv } from '../env.ts';

@@ -1,6 +1,6 @@
 // Incidents from one pod list (spec §2 "Incident"); the rules are written down in
 // docs/health-and-incidents.md and this file is their only implementation.
-import type { ContainerStatus, EventObject, MetricsSnapshot, PodObject } from '../context.ts';
+import type { ContainerStatus, EventObject, MetricsSnapshot, PodObject } from '../cluster/model.ts';
 import { shortAge, sumOrNull } from '../resources/age.ts';
 import type { Incident } from '../../schema/incidents.ts';
 

@@ -1,4 +1,3 @@
-import type { AppError } from '../result.ts';
 // Spec §1 "Namespace blocklist": always hidden, whatever the settings. The spec leaves the
 // seven third-party names and the two cloud prefixes to us; docs/configuration.md lists them.
 
@@ -30,9 +29,4 @@ export function isSystemNamespace(name: string): boolean {
 export function isVisibleNamespace(name: string, tenantNamespaces: readonly string[]): boolean {
   if (isSystemNamespace(name)) return false;
   return tenantNamespaces.length === 0 || tenantNamespaces.includes(name);
-}
-
-/** The structured 403 for a namespace outside what Capstan may show (never its data). */
-export function outOfScope(namespace: string): AppError {
-  return { code: 'forbidden', message: `namespace ${namespace} is outside what Capstan may show` };
 }

@@ -2,7 +2,7 @@
 // down in docs/health-and-incidents.md; this is their only implementation.
 import type { Incident } from '../../schema/incidents.ts';
 import type { HealthScore, NamespaceHealth } from '../../schema/overview.ts';
-import type { EventObject, NamespacedName, PodObject, PvcObject, WorkloadObject } from '../context.ts';
+import type { EventObject, NamespacedName, PodObject, PvcObject, WorkloadObject } from '../cluster/model.ts';
 
 export const HEALTH_ORDER: readonly HealthScore[] = ['critical', 'degraded', 'unknown', 'healthy'];
 

@@ -1,5 +1,6 @@
 // Address lists (trusted proxies, the IP allow- and denylist): CIDRs or bare addresses, v4 or v6.
 import { BlockList, isIP } from 'node:net';
+import type { AddressLists } from '../../handlers/access/service.ts';
 
 export type CidrListParse = { ok: true; list: BlockList } | { ok: false; entry: string; reason: string };
 
@@ -26,3 +27,12 @@ export function listContains(list: BlockList, address: string): boolean {
   const family = isIP(address);
   return family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
+
+/** The handlers' view of address lists, over node:net (which handlers may not import). */
+export const addressLists: AddressLists = {
+  parse(entries) {
+    const parsed = parseCidrList(entries);
+    if (!parsed.ok) return parsed;
+    return { ok: true, contains: (address) => listContains(parsed.list, address) };
+  },
+};
