@@ -22,6 +22,28 @@ export default tseslint.config(
     },
   },
   {
+    // Handlers, domain rules and schemas stay pure: no HTTP framework, no database, no Node
+    // I/O, and nothing from the runtime, which is what implements their services.
+    files: ['handlers/**', 'domain/**', 'schema/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'hono', message: 'HTTP belongs to runtime/; return a value or a ResponseEffect.' },
+            { name: 'kysely', message: 'SQL belongs to runtime/; reach the store through a service.' },
+          ],
+          patterns: [
+            { group: ['hono/*', '@hono/*'], message: 'HTTP belongs to runtime/; return a value or a ResponseEffect.' },
+            { group: ['kysely/*'], message: 'SQL belongs to runtime/; reach the store through a service.' },
+            { group: ['node:*'], message: 'I/O belongs to runtime/; take it as a service in the handler context.' },
+            { group: ['**/runtime', '**/runtime/**'], message: 'runtime/ implements handlers, not the other way round: move the shared piece to domain/ or schema/, or inject it as a service.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
