@@ -109,6 +109,99 @@ describe('redactText removes each kind of secret and keeps the surrounding text'
   });
 });
 
+// One row per credential shape (Prometheus api_test.go style): `want` is the whole output, so a
+// row pins both that the secret is gone and that the words around it survive.
+const OAUTH_TOKEN = 'capstan_oat_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0LWdhcnBseQ';
+const SHAPES: readonly { name: string; input: string; want: string; secret: string }[] = [
+  { name: 'Capstan OAuth access token', input: `mcp call with ${OAUTH_TOKEN} failed`, want: `mcp call with capstan_oat_${REDACTED} failed`, secret: OAUTH_TOKEN.slice(12) },
+  { name: 'Capstan OAuth token as a bearer', input: `Authorization: Bearer ${OAUTH_TOKEN}`, want: `Authorization: Bearer capstan_oat_${REDACTED}`, secret: OAUTH_TOKEN.slice(12) },
+  { name: 'Capstan OAuth token with base64url - and _', input: 'tok capstan_oat_ab-cd_ef-gh_ij end', want: `tok capstan_oat_${REDACTED} end`, secret: 'ab-cd_ef-gh_ij' },
+  { name: 'Capstan API key', input: 'key capstan_0a1b2c3d_abcdefghijklmnopqrstuvwxyz234567 end', want: `key capstan_0a1b2c3d_${REDACTED} end`, secret: 'abcdefghijklmnopqrstuvwxyz234567' },
+  { name: 'Stripe live secret key', input: 'charge with sk_live_51HqLyjWDarjtT1zdp7dcXwY2 ok', want: `charge with ${REDACTED} ok`, secret: '51HqLyjWDarjtT1zdp7dcXwY2' },
+  { name: 'Stripe restricted key', input: 'charge with rk_live_51HqLyjWDarjtT1zdp7dcXwY2 ok', want: `charge with ${REDACTED} ok`, secret: '51HqLyjWDarjtT1zdp7dcXwY2' },
+  { name: 'Stripe test key', input: 'sk_test_4eC39HqLyjWDarjtT1zdp7dc', want: REDACTED, secret: '4eC39HqLyjWDarjtT1zdp7dc' },
+  { name: 'GitLab personal access token', input: 'clone using glpat-xxxxxxxxxxxxxxxxxxxx1 then', want: `clone using ${REDACTED} then`, secret: 'xxxxxxxxxxxxxxxxxxxx1' },
+  { name: 'npm token', input: '//registry.npmjs.org/:_authToken npm_abcdefghijklmnopqrstuvwxyz0123456789 x', want: `//registry.npmjs.org/:_authToken ${REDACTED} x`, secret: 'abcdefghijklmnopqrstuvwxyz0123456789' },
+  { name: 'Docker personal access token', input: 'docker login -p dckr_pat_2b3e36beeb386dfdaacb9b46004 ok', want: `docker login -p ${REDACTED} ok`, secret: '2b3e36beeb386dfdaacb9b46004' },
+  { name: 'Slack app-level token', input: 'socket mode xapp-1-A0123456789-1234567890123-abcdef0123 up', want: `socket mode ${REDACTED} up`, secret: 'A0123456789-1234567890123-abcdef0123' },
+  {
+    name: 'Slack webhook URL keeps the host',
+    input: 'posting to https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX now',
+    want: `posting to https://hooks.slack.com/services/${REDACTED} now`,
+    secret: 'XXXXXXXXXXXXXXXXXXXXXXXX',
+  },
+  {
+    name: 'Azure storage connection string AccountKey',
+    input: 'DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net',
+    want: `DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${REDACTED};EndpointSuffix=core.windows.net`,
+    secret: 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq',
+  },
+  { name: 'ENCRYPTION_KEY=', input: 'ENCRYPTION_KEY=0123456789abcdef0123456789abcdef boot', want: `ENCRYPTION_KEY=${REDACTED} boot`, secret: '0123456789abcdef0123456789abcdef' },
+  { name: 'SECRETKEY=', input: 'SECRETKEY=hunter2hunter2 boot', want: `SECRETKEY=${REDACTED} boot`, secret: 'hunter2hunter2' },
+  { name: 'DB_PASS=', input: 'env DB_PASS=correct-horse x=1', want: `env DB_PASS=${REDACTED} x=1`, secret: 'correct-horse' },
+  { name: 'dbPass: in camel case', input: 'dbPass: correct-horse', want: `dbPass: ${REDACTED}`, secret: 'correct-horse' },
+  { name: 'PGPASS=', input: 'PGPASS=correct-horse', want: `PGPASS=${REDACTED}`, secret: 'correct-horse' },
+  { name: 'DB_PW=', input: 'DB_PW=correct-horse', want: `DB_PW=${REDACTED}`, secret: 'correct-horse' },
+  { name: 'signing_key: in YAML', input: 'signing_key: c2lnbmluZy1rZXk', want: `signing_key: ${REDACTED}`, secret: 'c2lnbmluZy1rZXk' },
+  { name: 'MY_APP_CREDENTIALS=', input: 'MY_APP_CREDENTIALS=abc:def', want: `MY_APP_CREDENTIALS=${REDACTED}`, secret: 'abc:def' },
+  { name: '--password value', input: 'exec mysql --password hunter2 --host db', want: `exec mysql --password ${REDACTED} --host db`, secret: 'hunter2' },
+  { name: '--password=value', input: 'exec mysql --password=hunter2 --host db', want: `exec mysql --password=${REDACTED} --host db`, secret: 'hunter2' },
+  { name: '--token value', input: 'kubectl --token eyJhbGciOi0123 get pods', want: `kubectl --token ${REDACTED} get pods`, secret: 'eyJhbGciOi0123' },
+  { name: '--client-secret "quoted value"', input: 'login --client-secret "a b c" done', want: `login --client-secret "${REDACTED}" done`, secret: 'a b c' },
+  { name: 'curl -u user:pass', input: 'curl -u admin:hunter2 https://api', want: `curl -u admin:${REDACTED} https://api`, secret: 'hunter2' },
+  { name: 'curl -uuser:pass', input: 'curl -uadmin:hunter2 https://api', want: `curl -uadmin:${REDACTED} https://api`, secret: 'hunter2' },
+  { name: "curl --user 'user:pass'", input: "curl --user 'admin:hunter 2' https://api", want: `curl --user 'admin:${REDACTED}' https://api`, secret: 'hunter 2' },
+  { name: 'curl --user=user:pass', input: 'curl --user=admin:hunter2 https://api', want: `curl --user=admin:${REDACTED} https://api`, secret: 'hunter2' },
+  { name: 'curl --proxy-user user:pass', input: 'curl --proxy-user admin:hunter2 https://api', want: `curl --proxy-user admin:${REDACTED} https://api`, secret: 'hunter2' },
+  { name: 'percent-encoded password%3D in a query', input: 'path=/x query=q=password%3Dhunter2&limit=5', want: `path=/x query=q=password%3D${REDACTED}&limit=5`, secret: 'hunter2' },
+  { name: 'percent-encoded token%3D after %26', input: 'q=a%26token%3Ds3cr3t%26b%3D1&c=2', want: `q=a%26token%3D${REDACTED}%26b%3D1&c=2`, secret: 's3cr3t' },
+  { name: 'percent-encoded api_key%3D after %26', input: 'next=%2Fcb%3Fx%3D1%26api_key%3Ds3cr3t', want: `next=%2Fcb%3Fx%3D1%26api_key%3D${REDACTED}`, secret: 's3cr3t' },
+];
+
+// Shapes that look close but are not credentials, and must come through unchanged.
+const NOT_SECRETS: readonly { name: string; input: string }[] = [
+  { name: 'an audit detail naming an API key by id', input: 'api_key_id=42 path=/pods' },
+  { name: 'a uuid under an *_id name', input: 'access_key_id: 550e8400-e29b-41d4-a716-446655440000' },
+  { name: 'an opaque id under an *_id name', input: 'api_key_id="app_Zm9vYmFyYmF6" ok' },
+  { name: 'OAuth grant and client names', input: 'oauth_grant=grant_AbCdEfGh oauth_client=Claude' },
+  { name: 'controller-runtime object keys', input: 'Reconciling key="default/web" controller=deployment' },
+  { name: 'a cache key', input: 'cache_key=pods/default sort_key=name public_key=ssh-ed25519' },
+  { name: 'bypass and compass', input: 'bypass=true compass=north' },
+  { name: 'docker -u uid:gid', input: 'docker run -u 1000:1000 alpine' },
+  { name: '-u without a colon', input: 'ps -u root; sort -u names.txt' },
+  { name: 'a non-secret flag', input: 'kubectl get pods --namespace default --output wide' },
+  { name: 'a secret flag followed by another flag', input: 'vault login --token --method=oidc' },
+  { name: 'token counts', input: 'max_tokens=1024 input_tokens=57' },
+];
+
+describe('redactText covers every documented shape (table)', () => {
+  for (const { name, input, want, secret } of SHAPES) {
+    it(name, () => {
+      const got = redactText(input);
+      assert.equal(got, want);
+      assert.ok(!got.includes(secret), `leaked ${JSON.stringify(secret)}`);
+      assert.equal(redactText(got), got, 'idempotent');
+    });
+  }
+  for (const { name, input } of NOT_SECRETS) {
+    it(`leaves alone: ${name}`, () => assert.equal(redactText(input), input));
+  }
+
+  it('removes each shape wherever it sits in generated text', () => {
+    // Spaces fence the sample so the text around it cannot glue onto it and change its shape.
+    const filler = fc.string({ unit: fc.constantFrom(...'ab Z9=:;,&/."\'-_\t'.split('')), maxLength: 40 });
+    fc.assert(
+      fc.property(fc.constantFrom(...SHAPES), filler, filler, ({ input, secret }, before, after) => {
+        fc.pre(!before.includes(secret) && !after.includes(secret));
+        const out = redactText(`${before} ${input} ${after}`);
+        assert.ok(!out.includes(secret), `leaked ${JSON.stringify(secret)} in ${JSON.stringify(out)}`);
+        assert.equal(redactText(out), out);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
 describe('redactText leaves ordinary text alone', () => {
   it('does not change log lines and event messages without credentials', () => {
     const lines = [
@@ -150,6 +243,8 @@ describe('redactText is idempotent and total', () => {
     'password', 'token', 'Cookie', 'auth', 'api_key', '=', ':', ': ', ' ', '\n', '"', "'", '\\"', '\\', ',', ';', '&', '@', '/', '://', '.', '-', '_',
     '[', ']', REDACTED, 'capstan_0a1b2c3d_', 'abc', 'XYZ', '123', 'Bearer ', 'Basic ', 'dXNlcjpwYXNz', '==', 'eyJ', 'eyJa.b.c', 'AKIAIOSFODNN7EXAMPLE',
     'ghp_abcdefghijklmnopqrstuvwxyz', 'xoxb-', 'AIza', 'sk-', 'sk-abcdefghijklmnopqrstuvwxyzA', 'x://u:p@h', '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----',
+    'capstan_oat_', 'sk_live_', 'glpat-', 'xapp-', 'hooks.slack.com/services/', '--password ', '--token', '-u ', '--user ', 'a:b', '1000:1000', '%3D', '%26',
+    'api_key_id', '_id', '42', 'app_Zm9vYmFy', 'DB_PASS', 'AccountKey', 'ENCRYPTION_KEY', 'eyJ-', 'x.y',
   ];
   // Plain random strings rarely hit a rule, so half the inputs are spliced from rule fragments.
   const text = fc.oneof(
@@ -189,6 +284,18 @@ describe('redactRecord', () => {
     assert.deepEqual(out, { username: 'bob', password: REDACTED, GITHUB_TOKEN: REDACTED, note: `sent Bearer ${REDACTED}`, detail: 'GET /healthz 200 3ms' });
     assert.deepEqual(redactRecord(out), out);
     assert.equal(input.password, 'hunter2 with spaces');
+  });
+
+  it('keeps an identifier under a secret-looking name: {api_key_id: "42"} is not a secret', () => {
+    const input = { api_key_id: '42', apiKeyId: '550e8400-e29b-41d4-a716-446655440000', oauth_grant: 'grant_AbCdEfGhIjKl', oauth_client: 'Claude Desktop', access_key_id: 'app_Zm9vYmFyYmF6' };
+    assert.deepEqual(redactRecord(input), input);
+  });
+
+  it('still hides api_key, apikey, api_key_secret and session ids, and ids that are not id-shaped', () => {
+    const input = { api_key: '42', apikey: 'abc', api_key_secret: 'abc', session_id: '550e8400-e29b-41d4-a716-446655440000', secret_id: '42', api_key_id: 'hunter2 hunter2', token_id: 'capstan_0a1b2c3d_abcdefghijklmnopqrstuvwxyz234567' };
+    const out = redactRecord(input);
+    for (const key of Object.keys(input)) assert.equal(out[key], REDACTED, key);
+    assert.deepEqual(redactRecord(out), out);
   });
 
   it('treats a __proto__ key as plain data', () => {
