@@ -8,7 +8,7 @@ import { redactRecord } from '../../domain/redaction/redact.ts';
 import type { AuditEvent, AuditPage, AuditQuery, ChainReport, PurgeRequest } from '../../schema/audit.ts';
 import type { AuditLogTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
-import { countMatching, selectMatching, toEvent } from './audit-query.ts';
+import { countMatching, selectMatching, storedEvent, toEvent } from './audit-query.ts';
 
 export const AUDIT_RETENTION_MS = 365 * 24 * 60 * 60 * 1000;
 export const ACCESS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -75,7 +75,8 @@ export class AuditLog implements AuditService {
         if (attempt >= APPEND_ATTEMPTS || !isContention(err)) throw err;
       }
     }
-    this.stream?.enqueue(toEvent(stored));
+    // Its detail was redacted just above; a second pass would find nothing new.
+    this.stream?.enqueue(storedEvent(stored));
     if (ts - this.auditPrunedAt >= PRUNE_INTERVAL_MS) {
       this.auditPrunedAt = ts;
       await this.db.deleteFrom('audit_log').where('ts', '<', ts - AUDIT_RETENTION_MS).execute();
