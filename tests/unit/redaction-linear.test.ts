@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { redactRecord, redactText } from '../../handlers/redaction/redact.ts';
+import { redactRecord, redactText } from '../../domain/redaction/redact.ts';
 
 const RATIO_BOUND = 1000;
 const SIZES = [64 * 1024, 256 * 1024];
