@@ -46,7 +46,7 @@ export const AuditStreamView = v.object({
 });
 export const AuditStreamInput = v.object({
   webhook_url: v.nullable(v.pipe(v.string(), v.url('webhook_url must be an http(s) URL'), v.regex(/^(https?|HTTPS?):\/\//, 'webhook_url must be an http(s) URL'), v.maxLength(2048))),
-  /** Send `••••` back to keep the stored token; null removes it. */
+  /** Send `••••` back to keep the stored token (same URL only; a new URL needs the token again); null removes it. */
   webhook_token: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4096)))),
 });
 

@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { AuditWebhookForwarder, type ForwarderOptions, type WebhookTarget } from '../../runtime/audit/webhook-forwarder.ts';
+import { testApp } from '../support/app.ts';
 
 interface Received {
   method: string | undefined;
@@ -322,5 +323,43 @@ describe('audit webhook forwarder', () => {
     assert.doesNotThrow(() => other.enqueue({ id: 1n }));
     assert.equal(other.stats().queued, 0);
     assert.equal(other.stats().dropped, 1);
+  });
+});
+
+describe('audit webhook settings', () => {
+  const settingsPath = '/admin/settings/audit-stream';
+
+  it('refuses a new webhook_url that would carry the stored token along, and clears the token when streaming is turned off', async (t) => {
+    const h = await testApp();
+    t.after(() => h.services.stop());
+    const admin = await h.signIn();
+    const set = await h.call('PUT', settingsPath, { cookie: admin, body: { webhook_url: 'https://siem.example/ingest', webhook_token: 'siem-token-1' } });
+    assert.equal(set.status, 200, set.text);
+    const target = async () => {
+      const stored = await h.services.settingsStore.get('audit_stream');
+      return { url: stored.webhook_url, token: stored.webhook_token_sealed === null ? null : h.services.secrets.open(stored.webhook_token_sealed) };
+    };
+
+    // Another host with the token omitted or masked: the stored token must not follow it there.
+    for (const body of [{ webhook_url: 'https://attacker.example/x' }, { webhook_url: 'https://attacker.example/x', webhook_token: '••••' }]) {
+      const moved = await h.call('PUT', settingsPath, { cookie: admin, body });
+      assert.deepEqual([moved.status, moved.body.error, moved.body.field], [400, 'invalid_input', 'webhook_token'], moved.text);
+      assert.match(String(moved.body.message), /webhook_url/);
+    }
+    assert.deepEqual(await target(), { url: 'https://siem.example/ingest', token: 'siem-token-1' }, 'a refused change leaves the setting as it was');
+
+    // The same URL keeps the stored token; a new URL with the token typed again is accepted.
+    assert.equal((await h.call('PUT', settingsPath, { cookie: admin, body: { webhook_url: 'https://siem.example/ingest' } })).status, 200);
+    assert.deepEqual(await target(), { url: 'https://siem.example/ingest', token: 'siem-token-1' });
+    const moved = await h.call('PUT', settingsPath, { cookie: admin, body: { webhook_url: 'https://siem2.example/ingest', webhook_token: 'siem-token-2' } });
+    assert.equal(moved.status, 200, moved.text);
+    assert.deepEqual(await target(), { url: 'https://siem2.example/ingest', token: 'siem-token-2' });
+
+    // Turning streaming off forgets the token, so a later URL cannot pick it up.
+    const off = await h.call('PUT', settingsPath, { cookie: admin, body: { webhook_url: null, webhook_token: '••••' } });
+    assert.deepEqual([off.status, off.body.webhook_url, off.body.webhook_token], [200, null, null], off.text);
+    const on = await h.call('PUT', settingsPath, { cookie: admin, body: { webhook_url: 'https://attacker.example/x', webhook_token: '••••' } });
+    assert.deepEqual([on.status, on.body.webhook_token], [200, null], on.text);
+    assert.deepEqual(await target(), { url: 'https://attacker.example/x', token: null });
   });
 });
