@@ -81,11 +81,17 @@ function withParams(uri: string, params: Record<string, string | undefined>): st
   return url.toString();
 }
 
-/** Validates the request, then sends the browser to the dashboard's consent screen, which names the client. */
+/**
+ * Validates the request, then sends the browser to the dashboard's consent screen, which names the client.
+ * An error goes back to the client's redirect URI only when the client exists, the URI is one it
+ * registered, AND a user is signed in; otherwise Capstan answers the error itself. Registration is
+ * open, so a registered URI alone proves nothing: redirecting anyone's browser there on request
+ * would make this endpoint an open redirector (RFC 6749 §4.1.2.1, RFC 9700 §4.11.2). See docs/mcp.md.
+ */
 export async function authorize(input: AuthorizationRequest, ctx: HandlerContext): Promise<Result<null>> {
   const checked = await checkRequest(input, ctx);
   if ('error' in checked) {
-    if (!checked.redirect || checked.error.code !== 'oauth_error') return fail(checked.error);
+    if (!checked.redirect || checked.error.code !== 'oauth_error' || ctx.principal === null) return fail(checked.error);
     return ok(null, [{ kind: 'redirect', location: withParams(input.redirect_uri, { error: checked.error.oauthError, error_description: checked.error.message, state: input.state }) }]);
   }
   const query = new URLSearchParams(Object.entries({ ...input, resource: checked.resource }).filter((e): e is [string, string] => typeof e[1] === 'string'));

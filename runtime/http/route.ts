@@ -9,8 +9,10 @@ type AnySchema = v.GenericSchema;
 /**
  * Who may call a route. `public` is for probes only. For `credential` routes, `scope` is the
  * API-key scope that reaches it; `null` means no key can ever reach it (spec §5: 403 api_key_forbidden).
+ * A public route with `session: 'optional'` is never refused, but a valid session cookie makes its
+ * user the principal (OAuth's authorization endpoint redirects errors only for a signed-in user).
  */
-export type Access = { auth: 'public' } | { auth: 'credential'; role: Role; scope: Scope | null };
+export type Access = { auth: 'public'; session?: 'optional' } | { auth: 'credential'; role: Role; scope: Scope | null };
 
 export interface RouteSpec<I extends AnySchema, O extends AnySchema> {
   method: HttpMethod;

@@ -33,6 +33,8 @@ export const oauthRoutes: readonly Route[] = [
   defineRoute({ ...open, audit: 'auth', rateLimit: 'login', method: 'POST', path: '/oauth/register', summary: 'Dynamic client registration (RFC 7591): public clients with PKCE', input: RegisterClientInput, output: RegisteredClient, handler: registerClient }),
   defineRoute({
     ...open,
+    // Errors go back to the client only for a signed-in user (see handlers/oauth/flow.ts).
+    access: { auth: 'public', session: 'optional' },
     audit: 'auth',
     rateLimit: 'login',
     method: 'GET',

@@ -122,8 +122,12 @@ describe('MCP over OAuth', () => {
     const elsewhere = await fetch(`${otherOrigin}/api/agent/mcp/tools`, { headers: bearer });
     assert.equal(elsewhere.status, 401, 'a token for another resource is refused');
     assert.match(((await elsewhere.json()) as { message: string }).message, /issued for/);
-    const wrongTarget = await fetch(`${agent.url}/api/agent/oauth/authorize?${new URLSearchParams({ ...Object.fromEntries(provider.authorizationUrl?.searchParams ?? []), resource: 'https://other.example.com/mcp' }).toString()}`, { redirect: 'manual' });
+    // An error goes back to the client only for a signed-in user; anyone else gets Capstan's own answer, not a redirect.
+    const wrongTargetUrl = `${agent.url}/api/agent/oauth/authorize?${new URLSearchParams({ ...Object.fromEntries(provider.authorizationUrl?.searchParams ?? []), resource: 'https://other.example.com/mcp' }).toString()}`;
+    const wrongTarget = await fetch(wrongTargetUrl, { redirect: 'manual', headers: { cookie: admin } });
     assert.equal(new URL(wrongTarget.headers.get('location') ?? 'http://x/').searchParams.get('error'), 'invalid_target');
+    const anonymousWrongTarget = await fetch(wrongTargetUrl, { redirect: 'manual' });
+    assert.deepEqual([anonymousWrongTarget.status, anonymousWrongTarget.headers.get('location'), ((await anonymousWrongTarget.json()) as { error: string }).error], [400, null, 'invalid_target']);
 
     // A code is single use, and a verifier must match.
     const reuse = await fetch(`${agent.url}/api/agent/oauth/token`, {

@@ -50,7 +50,7 @@ const TOKEN_MESSAGES = {
 export function authentication(auth: AgentAuth, oauth: AgentOAuth, onForged: ForgedCredentialReport = async () => {}): RouteMiddleware {
   return (route) => {
     const access = route.access;
-    if (access.auth === 'public') return null;
+    if (access.auth === 'public') return access.session === 'optional' ? optionalSession(auth) : null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       const key = presentedApiKey(c);
       if (key?.startsWith(OAUTH_TOKEN_PREFIX) && c.req.header('x-api-key') === undefined) {
@@ -91,6 +91,15 @@ export function authentication(auth: AgentAuth, oauth: AgentOAuth, onForged: For
       await next();
     };
     return middleware;
+  };
+}
+
+/** A public route that still wants to know who is signed in: a valid session sets the principal; anything else is anonymous, never refused. */
+function optionalSession(auth: AgentAuth): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const check = await auth.resolveSession(getCookie(c, SESSION_COOKIE));
+    if (check.ok) c.set('principal', check.principal);
+    await next();
   };
 }
 
