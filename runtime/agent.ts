@@ -8,7 +8,7 @@ import { persistentSecret } from './auth/secrets.ts';
 import { createApp, type CookieSecure } from './http/app.ts';
 import { parseTrustedProxies } from './http/client-ip.ts';
 import type { SheddingOptions } from './http/middleware/load-shedding.ts';
-import { loadEncryptionKey } from './crypto/secret-box.ts';
+import { auditChainKey, loadEncryptionKey } from './crypto/secret-box.ts';
 import { assembleServices, type SettingDefaults } from './services.ts';
 import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
@@ -61,7 +61,8 @@ export interface RunningAgent {
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   mkdirSync(options.dataDir, { recursive: true });
   const clock = systemClock;
-  const db = await openDatabase(options.dataDir, clock);
+  const encryptionKey = loadEncryptionKey(options.encryptionKey, options.dataDir);
+  const db = await openDatabase(options.dataDir, clock, { auditChainKey: auditChainKey(encryptionKey) });
   await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log);
@@ -80,7 +81,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     network: scraper ?? networkOff,
     settings: options.settings,
     sessionSecret: persistentSecret(options.dataDir, 'session-secret'),
-    encryptionKey: loadEncryptionKey(options.encryptionKey, options.dataDir),
+    encryptionKey,
     defaults: options.settingDefaults,
     shedding: options.shedding,
     log: options.log,

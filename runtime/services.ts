@@ -21,7 +21,7 @@ import { AuditWebhookForwarder } from './audit/webhook-forwarder.ts';
 import { createSecondFactor } from './auth/second-factor.ts';
 import { createAuthService, type AgentAuth } from './auth/service.ts';
 import { createUserDirectory } from './auth/users.ts';
-import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
+import { auditChainKey, createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { RouteMiddleware } from './http/app.ts';
 import { auditing } from './http/middleware/audit.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
@@ -118,7 +118,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     },
     log: log.child('audit-stream'),
   });
-  const audit = new AuditLog(db, clock, forwarder);
+  const audit = new AuditLog(db, clock, auditChainKey(options.encryptionKey), forwarder);
   const auth = createAuthService(db, clock, options.sessionSecret, {
     idleTimeoutSecs: async () => (await settingsStore.get('security')).session_idle_timeout_secs,
   });

@@ -11,7 +11,8 @@ export interface AuditService {
   siblings(actor: string, around: Date, exceptId: number): Promise<AuditEvent[]>;
   /** Up to `limit` matching rows (newest first) and how many matched in all; `access` reads the access log. */
   export(query: AuditQuery, limit: number): Promise<{ events: AuditEvent[]; totalMatched: number }>;
-  purge(request: PurgeRequest): Promise<number>;
+  /** Deletes the oldest rows, recording the purge (by `actor`) in the chain before and after; returns how many went. */
+  purge(request: PurgeRequest, actor: string): Promise<number>;
   /** Records an event that is not an HTTP request (bans, recovery, purge bookkeeping). */
   record(event: { actor: string; category: string; action: string; outcome: string; severity: string; detail: Readonly<Record<string, string>> }): Promise<void>;
   /** Streaming to audit.webhookUrl: its counters for the admin screen. */

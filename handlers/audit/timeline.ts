@@ -43,13 +43,9 @@ export async function auditExport(input: Out<typeof AuditExportInput>, ctx: Hand
   return ok(envelope, [{ kind: 'headers', headers }]);
 }
 
-/** Purges by age or keep-last-N; recorded in the chain before and after. */
+/** Purges by age or keep-last-N; the audit service records it in the chain before and after, and never deletes its own record. */
 export async function auditPurge(input: Out<typeof PurgeInput>, ctx: HandlerContext): Promise<Result<Out<typeof PurgeResult>>> {
   const request = input.keep_last !== undefined ? { keep_last: input.keep_last } : { older_than_days: input.older_than_days ?? 0 };
   const actor = `${ctx.principal?.username ?? 'anonymous'}@${ctx.request.ip}`;
-  const detail = Object.fromEntries(Object.entries(request).map(([k, value]) => [k, String(value)]));
-  await ctx.audit.record({ actor, category: 'auth', action: 'audit.purge.requested', outcome: 'success', severity: 'warning', detail });
-  const deleted = await ctx.audit.purge(request);
-  await ctx.audit.record({ actor, category: 'auth', action: 'audit.purge.completed', outcome: 'success', severity: 'warning', detail: { ...detail, deleted: String(deleted) } });
-  return ok({ deleted });
+  return ok({ deleted: await ctx.audit.purge(request, actor) });
 }

@@ -1,7 +1,6 @@
-// The hash-chained general audit log (spec §6). Each row's hash covers its own content and
-// the previous row's hash, so editing a row breaks its own hash and deleting a row breaks
-// the link of the row after it; verifyChain tells the two apart.
-import { createHash } from 'node:crypto';
+// The hash-chained general audit log (spec §6). Each row's HMAC (keyed, see chain.ts) covers
+// its own content and the previous row's hash, so editing a row breaks its own hash and
+// deleting a row breaks the link of the row after it; verifyChain tells the two apart.
 import type { AuditService } from '../../handlers/audit/service.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { redactRecord } from '../../domain/redaction/redact.ts';
@@ -9,6 +8,7 @@ import type { AuditEvent, AuditPage, AuditQuery, ChainReport, PurgeRequest } fro
 import type { AuditLogTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 import { countMatching, selectMatching, storedEvent, toEvent } from './audit-query.ts';
+import { auditRows, ChainWalk, keyedRowHash, nextAuditId } from './chain.ts';
 
 export const AUDIT_RETENTION_MS = 365 * 24 * 60 * 60 * 1000;
 export const ACCESS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -39,25 +39,29 @@ export interface AuditStream {
   stats(): StreamStats;
 }
 
-function rowHash(row: Omit<AuditLogTable, 'hash'>): string {
-  const content = [row.id, row.ts, row.actor, row.category, row.action, row.status, row.outcome, row.severity, row.namespace, row.detail, row.prev_hash];
-  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
-}
-
 export class AuditLog implements AuditService {
   private auditPrunedAt = -Infinity;
   private accessPrunedAt = -Infinity;
   private accessBuffer: { ts: number; actor: string; action: string; status: number }[] = [];
   private accessTimer: NodeJS.Timeout | null = null;
+  private readonly rowHash: ReturnType<typeof keyedRowHash>;
 
+  /** `chainKey`: auditChainKey(at-rest key); every writer of the same database (agent, recovery CLIs) must use the same one. */
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    chainKey: Buffer,
     private readonly stream: AuditStream | null = null,
-  ) {}
+  ) {
+    this.rowHash = keyedRowHash(chainKey);
+  }
 
   /** Appends one row (redacted) in one transaction with the read of its predecessor, then prunes rows past retention (at most once a minute). */
   async append(entry: AuditEntry): Promise<void> {
+    await this.appendRow(entry);
+  }
+
+  private async appendRow(entry: AuditEntry): Promise<AuditLogTable> {
     const ts = this.clock.now().getTime();
     const detail = JSON.stringify(redactRecord(entry.detail));
     const values = { ts, actor: entry.actor, category: entry.category, action: entry.action, status: entry.status ?? 0, outcome: entry.outcome, severity: entry.severity, namespace: entry.namespace, detail };
@@ -66,8 +70,8 @@ export class AuditLog implements AuditService {
       try {
         stored = await this.db.transaction().execute(async (trx) => {
           const last = await trx.selectFrom('audit_log').select(['id', 'hash']).orderBy('id', 'desc').limit(1).executeTakeFirst();
-          const row = { id: (last?.id ?? 0) + 1, ...values, prev_hash: last?.hash ?? '' };
-          const full = { ...row, hash: rowHash(row) };
+          const row = { id: await nextAuditId(trx), ...values, prev_hash: last?.hash ?? '' };
+          const full = { ...row, hash: this.rowHash(row) };
           await trx.insertInto('audit_log').values(full).execute();
           return full;
         });
@@ -81,6 +85,7 @@ export class AuditLog implements AuditService {
       this.auditPrunedAt = ts;
       await this.db.deleteFrom('audit_log').where('ts', '<', ts - AUDIT_RETENTION_MS).execute();
     }
+    return stored;
   }
 
   /**
@@ -122,21 +127,12 @@ export class AuditLog implements AuditService {
    * from the chain alone.
    */
   async verifyChain(): Promise<ChainReport> {
-    let previous: string | null = null;
-    let checked = 0;
-    let after = 0;
-    for (;;) {
-      const batch = await this.db.selectFrom('audit_log').selectAll().where('id', '>', after).orderBy('id').limit(1000).execute();
-      if (batch.length === 0) return { intact: true, rows_checked: checked };
-      for (const row of batch) {
-        checked++;
-        const { hash, ...content } = row;
-        if (rowHash(content) !== hash) return { intact: false, rows_checked: checked, first_bad_row: row.id, problem: 'content_edit' };
-        if (previous !== null && row.prev_hash !== previous) return { intact: false, rows_checked: checked, first_bad_row: row.id, problem: 'linkage_break' };
-        previous = hash;
-        after = row.id;
-      }
+    const walk = new ChainWalk(this.rowHash);
+    for await (const row of auditRows(this.db)) {
+      const problem = walk.next(row);
+      if (problem) return problem;
     }
+    return { intact: true, rows_checked: walk.checked };
   }
 
   async query(query: AuditQuery): Promise<AuditPage> {
@@ -172,20 +168,28 @@ export class AuditLog implements AuditService {
     return { events: await selectMatching(this.db, query, limit), totalMatched: await countMatching(this.db, query) };
   }
 
-  /** Deletes the oldest rows; the oldest survivor anchors the chain, so it still verifies. */
-  async purge(request: PurgeRequest): Promise<number> {
+  /**
+   * Deletes the oldest rows, recorded in the chain before (`audit.purge.requested`) and after
+   * (`audit.purge.completed`). The request's own row is never deleted, not even by
+   * `keep_last: 0` (which then keeps just it), so a purge always leaves its record, even if the
+   * process dies before the second one. The oldest survivor anchors the chain, so it still verifies.
+   */
+  async purge(request: PurgeRequest, actor: string): Promise<number> {
+    const detail = Object.fromEntries(Object.entries(request).map(([k, value]) => [k, String(value)]));
+    const own = await this.appendRow({ actor, category: 'auth', action: 'audit.purge.requested', status: null, outcome: 'success', severity: 'warning', namespace: null, detail });
     let cutoffId: number;
     if ('keep_last' in request) {
       const newest = await this.db.selectFrom('audit_log').select('id').orderBy('id', 'desc').offset(request.keep_last).limit(1).executeTakeFirst();
-      if (!newest) return 0;
-      cutoffId = newest.id + 1;
+      cutoffId = newest ? newest.id + 1 : 0;
     } else {
       const cutoffTs = this.clock.now().getTime() - request.older_than_days * 24 * 60 * 60 * 1000;
       const first = await this.db.selectFrom('audit_log').select('id').where('ts', '>=', cutoffTs).orderBy('id').limit(1).executeTakeFirst();
       cutoffId = first?.id ?? Number.MAX_SAFE_INTEGER;
     }
-    const result = await this.db.deleteFrom('audit_log').where('id', '<', cutoffId).executeTakeFirst();
-    return Number(result.numDeletedRows);
+    const result = await this.db.deleteFrom('audit_log').where('id', '<', Math.min(cutoffId, own.id)).executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    await this.append({ actor, category: 'auth', action: 'audit.purge.completed', status: null, outcome: 'success', severity: 'warning', namespace: null, detail: { ...detail, deleted: String(deleted) } });
+    return deleted;
   }
 
   streamStats(): StreamStats {

@@ -1,10 +1,11 @@
 // `capstan recover-admin` and `capstan enable-local-login`: run inside the agent pod
 // (kubectl exec) against its data dir, with the agent's own environment.
+import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../../domain/clock.ts';
 import { AuditLog } from '../audit/audit-log.ts';
 import { enableLocalLogin, recoverAdmin } from '../auth/recovery.ts';
-import { loadEncryptionKey, createSecretBox } from '../crypto/secret-box.ts';
+import { auditChainKey, createSecretBox, loadEncryptionKey } from '../crypto/secret-box.ts';
 import { openDatabase, type Db } from '../store/database.ts';
 import { SettingsStore } from '../store/settings.ts';
 import { settingValues } from '../services.ts';
@@ -14,11 +15,15 @@ const dataDirOption = { 'data-dir': { type: 'string', default: process.env.CAPST
 
 async function withStore<T>(dataDir: string, run: (db: Db, settings: SettingsStore, audit: AuditLog) => Promise<T>): Promise<T> {
   const env = agentOptionsFromEnv();
-  const db = await openDatabase(dataDir, systemClock);
+  mkdirSync(dataDir, { recursive: true });
+  // The agent's own key (same environment, same data dir): the rows written here join its chain.
+  const encryptionKey = loadEncryptionKey(env.encryptionKey, dataDir);
+  const chainKey = auditChainKey(encryptionKey);
+  const db = await openDatabase(dataDir, systemClock, { auditChainKey: chainKey });
   try {
-    const secrets = createSecretBox(loadEncryptionKey(env.encryptionKey, dataDir));
+    const secrets = createSecretBox(encryptionKey);
     const settings = new SettingsStore(db, systemClock, settingValues(env.settingDefaults ?? {}, secrets));
-    return await run(db, settings, new AuditLog(db, systemClock));
+    return await run(db, settings, new AuditLog(db, systemClock, chainKey));
   } finally {
     await db.destroy();
   }

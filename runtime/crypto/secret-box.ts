@@ -24,6 +24,15 @@ export function loadEncryptionKey(fromEnv: string | undefined, dataDir: string):
   return Buffer.from(hkdfSync('sha256', material, Buffer.from('capstan'), Buffer.from('capstan-at-rest-v1'), 32));
 }
 
+/**
+ * The audit chain's HMAC key: HKDF-SHA256 from the at-rest key under its own label, so the
+ * key lives wherever the at-rest key does (never in the database) and neither key can stand
+ * in for the other. The agent and the recovery CLIs derive the same one.
+ */
+export function auditChainKey(atRestKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', atRestKey, Buffer.from('capstan'), Buffer.from('capstan-audit-chain-v1'), 32));
+}
+
 function parseOperatorKey(value: string): Buffer {
   const valid = (b: Buffer) => b.length === 16 || b.length === 24 || b.length === 32;
   const raw = Buffer.from(value, 'utf8');

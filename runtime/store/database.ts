@@ -39,8 +39,15 @@ function adapt(db: Libsql.Database): SqliteDatabase {
   };
 }
 
+export interface OpenOptions {
+  /** The released migrations unless a test gives others. */
+  migrations?: readonly Migration[];
+  /** The audit chain's HMAC key; needed once, to re-key an audit chain an earlier release wrote unkeyed. */
+  auditChainKey?: Buffer;
+}
+
 /** Opens DATA_DIR/capstan.db (WAL, foreign keys on) and applies pending migrations. */
-export async function openDatabase(dataDir: string, clock: Clock, migrations: readonly Migration[] = releasedMigrations): Promise<Db> {
+export async function openDatabase(dataDir: string, clock: Clock, options: OpenOptions = {}): Promise<Db> {
   mkdirSync(dataDir, { recursive: true });
   const raw = new Libsql(join(dataDir, 'capstan.db'));
   raw.exec('PRAGMA journal_mode = WAL');
@@ -48,18 +55,23 @@ export async function openDatabase(dataDir: string, clock: Clock, migrations: re
   raw.exec('PRAGMA foreign_keys = ON');
   raw.exec('PRAGMA busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapt(raw) }) });
-  await migrate(db, clock, migrations);
+  try {
+    await migrate(db, clock, options.migrations ?? releasedMigrations, options.auditChainKey ?? null);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
   return db;
 }
 
-export async function migrate(db: Db, clock: Clock, migrations: readonly Migration[]): Promise<number[]> {
+export async function migrate(db: Db, clock: Clock, migrations: readonly Migration[], auditChainKey: Buffer | null = null): Promise<number[]> {
   await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`.execute(db);
   const applied = new Set((await db.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version));
   const ran: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(migration.version)) continue;
     await db.transaction().execute(async (trx) => {
-      await migration.up(trx);
+      await migration.up(trx, { now: clock.now().getTime(), auditChainKey });
       await trx.insertInto('schema_migrations').values({ version: migration.version, name: migration.name, applied_at: clock.now().getTime() }).execute();
     });
     ran.push(migration.version);

@@ -1,12 +1,20 @@
 // Versioned migrations, applied in order, each in the same transaction as its bookkeeping
 // row. Never edit a released migration: add the next one.
 import { sql, type Kysely } from 'kysely';
+import { rekeyUnkeyedChain } from '../audit/chain.ts';
 import type { Database } from './tables.ts';
+
+/** What a migration may need beyond the database: the time, and keys that are never stored in it. */
+export interface MigrationContext {
+  now: number;
+  /** The audit chain's HMAC key (crypto/secret-box.ts auditChainKey); null where the caller has none. */
+  auditChainKey: Buffer | null;
+}
 
 export interface Migration {
   version: number;
   name: string;
-  up(db: Kysely<Database>): Promise<void>;
+  up(db: Kysely<Database>, context: MigrationContext): Promise<void>;
 }
 
 export const migrations: readonly Migration[] = [
@@ -181,6 +189,41 @@ export const migrations: readonly Migration[] = [
         last_used_at INTEGER
       )`.execute(db);
       await sql`CREATE INDEX oauth_tokens_user ON oauth_tokens(user_id, expires_at)`.execute(db);
+    },
+  },
+  {
+    version: 8,
+    name: 'keyed audit chain; audit ids never reused',
+    async up(db, context) {
+      // AUTOINCREMENT: a plain INTEGER PRIMARY KEY hands the id of a deleted newest row out again
+      // (after a purge keep_last 0), colliding with rows the webhook already forwarded under it.
+      // SQLite cannot add it to a table, so the table is rebuilt; the columns keep their order.
+      await sql`CREATE TABLE audit_log_v8 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        category TEXT NOT NULL,
+        action TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        severity TEXT NOT NULL DEFAULT 'info',
+        namespace TEXT,
+        detail TEXT NOT NULL DEFAULT ''
+      )`.execute(db);
+      await sql`INSERT INTO audit_log_v8 (id, ts, actor, category, action, status, outcome, prev_hash, hash, severity, namespace, detail)
+        SELECT id, ts, actor, category, action, status, outcome, prev_hash, hash, severity, namespace, detail FROM audit_log`.execute(db);
+      await sql`DROP TABLE audit_log`.execute(db);
+      await sql`ALTER TABLE audit_log_v8 RENAME TO audit_log`.execute(db);
+      await sql`CREATE INDEX audit_log_ts ON audit_log(ts)`.execute(db);
+      await sql`CREATE INDEX audit_log_actor ON audit_log(actor, ts)`.execute(db);
+      // Rows written so far were hashed with plain SHA-256, which anyone with the database can
+      // recompute: they are checked as they are and re-hashed with the key, once (docs/security.md).
+      const legacy = await db.selectFrom('audit_log').select('id').limit(1).executeTakeFirst();
+      if (!legacy) return;
+      if (!context.auditChainKey) throw new Error('upgrading the audit chain needs the encryption key (CAPSTAN_ENCRYPTION_KEY or DATA_DIR/encryption-key): open the database from the agent or a capstan command');
+      await rekeyUnkeyedChain(db, context.auditChainKey, context.now);
     },
   },
 ];

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { AuditLog } from '../../runtime/audit/audit-log.ts';
+import { auditChainKey, loadEncryptionKey } from '../../runtime/crypto/secret-box.ts';
 import { openDatabase } from '../../runtime/store/database.ts';
 import { testCluster } from '../support/cluster.ts';
 
@@ -61,7 +62,9 @@ it('loses no acknowledged audit row and keeps the chain verifiable across kill -
     const rows = await db.selectFrom('audit_log').select(['id']).where('action', '=', 'POST /me/api-keys').where('status', '=', 200).execute();
     t.diagnostic(`${acknowledged} writes acknowledged before kill -9, ${rows.length} audited`);
     assert.ok(rows.length >= acknowledged, `${acknowledged} writes acknowledged but only ${rows.length} audited`);
-    assert.deepEqual(await new AuditLog(db, { now: () => new Date() }).verifyChain(), { intact: true, rows_checked: (await db.selectFrom('audit_log').select('id').execute()).length });
+    // The key the agent used: CAPSTAN_ENCRYPTION_KEY from the environment it inherited, else the one it generated into the data dir.
+    const chainKey = auditChainKey(loadEncryptionKey(process.env.CAPSTAN_ENCRYPTION_KEY, dataDir));
+    assert.deepEqual(await new AuditLog(db, { now: () => new Date() }, chainKey).verifyChain(), { intact: true, rows_checked: (await db.selectFrom('audit_log').select('id').execute()).length });
   } finally {
     await db.destroy();
   }

@@ -7,6 +7,7 @@ import type { Clock } from '../../domain/clock.ts';
 import type { HistoryReader, NetworkView } from '../../handlers/metrics/service.ts';
 import type { Licensing } from '../../handlers/access/service.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
+import { auditChainKey, loadEncryptionKey } from '../../runtime/crypto/secret-box.ts';
 import type { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { assembleServices, type AssembledServices, type SettingDefaults } from '../../runtime/services.ts';
@@ -58,11 +59,14 @@ export interface TestServiceOptions {
 
 export type TestServices = AssembledServices & { dataDir: string; db: Db };
 
-/** The agent's own service assembly over a fresh database (fixed session and at-rest keys). */
+/** The agent's own service assembly over a fresh database (a fixed session key; the at-rest key generated into the data dir). */
 export async function testServices(options: TestServiceOptions = {}): Promise<TestServices> {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-services-'));
   const clock = options.clock ?? new ManualClock();
-  const db = await openDatabase(dataDir, clock);
+  // The at-rest key as the agent gets it with CAPSTAN_ENCRYPTION_KEY unset (generated into the data
+  // dir), so the recovery CLIs, run against the same dir, derive the same audit chain key.
+  const encryptionKey = loadEncryptionKey(undefined, dataDir);
+  const db = await openDatabase(dataDir, clock, { auditChainKey: auditChainKey(encryptionKey) });
   await seedAccounts(db, dataDir, clock, { adminPassword: ADMIN_PASSWORD, viewerPassword: VIEWER_PASSWORD }, silentLogger);
   const services = await assembleServices({
     db,
@@ -70,7 +74,7 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     cluster: options.cluster ?? emptyCluster,
     settings: { tenantNamespaces: options.tenantNamespaces ?? [] },
     sessionSecret: Buffer.alloc(32, 7),
-    encryptionKey: Buffer.alloc(32, 9),
+    encryptionKey,
     defaults: { ...options.defaults, ...(options.idleTimeoutSecs !== undefined ? { sessionIdleTimeoutSecs: options.idleTimeoutSecs } : {}) },
     licensing: options.licensing,
     rateLimits: options.rateLimits,

@@ -140,6 +140,34 @@ describe('audit timeline', () => {
     assert.deepEqual((await h.call('GET', '/audit/verify-chain', { cookie: await h.signIn() })).body.intact, true);
   });
 
+  it('purging with keep_last 0 keeps its own record, and ids never restart', async () => {
+    const h = await withHistory();
+    const issued = async () => (await h.services.db.selectFrom('audit_log').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id;
+    const highestBefore = await issued();
+    const purge = await h.call('POST', '/admin/audit/purge', { cookie: h.admin, body: { keep_last: 0 } });
+    assert.equal(purge.status, 200, purge.text);
+    const left = await h.services.db.selectFrom('audit_log').select(['id', 'action', 'detail']).orderBy('id').execute();
+    const requested = left.find((r) => r.action === 'audit.purge.requested');
+    assert.ok(requested, `the purge's own request survives it: ${JSON.stringify(left)}`);
+    assert.deepEqual(JSON.parse(requested.detail), { keep_last: '0' });
+    assert.ok(left.some((r) => r.action === 'audit.purge.completed'));
+    // Every id ever issued (including the deleted ones the webhook already forwarded) stays taken.
+    assert.ok(left.every((r) => r.id > highestBefore), JSON.stringify(left));
+    await h.call('POST', '/activity/retention', { cookie: h.admin, body: { retention_days: 5 } });
+    assert.ok((await issued()) > Math.max(highestBefore, ...left.map((r) => r.id)));
+    assert.equal((await h.call('GET', '/audit/verify-chain', { cookie: h.admin })).body.intact, true);
+  });
+
+  it('never reuses an id after every row was deleted', async () => {
+    const h = await withHistory();
+    const highest = (await h.services.db.selectFrom('audit_log').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id;
+    // Every row aged out at once (the agent was down a year): the table is empty before the next insert.
+    await h.services.db.deleteFrom('audit_log').execute();
+    await h.services.audit.record({ actor: 'system@local', category: 'auth', action: 'test.after_empty', outcome: 'success', severity: 'info', detail: {} });
+    const next = await h.services.db.selectFrom('audit_log').select('id').executeTakeFirstOrThrow();
+    assert.ok(next.id > highest, `id ${next.id} after ${highest}`);
+  });
+
   it('is closed to viewers and to API keys of any scope', async () => {
     const h = await withHistory();
     assert.equal((await h.call('GET', '/admin/audit/events', { cookie: await h.signIn('viewer') })).status, 403);

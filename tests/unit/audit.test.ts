@@ -1,10 +1,42 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { AuditLog } from '../../runtime/audit/audit-log.ts';
+import { auditChainKey } from '../../runtime/crypto/secret-box.ts';
+import { openDatabase } from '../../runtime/store/database.ts';
+import { migrations } from '../../runtime/store/migrations.ts';
+import type { AuditLogTable } from '../../runtime/store/tables.ts';
 import { ACCESS_RETENTION_MS, AUDIT_RETENTION_MS } from '../../runtime/audit/audit-log.ts';
 import { createApp } from '../../runtime/http/app.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
 import { ADMIN_PASSWORD, ManualClock, testServices, VIEWER_PASSWORD } from '../support/services.ts';
+
+/** The hash an unkeyed chain used (and what anyone can compute): SHA-256 over the row's content. */
+function unkeyedHash(row: Omit<AuditLogTable, 'hash'>): string {
+  const content = [row.id, row.ts, row.actor, row.category, row.action, row.status, row.outcome, row.severity, row.namespace, row.detail, row.prev_hash];
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+}
+
+/** A database as the release before keyed chains left it: `rows` unkeyed rows, the second one edited afterwards when `tamper`. */
+async function legacyDatabase(rows: number, tamper: boolean) {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-legacy-audit-'));
+  const clock = new ManualClock();
+  const db = await openDatabase(dir, clock, { migrations: migrations.filter((m) => m.version <= 7) });
+  let prev = '';
+  for (let id = 1; id <= rows; id++) {
+    const row = { id, ts: clock.now().getTime() + id, actor: 'admin@10.0.0.1', category: 'auth', action: 'POST /auth/login', status: 200, outcome: 'success', severity: 'info', namespace: null, detail: '{}', prev_hash: prev };
+    const hash = unkeyedHash(row);
+    await db.insertInto('audit_log').values({ ...row, hash }).execute();
+    prev = hash;
+  }
+  if (tamper) await db.updateTable('audit_log').set({ actor: 'mallory@10.0.0.9' }).where('id', '=', 2).execute();
+  await db.destroy();
+  return { dir, clock };
+}
 
 async function harness() {
   const clock = new ManualClock();
@@ -69,6 +101,20 @@ describe('audit log', () => {
     assert.deepEqual(await h.verify(cookie), { intact: false, rows_checked: 3, first_bad_row: 4, problem: 'linkage_break' });
   });
 
+  it('detects a row rewritten and re-hashed forward with plain SHA-256, as someone with the database but not the key could', async () => {
+    const h = await harness();
+    const cookie = await h.signIn();
+    for (let i = 0; i < 5; i++) await h.request('GET', '/namespaces');
+    let previous = '';
+    for (const row of await h.rows()) {
+      const forged = { ...row, actor: row.id === 3 ? 'someone-else@10.0.0.1' : row.actor, prev_hash: row.id > 3 ? previous : row.prev_hash };
+      const hash = row.id >= 3 ? unkeyedHash(forged) : row.hash;
+      await h.services.db.updateTable('audit_log').set({ actor: forged.actor, prev_hash: forged.prev_hash, hash }).where('id', '=', row.id).execute();
+      previous = hash;
+    }
+    assert.deepEqual(await h.verify(cookie), { intact: false, rows_checked: 3, first_bad_row: 3, problem: 'content_edit' });
+  });
+
   it('prunes rows past 365 days on insert and still verifies from the oldest surviving row', async () => {
     const h = await harness();
     for (let i = 0; i < 3; i++) await h.request('GET', '/namespaces');
@@ -91,6 +137,37 @@ describe('audit log', () => {
     await h.services.audit.flushAccess();
     const kept = await h.services.db.selectFrom('access_log').select('ts').orderBy('ts').execute();
     assert.equal(kept.length, 2, 'the first read is past 7 days; the two later ones stay');
+  });
+
+  it('keys the chain with the at-rest key: another key does not verify it', async () => {
+    const h = await harness();
+    await h.signIn();
+    const other = new AuditLog(h.services.db, h.clock, auditChainKey(Buffer.alloc(32, 1)));
+    assert.deepEqual(await other.verifyChain(), { intact: false, rows_checked: 1, first_bad_row: 1, problem: 'content_edit' });
+  });
+
+  it('re-keys a chain written before keying once, recording in the keyed chain whether the unkeyed one was intact', async () => {
+    const key = auditChainKey(Buffer.alloc(32, 9));
+    for (const tamper of [false, true]) {
+      const { dir, clock } = await legacyDatabase(4, tamper);
+      await assert.rejects(openDatabase(dir, clock), /encryption key/, 'unkeyed rows cannot be upgraded without the key');
+      const db = await openDatabase(dir, clock, { auditChainKey: key });
+      try {
+        const log = new AuditLog(db, clock, key);
+        assert.deepEqual(await log.verifyChain(), { intact: true, rows_checked: 5 });
+        const marker = await db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+        assert.equal(marker.action, 'audit.chain.keyed');
+        assert.deepEqual(
+          JSON.parse(marker.detail),
+          tamper ? { legacy_rows: '4', legacy_intact: 'false', legacy_first_bad_row: '2', legacy_problem: 'content_edit' } : { legacy_rows: '4', legacy_intact: 'true' },
+        );
+        await log.record({ actor: 'system@local', category: 'auth', action: 'test.next', outcome: 'success', severity: 'info', detail: {} });
+        assert.deepEqual(await log.verifyChain(), { intact: true, rows_checked: 6 });
+        assert.equal((await new AuditLog(db, clock, auditChainKey(Buffer.alloc(32, 1))).verifyChain()).intact, false);
+      } finally {
+        await db.destroy();
+      }
+    }
   });
 
   it('keeps verify-chain to signed-in admins, closed to API keys', async () => {

@@ -42,7 +42,7 @@ describe('embedded database', () => {
         },
       },
     ];
-    await assert.rejects(openDatabase(dir, clock, broken), /disk on fire/);
+    await assert.rejects(openDatabase(dir, clock, { migrations: broken }), /disk on fire/);
     const db = await openDatabase(dir, clock);
     const tables = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(db);
     assert.ok(!tables.rows.some((t) => t.name === 'half_made'));
