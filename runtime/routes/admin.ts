@@ -130,7 +130,7 @@ export const adminRoutes: readonly Route[] = [
     ...admin,
     method: 'PUT',
     path: '/admin/settings/audit-stream',
-    summary: 'Set or clear the audit webhook; a token of •••• keeps the stored one',
+    summary: 'Set or clear the audit webhook; a token of •••• keeps the stored one for the same URL (a new URL needs the token again)',
     input: AuditStreamInput,
     output: AuditStreamView,
     audit: 'auth',

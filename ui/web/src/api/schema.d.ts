@@ -834,7 +834,7 @@ export interface paths {
         };
         /** Audit streaming to audit.webhookUrl: target (token masked) and delivery counters */
         get: operations["get_admin_settings_audit_stream"];
-        /** Set or clear the audit webhook; a token of •••• keeps the stored one */
+        /** Set or clear the audit webhook; a token of •••• keeps the stored one for the same URL (a new URL needs the token again) */
         put: operations["put_admin_settings_audit_stream"];
         post?: never;
         delete?: never;
