@@ -57,7 +57,11 @@ export function createSecretBox(key: Buffer): SecretBox {
       const [version, iv, body] = sealed.split(':');
       if (version !== VERSION || iv === undefined || body === undefined) throw new Error('not a sealed value');
       const bytes = Buffer.from(body, 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      // GCM verifies a tag of any length from 4 bytes unless told otherwise, and a short tag is
+      // a cheap forgery: only full 16-byte tags are accepted, and a body too short to hold one
+      // is refused before it could be split wrongly.
+      if (bytes.length < TAG_BYTES) throw new Error('sealed value is too short to carry its tag');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
       return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
     },

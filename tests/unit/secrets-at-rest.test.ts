@@ -21,6 +21,21 @@ describe('secrets at rest', () => {
     assert.throws(() => other.open(sealed));
   });
 
+  it('refuses a sealed value whose GCM tag was cut to 4, 8 or 12 bytes', () => {
+    const box = createSecretBox(loadEncryptionKey('0123456789abcdef0123456789abcdef', '/nonexistent'));
+    for (const tagBytes of [4, 8, 12]) {
+      // A plaintext short enough that body = ciphertext + truncated tag is under 16 bytes,
+      // where a parser that takes "the last 16 bytes" as the tag would mis-split it.
+      for (const plaintext of ['', 'x'.repeat(Math.max(0, 16 - 2 * tagBytes)), 'a longer secret value']) {
+        const [version, iv, body] = box.seal(plaintext).split(':');
+        const bytes = Buffer.from(body ?? '', 'base64url');
+        const ciphertext = bytes.subarray(0, bytes.length - 16);
+        const truncated = Buffer.concat([ciphertext, bytes.subarray(bytes.length - 16, bytes.length - 16 + tagBytes)]);
+        assert.throws(() => box.open(`${version ?? ''}:${iv ?? ''}:${truncated.toString('base64url')}`), undefined, `${tagBytes}-byte tag, ${plaintext.length}-byte plaintext`);
+      }
+    }
+  });
+
   it('takes CAPSTAN_ENCRYPTION_KEY as 16/24/32 raw or base64 bytes, else generates one key once (0600)', () => {
     assert.equal(loadEncryptionKey('sixteen-byte-key', '/x').length, 32);
     assert.equal(loadEncryptionKey(Buffer.alloc(24, 1).toString('base64'), '/x').length, 32);
