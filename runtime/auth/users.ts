@@ -1,17 +1,32 @@
 // Admin management of local accounts and of everyone's sessions.
+import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../domain/clock.ts';
 import type { SessionRecord, UserDirectory, UserRecord } from '../../handlers/accounts/service.ts';
-import type { UsersTable } from '../store/tables.ts';
+import type { Database, UsersTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 import { hashPassword } from './accounts.ts';
 
-type UserRow = Omit<UsersTable, 'id' | 'totp_secret' | 'totp_enabled' | 'totp_last_step'> & { id: number; totp_enabled: number };
+type UserRow = Omit<UsersTable, 'id' | 'totp_secret' | 'totp_enabled' | 'totp_last_step' | 'totp_disable_attempts'> & { id: number; totp_enabled: number };
 
 function toUser(row: UserRow): UserRecord {
   return { id: row.id, username: row.username, role: row.role, active: row.active === 1, totp_enabled: row.totp_enabled === 1, created_at: new Date(row.created_at).toISOString() };
 }
 
 const USER_COLUMNS = ['id', 'username', 'role', 'password_hash', 'active', 'created_at', 'totp_enabled'] as const;
+
+/**
+ * Everything that lets a deactivated account act ends with it (spec §5: a token "dies when the
+ * account is deactivated"): its sessions, API keys, OAuth access tokens and authorization codes
+ * not yet exchanged. Revoked, not just refused while inactive, so reactivating the account does
+ * not bring them back; runs in the deactivation's transaction, so there is no moment between.
+ */
+async function endCredentials(trx: Transaction<Database>, userId: number, at: number): Promise<void> {
+  await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+  // Revoking twice keeps the first revocation time.
+  await trx.updateTable('api_keys').set({ revoked_at: sql<number>`coalesce(revoked_at, ${at})` }).where('user_id', '=', userId).execute();
+  await trx.updateTable('oauth_tokens').set({ revoked_at: sql<number>`coalesce(revoked_at, ${at})` }).where('user_id', '=', userId).execute();
+  await trx.updateTable('oauth_codes').set({ used_at: sql<number>`coalesce(used_at, ${at})` }).where('user_id', '=', userId).execute();
+}
 
 export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
   const byName = (username: string) => db.selectFrom('users').select(USER_COLUMNS).where('username', '=', username).executeTakeFirst();
@@ -41,8 +56,7 @@ export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
           if (admins.n <= 1) return 'last_admin' as const;
         }
         await trx.updateTable('users').set({ role, active }).where('id', '=', row.id).execute();
-        // A deactivated account's sessions end now; its API keys fail on their next request.
-        if (active !== 1) await trx.deleteFrom('sessions').where('user_id', '=', row.id).execute();
+        if (active !== 1) await endCredentials(trx, row.id, clock.now().getTime());
         return toUser({ ...row, role, active });
       });
     },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { testApp } from '../support/app.ts';
 
@@ -85,5 +86,43 @@ describe('users, roles and sessions', () => {
     assert.equal((await h.call('PUT', '/admin/settings/security', { cookie: admin, body: { local_login: 'admin_only' } })).status, 200);
     assert.equal((await h.login('viewer', 'viewer password 1')).status, 403);
     assert.equal((await h.signIn()) !== '', true);
+  });
+  it('revokes API keys and connected apps at deactivation, so reactivation does not bring them back', async () => {
+    const h = await testApp();
+    const admin = await h.signIn();
+    assert.equal((await h.call('POST', '/admin/users', { cookie: admin, body: { username: 'dana', password: 'dana password 1', role: 'viewer' } })).status, 200);
+    const dana = await h.login('dana', 'dana password 1');
+    const key = String((await h.call('POST', '/me/api-keys', { cookie: dana.cookie, body: { name: 'ci', scopes: ['workloads:read'] } })).body.key);
+
+    // An MCP client connected through OAuth (the in-process app's origin is http://localhost).
+    const resource = 'http://localhost/api/agent/mcp';
+    const verifier = 'v'.repeat(43);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const client = await h.services.oauth.registerClient('Desktop Assistant (test)', ['http://127.0.0.1:9/cb']);
+    const danaId = (await h.services.db.selectFrom('users').select('id').where('username', '=', 'dana').executeTakeFirstOrThrow()).id;
+    const grant = { clientId: client.client_id, userId: danaId, redirectUri: 'http://127.0.0.1:9/cb', codeChallenge: challenge, resource };
+    const exchange = async (code: string) => h.services.oauth.exchangeCode({ code, clientId: client.client_id, redirectUri: grant.redirectUri, codeVerifier: verifier, resource });
+    const issued = await exchange(await h.services.oauth.issueCode(grant));
+    assert.ok('token' in issued, JSON.stringify(issued));
+    const bearer = { authorization: `Bearer ${issued.token}` };
+    // A code approved before deactivation but not yet exchanged.
+    const pendingCode = await h.services.oauth.issueCode(grant);
+
+    assert.equal((await h.call('GET', '/namespaces', { key })).status, 200);
+    assert.equal((await h.call('GET', '/api/agent/mcp/tools', { headers: bearer })).status, 200);
+
+    assert.equal((await h.call('PATCH', '/admin/users/dana', { cookie: admin, body: { active: false } })).status, 200);
+    assert.equal((await h.call('GET', '/namespaces', { key })).status, 401);
+    assert.equal((await h.call('GET', '/api/agent/mcp/tools', { headers: bearer })).status, 401);
+
+    assert.equal((await h.call('PATCH', '/admin/users/dana', { cookie: admin, body: { active: true } })).status, 200);
+    assert.equal((await h.call('GET', '/namespaces', { key })).status, 401, 'the key died with the account');
+    assert.equal((await h.call('GET', '/api/agent/mcp/tools', { headers: bearer })).status, 401, 'the token died with the account');
+    assert.ok('error' in (await exchange(pendingCode)), 'a code approved before deactivation cannot be exchanged after reactivation');
+
+    const again = await h.login('dana', 'dana password 1');
+    const keys = (await h.call('GET', '/me/api-keys', { cookie: again.cookie })).body.api_keys as { revoked_at: string | null }[];
+    assert.ok(keys.length === 1 && keys[0]?.revoked_at !== null, 'listed as revoked');
+    assert.deepEqual((await h.call('GET', '/me/oauth/grants', { cookie: again.cookie })).body.grants, [], 'no connected apps left');
   });
 });
