@@ -8,7 +8,7 @@ type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 const signIn: AppError = { code: 'unauthenticated', message: 'sign in first' };
 
 /** Second factors belong to the person at the keyboard: sessions only (the routes are closed to API keys too). */
-function sessionUser(ctx: HandlerContext): Principal | null {
+function sessionUser(ctx: HandlerContext): Extract<Principal, { via: 'session' }> | null {
   return ctx.principal?.via === 'session' ? ctx.principal : null;
 }
 
@@ -36,11 +36,20 @@ export async function confirmEnrolment(input: Out<typeof CodeInput>, ctx: Handle
   return ok({ enabled: true, pending: false });
 }
 
-/** Needs a current code, so a stolen session alone cannot remove the second factor. */
+/**
+ * Needs a current code, so a stolen session alone cannot remove the second factor. Wrong codes
+ * are limited: past the limit this session ends (audited) and the caller must sign in again,
+ * which needs a code and is bounded by the sign-in lockout.
+ */
 export async function disableSecondFactor(input: Out<typeof CodeInput>, ctx: HandlerContext): Promise<Result<Out<typeof SecondFactorStatus>>> {
   const me = sessionUser(ctx);
   if (!me) return fail(signIn);
   const verdict = await ctx.secondFactor.disable(me.userId, input.code);
+  if (verdict === 'too_many') {
+    await ctx.auth.endSession(me.sessionId);
+    ctx.request.noteAudit({ second_factor: 'too_many_wrong_codes', outcome_detail: 'session_revoked' });
+    return fail({ code: 'unauthenticated', message: 'too many wrong codes: this session has ended; sign in again to try again' });
+  }
   if (verdict === 'not_enabled') return fail({ code: 'invalid_input', field: 'code', message: 'no second factor is active' });
   if (verdict === 'invalid') return fail({ code: 'invalid_input', field: 'code', message: 'code does not match or was already used' });
   return ok({ enabled: false, pending: false });

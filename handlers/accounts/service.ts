@@ -11,7 +11,7 @@ export type SessionRecord = Omit<v.InferOutput<typeof Session>, 'current'>;
 export interface UserDirectory {
   list(): Promise<UserRecord[]>;
   create(username: string, password: string, role: Role): Promise<UserRecord | 'exists'>;
-  /** Deactivating ends the user's sessions; the last active admin cannot be demoted or deactivated. */
+  /** Deactivating ends the user's sessions and revokes their API keys and OAuth grants for good; the last active admin cannot be demoted or deactivated. */
   update(username: string, change: { role?: Role; active?: boolean }): Promise<UserRecord | 'not_found' | 'last_admin'>;
   /** One user's sessions, or everyone's with null. */
   sessions(userId: number | null): Promise<SessionRecord[]>;
@@ -25,7 +25,8 @@ export interface SecondFactorService {
   /** A fresh secret, inactive until confirmed; refused while one is active. */
   beginEnrolment(userId: number, username: string): Promise<{ secret: string; otpauth_uri: string } | 'already_enabled'>;
   confirm(userId: number, code: string): Promise<'ok' | 'invalid' | 'not_pending'>;
-  disable(userId: number, code: string): Promise<'ok' | 'invalid' | 'not_enabled'>;
+  /** At most a few codes per sign-in are checked (counted before checking); past that, 'too_many' without looking at the code. */
+  disable(userId: number, code: string): Promise<'ok' | 'invalid' | 'not_enabled' | 'too_many'>;
   /** Accepts a code once: a replay within its window is refused. */
   verify(userId: number, code: string): Promise<'ok' | 'invalid' | 'replayed'>;
 }

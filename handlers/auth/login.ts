@@ -13,10 +13,12 @@ function lockedOut(until: Date, now: Date): AppError {
 }
 
 /**
- * Password sign-in (spec §5). Six failures (wrong password or wrong second-factor code) for
- * one account from one address lock that pair for 15 minutes (429), even for the right
- * password; failures never ban the address itself. `sso.local_login` can limit password
- * sign-in to admins or turn it off.
+ * Password sign-in (spec §5). Six attempts (a wrong password or a wrong second-factor code each
+ * use one) for one account from one address lock that pair for 15 minutes (429), even for the
+ * right password; failures never ban the address itself. Each attempt is counted before its
+ * password is checked, so parallel attempts cannot outrun the count; one that turns out to have
+ * guessed nothing wrong is given back. `sso.local_login` can limit password sign-in to admins or
+ * turn it off.
  */
 export async function login(input: v.InferOutput<typeof LoginInput>, ctx: HandlerContext): Promise<Result<Output>> {
   const { username, password, code } = input;
@@ -25,18 +27,20 @@ export async function login(input: v.InferOutput<typeof LoginInput>, ctx: Handle
   ctx.request.noteAudit({ username });
   const { local_login } = await ctx.runtimeSettings.get('security');
   if (local_login === 'off') return fail({ code: 'not_found', message: 'password sign-in is turned off' });
-  const locked = await ctx.auth.lockedUntil(username, ip);
-  if (locked) return fail(lockedOut(locked, ctx.clock.now()));
+  const attempt = await ctx.auth.beginAttempt(username, ip);
+  if (!attempt.admitted) return fail(lockedOut(attempt.lockedUntil, ctx.clock.now()));
 
-  const failed = async (error: AppError): Promise<Result<Output>> => {
-    const nowLocked = await ctx.auth.recordFailure(username, ip);
-    return fail(nowLocked ? lockedOut(nowLocked, ctx.clock.now()) : error);
+  // Already counted: a failure only has to say whether it was the last one allowed.
+  const failed = (error: AppError): Result<Output> => fail(attempt.lockedUntil ? lockedOut(attempt.lockedUntil, ctx.clock.now()) : error);
+  const refunded = async (error: AppError): Promise<Result<Output>> => {
+    await ctx.auth.refundAttempt(username, ip);
+    return fail(error);
   };
   const account = await ctx.auth.checkPassword(username, password);
   if (!account) return failed(badCredentials);
-  if (local_login === 'admin_only' && account.role !== 'admin') return fail({ code: 'forbidden', message: 'password sign-in is limited to admins' });
+  if (local_login === 'admin_only' && account.role !== 'admin') return refunded({ code: 'forbidden', message: 'password sign-in is limited to admins' });
   if (account.totpEnabled) {
-    if (code === undefined) return fail({ code: 'second_factor_required', message: 'enter the code from your authenticator app' });
+    if (code === undefined) return refunded({ code: 'second_factor_required', message: 'enter the code from your authenticator app' });
     const verdict = await ctx.secondFactor.verify(account.id, code);
     if (verdict === 'replayed') return failed({ code: 'unauthenticated', message: 'that code was already used; wait for the next one' });
     if (verdict !== 'ok') return failed({ code: 'unauthenticated', message: 'wrong second-factor code' });

@@ -14,12 +14,18 @@ export interface AccountSummary {
 
 /** Password accounts, lockout bookkeeping and sessions (spec §5). */
 export interface AuthService {
-  /** When this account may try again from this address; null when not locked out. */
-  lockedUntil(username: string, ip: string): Promise<Date | null>;
+  /**
+   * Counts a sign-in attempt of this account from this address before its password or code is
+   * checked, in one atomic step, so parallel attempts cannot all be judged before any counts.
+   * Refused while the pair is locked; `lockedUntil` on an admitted attempt means it used up the
+   * allowance (the pair is locked from now until then, whatever this attempt's outcome).
+   */
+  beginAttempt(username: string, ip: string): Promise<{ admitted: true; lockedUntil: Date | null } | { admitted: false; lockedUntil: Date }>;
+  /** Gives back an admitted attempt that guessed nothing wrong (a right password still needing its code, or refused by policy). */
+  refundAttempt(username: string, ip: string): Promise<void>;
   /** The active account whose password this is, else null (timing does not reveal which part was wrong). */
   checkPassword(username: string, password: string): Promise<AccountSummary | null>;
-  /** Counts a failed password; returns the lock's end when this failure locked the account. */
-  recordFailure(username: string, ip: string): Promise<Date | null>;
+  /** After a successful sign-in: forgets the pair's attempts, unless they reached the lock (it then runs its course). */
   clearFailures(username: string, ip: string): Promise<void>;
   startSession(userId: number, ip: string): Promise<{ token: string }>;
   endSession(sessionId: string): Promise<void>;

@@ -1,10 +1,19 @@
 // TOTP enrolment and verification (spec §5 item 5). Secrets are sealed at rest; the last
 // accepted time step is stored so a code can be used once only.
+import { sql } from 'kysely';
 import type { Clock } from '../../domain/clock.ts';
 import type { Secrets } from '../../handlers/settings/service.ts';
 import type { SecondFactorService } from '../../handlers/accounts/service.ts';
 import type { Db } from '../store/database.ts';
 import { matchingStep, newTotpSecret, totpSecretText, totpUri } from './totp.ts';
+
+/**
+ * Codes checked to turn the second factor off, per user, between sign-ins with a code. Five
+ * leaves room for typos and an authenticator clock that is off, while a stolen session gets
+ * five guesses in a million before it must sign in again, which needs a code itself and is
+ * bounded by the sign-in lockout.
+ */
+export const DISABLE_ATTEMPT_LIMIT = 5;
 
 export function createSecondFactor(db: Db, clock: Clock, secrets: Secrets): SecondFactorService {
   const load = (userId: number) => db.selectFrom('users').select(['totp_secret', 'totp_enabled']).where('id', '=', userId).executeTakeFirst();
@@ -41,16 +50,26 @@ export function createSecondFactor(db: Db, clock: Clock, secrets: Secrets): Seco
       if (!row?.totp_secret || row.totp_enabled === 1) return 'not_pending';
       const step = matchingStep(secretOf(row.totp_secret), code, clock.now());
       if (step === null || !(await consume(userId, step))) return 'invalid';
-      await db.updateTable('users').set({ totp_enabled: 1 }).where('id', '=', userId).execute();
+      await db.updateTable('users').set({ totp_enabled: 1, totp_disable_attempts: 0 }).where('id', '=', userId).execute();
       return 'ok';
     },
 
     async disable(userId, code) {
-      const row = await load(userId);
-      if (!row?.totp_secret || row.totp_enabled !== 1) return 'not_enabled';
-      const step = matchingStep(secretOf(row.totp_secret), code, clock.now());
-      if (step === null || !(await consume(userId, step))) return 'invalid';
-      await db.updateTable('users').set({ totp_enabled: 0, totp_secret: null, totp_last_step: null }).where('id', '=', userId).execute();
+      // Counted before the code is checked, in the statement that reads the secret, so parallel
+      // guesses cannot all be checked before any is counted.
+      const admitted = await db
+        .updateTable('users')
+        .set({ totp_disable_attempts: sql<number>`totp_disable_attempts + 1` })
+        .where('id', '=', userId)
+        .where('totp_enabled', '=', 1)
+        .where('totp_disable_attempts', '<', DISABLE_ATTEMPT_LIMIT)
+        .returning(['totp_secret', 'totp_disable_attempts'])
+        .executeTakeFirst();
+      if (!admitted) return (await load(userId))?.totp_enabled === 1 ? 'too_many' : 'not_enabled';
+      if (admitted.totp_secret === null) return 'not_enabled';
+      const step = matchingStep(secretOf(admitted.totp_secret), code, clock.now());
+      if (step === null || !(await consume(userId, step))) return admitted.totp_disable_attempts >= DISABLE_ATTEMPT_LIMIT ? 'too_many' : 'invalid';
+      await db.updateTable('users').set({ totp_enabled: 0, totp_secret: null, totp_last_step: null, totp_disable_attempts: 0 }).where('id', '=', userId).execute();
       return 'ok';
     },
 
@@ -59,7 +78,10 @@ export function createSecondFactor(db: Db, clock: Clock, secrets: Secrets): Seco
       if (!row?.totp_secret || row.totp_enabled !== 1) return 'invalid';
       const step = matchingStep(secretOf(row.totp_secret), code, clock.now());
       if (step === null) return 'invalid';
-      return (await consume(userId, step)) ? 'ok' : 'replayed';
+      if (!(await consume(userId, step))) return 'replayed';
+      // Signed in with a code: the person holds the factor, so removing it may be tried again.
+      await db.updateTable('users').set({ totp_disable_attempts: 0 }).where('id', '=', userId).execute();
+      return 'ok';
     },
   };
 }

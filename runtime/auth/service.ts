@@ -62,9 +62,43 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
   const now = () => clock.now().getTime();
 
   return {
-    async lockedUntil(username, ip) {
-      const row = await db.selectFrom('login_failures').select('locked_until').where('username', '=', username).where('ip', '=', ip).executeTakeFirst();
-      return row?.locked_until && row.locked_until > now() ? new Date(row.locked_until) : null;
+    async beginAttempt(username, ip) {
+      const t = now();
+      // A streak whose window has passed, or whose lock has expired, starts over.
+      const stale = sql<boolean>`(locked_until IS NOT NULL AND locked_until <= ${t}) OR (locked_until IS NULL AND ${t} - first_failed_at > ${LOCKOUT_MS})`;
+      const counted = sql<number>`CASE WHEN ${stale} THEN 1 ELSE count + 1 END`;
+      // One statement checks the lock and counts the attempt, so no other attempt (in this
+      // process or the recovery CLI's) can be judged between the two; a locked pair matches
+      // the WHERE of no update and returns no row.
+      const row = await db
+        .insertInto('login_failures')
+        .values({ username, ip, count: 1, first_failed_at: t, locked_until: LOCKOUT_THRESHOLD <= 1 ? t + LOCKOUT_MS : null })
+        .onConflict((oc) =>
+          oc
+            .columns(['username', 'ip'])
+            .doUpdateSet({
+              count: counted,
+              first_failed_at: sql<number>`CASE WHEN ${stale} THEN ${t} ELSE first_failed_at END`,
+              locked_until: sql<number | null>`CASE WHEN ${counted} >= ${LOCKOUT_THRESHOLD} THEN ${t + LOCKOUT_MS} ELSE NULL END`,
+            })
+            .where(sql<boolean>`locked_until IS NULL OR locked_until <= ${t}`),
+        )
+        .returning('locked_until')
+        .executeTakeFirst();
+      if (row) return { admitted: true, lockedUntil: row.locked_until === null ? null : new Date(row.locked_until) };
+      const lock = await db.selectFrom('login_failures').select('locked_until').where('username', '=', username).where('ip', '=', ip).executeTakeFirst();
+      // Cleared in between (the recovery CLI): still refused this once, with the shortest wait.
+      return { admitted: false, lockedUntil: new Date(lock?.locked_until ?? t) };
+    },
+
+    async refundAttempt(username, ip) {
+      // Lifts the lock only when this attempt was the one that set it.
+      await db
+        .updateTable('login_failures')
+        .set({ count: sql<number>`max(count - 1, 0)`, locked_until: sql<number | null>`CASE WHEN count - 1 >= ${LOCKOUT_THRESHOLD} THEN locked_until ELSE NULL END` })
+        .where('username', '=', username)
+        .where('ip', '=', ip)
+        .execute();
     },
 
     async checkPassword(username, password): Promise<AccountSummary | null> {
@@ -74,25 +108,16 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       return { id: user.id, username: user.username, role: user.role, totpEnabled: user.totp_enabled === 1 };
     },
 
-    async recordFailure(username, ip) {
-      const t = now();
-      return db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('login_failures').selectAll().where('username', '=', username).where('ip', '=', ip).executeTakeFirst();
-        // A failure streak older than the lockout window, or an expired lock, starts over.
-        const fresh = !row || (row.locked_until !== null ? row.locked_until <= t : t - row.first_failed_at > LOCKOUT_MS);
-        const count = fresh ? 1 : row.count + 1;
-        const lockedUntil = count >= LOCKOUT_THRESHOLD ? t + LOCKOUT_MS : null;
-        await trx
-          .insertInto('login_failures')
-          .values({ username, ip, count, first_failed_at: fresh ? t : row.first_failed_at, locked_until: lockedUntil })
-          .onConflict((oc) => oc.columns(['username', 'ip']).doUpdateSet({ count, first_failed_at: fresh ? t : row.first_failed_at, locked_until: lockedUntil }))
-          .execute();
-        return lockedUntil === null ? null : new Date(lockedUntil);
-      });
-    },
-
     async clearFailures(username, ip) {
-      await db.deleteFrom('login_failures').where('username', '=', username).where('ip', '=', ip).execute();
+      // A success among attempts that used up the allowance (parallel guesses, one of them
+      // right) leaves the lock in place, so the allowance is never more than six per window.
+      const t = now();
+      await db
+        .deleteFrom('login_failures')
+        .where('username', '=', username)
+        .where('ip', '=', ip)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', t)]))
+        .execute();
     },
 
     async startSession(userId, ip) {

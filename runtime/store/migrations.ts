@@ -226,4 +226,12 @@ export const migrations: readonly Migration[] = [
       await rekeyUnkeyedChain(db, context.auditChainKey, context.now);
     },
   },
+  {
+    version: 9,
+    name: 'second-factor disable attempts',
+    async up(db) {
+      // Counted before each code is checked, so guessing the code to remove the factor is bounded.
+      await sql`ALTER TABLE users ADD COLUMN totp_disable_attempts INTEGER NOT NULL DEFAULT 0`.execute(db);
+    },
+  },
 ];

@@ -12,6 +12,8 @@ export interface UsersTable {
   totp_secret: Generated<string | null>;
   totp_enabled: Generated<number>;
   totp_last_step: Generated<number | null>;
+  /** Codes tried to turn the second factor off since the last sign-in with a code (limit in runtime/auth/second-factor.ts). */
+  totp_disable_attempts: Generated<number>;
 }
 
 export interface SessionsTable {
