@@ -72,7 +72,7 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       // the WHERE of no update and returns no row.
       const row = await db
         .insertInto('login_failures')
-        .values({ username, ip, count: 1, first_failed_at: t, locked_until: LOCKOUT_THRESHOLD <= 1 ? t + LOCKOUT_MS : null })
+        .values({ username, ip, count: 1, first_failed_at: t, locked_until: null })
         .onConflict((oc) =>
           oc
             .columns(['username', 'ip'])

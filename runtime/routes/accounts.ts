@@ -46,7 +46,7 @@ export const accountRoutes: readonly Route[] = [
     ...own,
     method: 'POST',
     path: '/me/second-factor/disable',
-    summary: 'Turn the second factor off; needs a current code',
+    summary: 'Turn the second factor off; needs a current code. The fifth wrong code since signing in ends this session',
     input: CodeInput,
     output: SecondFactorStatus,
     audit: 'auth',

@@ -41,7 +41,7 @@ export const adminRoutes: readonly Route[] = [
     ...admin,
     method: 'PATCH',
     path: '/admin/users/:username',
-    summary: "Change a user's role or deactivate them; applies on their next request, API keys included",
+    summary: "Change a user's role or deactivate them; applies on their next request, API keys included. Deactivating revokes their API keys and connected apps for good",
     input: UpdateUserInput,
     output: UserOutput,
     audit: 'auth',

@@ -661,7 +661,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn the second factor off; needs a current code */
+        /** Turn the second factor off; needs a current code. The fifth wrong code since signing in ends this session */
         post: operations["post_me_second_factor_disable"];
         delete?: never;
         options?: never;
@@ -734,7 +734,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a user's role or deactivate them; applies on their next request, API keys included */
+        /** Change a user's role or deactivate them; applies on their next request, API keys included. Deactivating revokes their API keys and connected apps for good */
         patch: operations["patch_admin_users_by_username"];
         trace?: never;
     };
