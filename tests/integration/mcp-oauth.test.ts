@@ -154,16 +154,26 @@ describe('MCP over OAuth', () => {
     assert.equal((await patch({ role: 'viewer' })).status, 200);
     const events = await fetch(`${agent.url}/api/agent/mcp/tools/call`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'list_namespaces' }) });
     assert.equal(events.status, 200, 'a viewer still reads');
-    assert.equal((await patch({ active: false })).status, 200);
-    assert.equal((await fetch(`${agent.url}/api/agent/mcp/tools`, { headers: bearer })).status, 401, 'deactivated: the token dies with the account');
-    assert.equal((await patch({ active: true })).status, 200);
-    assert.equal((await fetch(`${agent.url}/api/agent/mcp/tools`, { headers: bearer })).status, 200);
 
-    const carolAgain = await signIn('carol', 'carol-password-1');
-    const revoked = await fetch(`${agent.url}/api/agent/me/oauth/grants/${grants.grants[0]?.id ?? ''}`, { method: 'DELETE', headers: { cookie: carolAgain } });
+    const revoked = await fetch(`${agent.url}/api/agent/me/oauth/grants/${grants.grants[0]?.id ?? ''}`, { method: 'DELETE', headers: { cookie: carol } });
     assert.equal(revoked.status, 200);
     const after = await fetch(`${agent.url}/api/agent/mcp/tools`, { headers: bearer });
     assert.equal(after.status, 401, 'revoked from Connected apps: refused at once');
     assert.equal(((await after.json()) as { message: string }).message, 'access token was revoked');
+
+    // A second connection, then deactivation: the token dies with the account, for good.
+    const second = await connectWithOAuth(carol);
+    const secondBearer = { authorization: `Bearer ${second.provider.saved?.access_token ?? ''}` };
+    await second.client.close();
+    assert.equal((await fetch(`${agent.url}/api/agent/mcp/tools`, { headers: secondBearer })).status, 200);
+    assert.equal((await patch({ active: false })).status, 200);
+    assert.equal((await fetch(`${agent.url}/api/agent/mcp/tools`, { headers: secondBearer })).status, 401, 'deactivated: the token dies with the account');
+    assert.equal((await patch({ active: true })).status, 200);
+    const reactivated = await fetch(`${agent.url}/api/agent/mcp/tools`, { headers: secondBearer });
+    assert.equal(reactivated.status, 401, 'reactivating the account does not revive the token');
+    assert.equal(((await reactivated.json()) as { message: string }).message, 'access token was revoked');
+    const carolAgain = await signIn('carol', 'carol-password-1');
+    const left = (await (await fetch(`${agent.url}/api/agent/me/oauth/grants`, { headers: { cookie: carolAgain } })).json()) as { grants: unknown[] };
+    assert.deepEqual(left.grants, [], 'no connected apps left');
   });
 });
