@@ -93,6 +93,16 @@ describe('attempt limits under concurrency', () => {
     assert.equal((await h.login('admin', ADMIN_PASSWORD, { code: h.codeAt() })).status, 429, 'the lock holds for a fresh right code too');
   });
 
+  it('gives back an attempt that guessed nothing wrong, and a success within the allowance clears the count', async () => {
+    const h = await enrolledAdmin();
+    for (let i = 1; i < LOCKOUT_THRESHOLD - 1; i++) assert.equal((await h.login('admin', `wrong-${i}`)).status, 401, `attempt ${i}`);
+    // The right password still waiting for its code is not a failure, however often it is sent.
+    for (let i = 0; i < 3; i++) assert.equal((await h.login('admin', ADMIN_PASSWORD)).body.error, 'second_factor_required');
+    assert.equal((await h.login('admin', ADMIN_PASSWORD, { code: h.codeAt() })).status, 200, 'the fifth counted attempt, and right');
+    h.clock.advance(30_000);
+    for (let i = 1; i < LOCKOUT_THRESHOLD; i++) assert.equal((await h.login('admin', `wrong-again-${i}`)).status, 401, `after the success, attempt ${i}`);
+  });
+
   it(`verifies at most ${DISABLE_ATTEMPT_LIMIT} of ${BURST} parallel codes to turn the second factor off, and ends the session`, async () => {
     const h = await enrolledAdmin();
     // Each verification opens the sealed TOTP secret once: count those.
