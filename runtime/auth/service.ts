@@ -92,7 +92,7 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
     },
 
     async refundAttempt(username, ip) {
-      // Lifts the lock only when this attempt was the one that set it.
+      // The count drops by this one attempt; a lock stands only while the attempts left still reach it.
       await db
         .updateTable('login_failures')
         .set({ count: sql<number>`max(count - 1, 0)`, locked_until: sql<number | null>`CASE WHEN count - 1 >= ${LOCKOUT_THRESHOLD} THEN locked_until ELSE NULL END` })
