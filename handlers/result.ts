@@ -35,7 +35,17 @@ export type ResponseEffect =
   /** Answer with this body instead of the JSON value (an export in another format). */
   | { kind: 'download'; filename: string; contentType: string; body: string };
 
+/**
+ * What a handler answers, and what a service answers when it can refuse: a service's refusal
+ * is the AppError itself (code, message, the field at fault), so a handler passes it through
+ * unchanged and every capability reports the same clash the same way (a taken name is 409
+ * `conflict` whether it is a username or an application). No service returns string verdicts
+ * for a handler to translate.
+ */
 export type Result<T> = { ok: true; value: T; effects?: ResponseEffect[] } | { ok: false; error: AppError };
 
 export const ok = <T>(value: T, effects?: ResponseEffect[]): Result<T> => (effects ? { ok: true, value, effects } : { ok: true, value });
 export const fail = <T = never>(error: AppError): Result<T> => ({ ok: false, error });
+
+/** A name or other unique value already taken: the one shape of that refusal, for every service. */
+export const taken = (field: string, message: string): AppError => ({ code: 'conflict', field, message });

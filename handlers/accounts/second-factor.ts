@@ -22,18 +22,14 @@ export async function secondFactorStatus(_input: object, ctx: HandlerContext): P
 export async function beginEnrolment(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof Enrolment>>> {
   const me = sessionUser(ctx);
   if (!me) return fail(signIn);
-  const started = await ctx.secondFactor.beginEnrolment(me.userId, me.username);
-  if (started === 'already_enabled') return fail({ code: 'invalid_input', field: 'totp', message: 'a second factor is already active; disable it first' });
-  return ok(started);
+  return ctx.secondFactor.beginEnrolment(me.userId, me.username);
 }
 
 export async function confirmEnrolment(input: Out<typeof CodeInput>, ctx: HandlerContext): Promise<Result<Out<typeof SecondFactorStatus>>> {
   const me = sessionUser(ctx);
   if (!me) return fail(signIn);
-  const verdict = await ctx.secondFactor.confirm(me.userId, input.code);
-  if (verdict === 'not_pending') return fail({ code: 'invalid_input', field: 'code', message: 'start an enrolment first' });
-  if (verdict === 'invalid') return fail({ code: 'invalid_input', field: 'code', message: 'code does not match; check the authenticator clock' });
-  return ok({ enabled: true, pending: false });
+  const confirmed = await ctx.secondFactor.confirm(me.userId, input.code);
+  return confirmed.ok ? ok({ enabled: true, pending: false }) : confirmed;
 }
 
 /**
@@ -44,13 +40,12 @@ export async function confirmEnrolment(input: Out<typeof CodeInput>, ctx: Handle
 export async function disableSecondFactor(input: Out<typeof CodeInput>, ctx: HandlerContext): Promise<Result<Out<typeof SecondFactorStatus>>> {
   const me = sessionUser(ctx);
   if (!me) return fail(signIn);
-  const verdict = await ctx.secondFactor.disable(me.userId, input.code);
-  if (verdict === 'too_many') {
+  const disabled = await ctx.secondFactor.disable(me.userId, input.code);
+  if (disabled.ok) return ok({ enabled: false, pending: false });
+  // The service's only `unauthenticated` refusal: the wrong-code allowance is used up.
+  if (disabled.error.code === 'unauthenticated') {
     await ctx.auth.endSession(me.sessionId);
     ctx.request.noteAudit({ second_factor: 'too_many_wrong_codes', outcome_detail: 'session_revoked' });
-    return fail({ code: 'unauthenticated', message: 'too many wrong codes: this session has ended; sign in again to try again' });
   }
-  if (verdict === 'not_enabled') return fail({ code: 'invalid_input', field: 'code', message: 'no second factor is active' });
-  if (verdict === 'invalid') return fail({ code: 'invalid_input', field: 'code', message: 'code does not match or was already used' });
-  return ok({ enabled: false, pending: false });
+  return disabled;
 }

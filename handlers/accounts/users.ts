@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { CreateUserInput, UpdateUserInput, UserList, UserOutput } from '../../schema/accounts.ts';
 import type { HandlerContext } from '../context.ts';
-import { fail, ok, type Result } from '../result.ts';
+import { ok, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
@@ -11,16 +11,13 @@ export async function listUsers(_input: object, ctx: HandlerContext): Promise<Re
 
 export async function createUser(input: Out<typeof CreateUserInput>, ctx: HandlerContext): Promise<Result<Out<typeof UserOutput>>> {
   ctx.request.noteAudit({ username: input.username, role: input.role });
-  const user = await ctx.users.create(input.username, input.password, input.role);
-  if (user === 'exists') return fail({ code: 'invalid_input', field: 'username', message: `user ${input.username} already exists` });
-  return ok({ user });
+  const created = await ctx.users.create(input.username, input.password, input.role);
+  return created.ok ? ok({ user: created.value }) : created;
 }
 
 /** Role and active flag; takes effect on the user's next request, sessions and API keys alike. */
 export async function updateUser(input: Out<typeof UpdateUserInput>, ctx: HandlerContext): Promise<Result<Out<typeof UserOutput>>> {
   ctx.request.noteAudit({ username: input.username, ...(input.role ? { role: input.role } : {}), ...(input.active !== undefined ? { active: String(input.active) } : {}) });
-  const user = await ctx.users.update(input.username, { role: input.role, active: input.active });
-  if (user === 'not_found') return fail({ code: 'not_found', message: `no user ${input.username}` });
-  if (user === 'last_admin') return fail({ code: 'invalid_input', field: input.role ? 'role' : 'active', message: 'that would leave no active admin' });
-  return ok({ user });
+  const updated = await ctx.users.update(input.username, { role: input.role, active: input.active });
+  return updated.ok ? ok({ user: updated.value }) : updated;
 }

@@ -5,14 +5,12 @@ import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { outOfScope } from '../namespaces/scope.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 import { appPods, workloadOf } from './members.ts';
+import { appNotFound as notFound } from './service.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Rows a preview shows; `total` still counts every match. */
 export const PREVIEW_LIMIT = 200;
-
-const notFound = (id: string): AppError => ({ code: 'not_found', message: `no application ${id}` });
-const nameTaken = (name: string): AppError => ({ code: 'conflict', field: 'name', message: `an application named ${name} already exists` });
 
 /** A namespace Capstan may not show cannot be part of an application (the same 403 as reading it). */
 function hiddenNamespace(definition: AppDefinition, ctx: HandlerContext): AppError | null {
@@ -34,9 +32,8 @@ export async function createApp(input: AppDefinition, ctx: HandlerContext): Prom
   const refused = hiddenNamespace(input, ctx);
   if (refused) return fail(refused);
   const created = await ctx.apps.create(input, ctx.principal?.username ?? 'unknown');
-  if (created === 'name_taken') return fail(nameTaken(input.name));
-  ctx.request.noteAudit({ app: created.id, name: created.name });
-  return ok(created);
+  if (created.ok) ctx.request.noteAudit({ app: created.value.id, name: created.value.name });
+  return created;
 }
 
 export async function updateApp(input: Out<typeof UpdateAppInput>, ctx: HandlerContext): Promise<Result<App>> {
@@ -44,10 +41,8 @@ export async function updateApp(input: Out<typeof UpdateAppInput>, ctx: HandlerC
   const refused = hiddenNamespace(definition, ctx);
   if (refused) return fail(refused);
   const updated = await ctx.apps.update(id, definition);
-  if (updated === 'not_found') return fail(notFound(id));
-  if (updated === 'name_taken') return fail(nameTaken(definition.name));
-  ctx.request.noteAudit({ app: id, name: updated.name });
-  return ok(updated);
+  if (updated.ok) ctx.request.noteAudit({ app: id, name: updated.value.name });
+  return updated;
 }
 
 export async function deleteApp(input: Out<typeof AppIdInput>, ctx: HandlerContext): Promise<Result<Out<typeof AppDeleted>>> {

@@ -41,9 +41,8 @@ export async function login(input: v.InferOutput<typeof LoginInput>, ctx: Handle
   if (local_login === 'admin_only' && account.role !== 'admin') return refunded({ code: 'forbidden', message: 'password sign-in is limited to admins' });
   if (account.totpEnabled) {
     if (code === undefined) return refunded({ code: 'second_factor_required', message: 'enter the code from your authenticator app' });
-    const verdict = await ctx.secondFactor.verify(account.id, code);
-    if (verdict === 'replayed') return failed({ code: 'unauthenticated', message: 'that code was already used; wait for the next one' });
-    if (verdict !== 'ok') return failed({ code: 'unauthenticated', message: 'wrong second-factor code' });
+    const verified = await ctx.secondFactor.verify(account.id, code);
+    if (!verified.ok) return failed(verified.error);
   }
   await ctx.auth.clearFailures(username, ip);
   const session = await ctx.auth.startSession(account.id, ip);

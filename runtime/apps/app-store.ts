@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import * as v from 'valibot';
-import type { ApplicationStore } from '../../handlers/apps/service.ts';
+import { appNameTaken, appNotFound, type ApplicationStore } from '../../handlers/apps/service.ts';
+import { fail, ok } from '../../handlers/result.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { LabelSelector, type App, type AppDefinition } from '../../schema/apps.ts';
 import type { AppsTable } from '../store/tables.ts';
@@ -45,22 +46,22 @@ export function createAppStore(db: Db, clock: Clock): ApplicationStore {
       try {
         await db.insertInto('apps').values(record).execute();
       } catch (err) {
-        if (isNameClash(err)) return 'name_taken';
+        if (isNameClash(err)) return fail(appNameTaken(definition.name));
         throw err;
       }
-      return toApp(record);
+      return ok(toApp(record));
     },
 
     async update(id, definition) {
       try {
         const result = await db.updateTable('apps').set({ ...columns(definition), updated_at: clock.now().getTime() }).where('id', '=', id).executeTakeFirst();
-        if (result.numUpdatedRows === 0n) return 'not_found';
+        if (result.numUpdatedRows === 0n) return fail(appNotFound(id));
       } catch (err) {
-        if (isNameClash(err)) return 'name_taken';
+        if (isNameClash(err)) return fail(appNameTaken(definition.name));
         throw err;
       }
       const updated = await row(id);
-      return updated ? toApp(updated) : 'not_found';
+      return updated ? ok(toApp(updated)) : fail(appNotFound(id));
     },
 
     async remove(id) {

@@ -2,6 +2,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../domain/clock.ts';
 import type { SessionRecord, UserDirectory, UserRecord } from '../../handlers/accounts/service.ts';
+import { fail, ok, taken } from '../../handlers/result.ts';
 import type { Database, UsersTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 import { hashPassword } from './accounts.ts';
@@ -37,27 +38,27 @@ export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
     },
 
     async create(username, password, role) {
-      if (await byName(username)) return 'exists';
+      if (await byName(username)) return fail(taken('username', `user ${username} already exists`));
       await db.insertInto('users').values({ username, role, password_hash: await hashPassword(password), active: 1, created_at: clock.now().getTime() }).execute();
       const row = await byName(username);
       if (!row) throw new Error('user vanished after insert');
-      return toUser(row);
+      return ok(toUser(row));
     },
 
     async update(username, change) {
       return db.transaction().execute(async (trx) => {
         const row = await trx.selectFrom('users').select(USER_COLUMNS).where('username', '=', username).executeTakeFirst();
-        if (!row) return 'not_found' as const;
+        if (!row) return fail({ code: 'not_found', message: `no user ${username}` });
         const role = change.role ?? row.role;
         const active = change.active === undefined ? row.active : change.active ? 1 : 0;
         const losesAdmin = row.role === 'admin' && row.active === 1 && (role !== 'admin' || active !== 1);
         if (losesAdmin) {
           const admins = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role', '=', 'admin').where('active', '=', 1).executeTakeFirstOrThrow();
-          if (admins.n <= 1) return 'last_admin' as const;
+          if (admins.n <= 1) return fail({ code: 'invalid_input', field: change.role ? 'role' : 'active', message: 'that would leave no active admin' });
         }
         await trx.updateTable('users').set({ role, active }).where('id', '=', row.id).execute();
         if (active !== 1) await endCredentials(trx, row.id, clock.now().getTime());
-        return toUser({ ...row, role, active });
+        return ok(toUser({ ...row, role, active }));
       });
     },
 

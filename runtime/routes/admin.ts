@@ -30,7 +30,7 @@ export const adminRoutes: readonly Route[] = [
     ...admin,
     method: 'POST',
     path: '/admin/users',
-    summary: 'Create a local account (password at least 8 characters)',
+    summary: 'Create a local account (password at least 8 characters); 409 when the username is taken',
     input: CreateUserInput,
     output: UserOutput,
     audit: 'auth',

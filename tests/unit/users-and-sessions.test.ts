@@ -29,10 +29,15 @@ describe('users, roles and sessions', () => {
     const res = await h.call('PATCH', '/admin/users/admin', { cookie: admin, body: { role: 'viewer' } });
     assert.deepEqual([res.status, res.body.field], [400, 'role']);
     assert.deepEqual([(await h.call('PATCH', '/admin/users/nobody', { cookie: admin, body: { active: false } })).status], [404]);
-    const dup = await h.call('POST', '/admin/users', { cookie: admin, body: { username: 'viewer', password: 'whatever 123', role: 'viewer' } });
-    assert.deepEqual([dup.status, dup.body.field], [400, 'username']);
     const short = await h.call('POST', '/admin/users', { cookie: admin, body: { username: 'x', password: 'short', role: 'viewer' } });
     assert.deepEqual([short.status, short.body.field], [400, 'password']);
+  });
+
+  it('answers a duplicate username 409 conflict naming the field, as a duplicate application name is', async () => {
+    const h = await testApp();
+    const admin = await h.signIn();
+    const dup = await h.call('POST', '/admin/users', { cookie: admin, body: { username: 'viewer', password: 'whatever 123', role: 'viewer' } });
+    assert.deepEqual([dup.status, dup.body.error, dup.body.field], [409, 'conflict', 'username']);
   });
 
   it('lists sessions with the current one marked, and revokes them server-side', async () => {

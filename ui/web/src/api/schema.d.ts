@@ -713,7 +713,7 @@ export interface paths {
         /** Local accounts */
         get: operations["get_admin_users"];
         put?: never;
-        /** Create a local account (password at least 8 characters) */
+        /** Create a local account (password at least 8 characters); 409 when the username is taken */
         post: operations["post_admin_users"];
         delete?: never;
         options?: never;
