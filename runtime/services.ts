@@ -4,6 +4,7 @@
 import type { AgentSettings, Services } from '../handlers/context.ts';
 import type { ClusterView } from '../domain/cluster/model.ts';
 import type { Clock } from '../domain/clock.ts';
+import { planBuckets } from '../domain/history/buckets.ts';
 import type { HistoryReader, NetworkView } from '../handlers/metrics/service.ts';
 import type { Licensing } from '../handlers/access/service.ts';
 import { addressLists } from './access/cidr.ts';
@@ -52,10 +53,10 @@ export const DEFAULT_SETTING_DEFAULTS: SettingDefaults = {
   denylist: [],
 };
 
-/** Where no history store runs (tests of other surfaces): every window is empty. */
-const noHistory: HistoryReader = {
-  query: (q) => Promise.resolve({ bucketSecs: Math.ceil((q.to.getTime() - q.from.getTime()) / 1000 / q.buckets), points: [] }),
-};
+/** Where no history store runs (tests of other surfaces): every window is empty, in the buckets the store would use. */
+const noHistory = (clock: Clock): HistoryReader => ({
+  query: (q) => Promise.resolve({ bucketSecs: planBuckets(q.from, q.to, clock.now(), q.buckets).bucketSecs, points: [] }),
+});
 
 /** auth_flood: 20 forged or malformed credentials within a minute ban the address for an hour. */
 export const DEFAULT_AUTO_BAN = { threshold: 20, window_secs: 60, ban_secs: 3600 };
@@ -148,7 +149,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing: license,
     memo: createMemo(clock),
     logs: options.logs ?? noPodLogs,
-    history: options.history ?? noHistory,
+    history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),
     oauth,

@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import { HISTORY_WINDOWS, type HistoryWindow } from '../../schema/metrics.ts';
 import type { AppHistoryInput, AppNetworkHistory } from '../../schema/apps.ts';
 import type { HandlerContext } from '../context.ts';
+import { planBuckets } from '../../domain/history/buckets.ts';
 import type { HistoryPointValues } from '../metrics/service.ts';
 import { HISTORY_BUCKETS } from '../metrics/history.ts';
 import { fail, ok, type Result } from '../result.ts';
@@ -35,7 +36,8 @@ export async function appNetworkHistory(input: Out<typeof AppHistoryInput>, ctx:
   const to = ctx.clock.now();
   const from = new Date(to.getTime() - HISTORY_WINDOWS[window] * 1000);
   const base = { source: 'kubelet' as const, window, sample_interval_secs: 60 as const };
-  const bucketSecs = Math.max(60, Math.ceil(HISTORY_WINDOWS[window] / HISTORY_BUCKETS));
+  // Without asking the store, the size it would have answered (one rule, domain/history/buckets.ts).
+  const bucketSecs = planBuckets(from, to, to, HISTORY_BUCKETS).bucketSecs;
   const reason = networkUnavailable(ctx.network);
   if (reason !== null) return ok({ ...base, available: false, reason, bucket_secs: bucketSecs, workloads: [] });
 

@@ -18,6 +18,7 @@
 // Buffered samples answer queries alongside the stored rows; every operation runs in turn
 // (one queue), so a query never sees a block both in memory and in its row, nor in neither.
 import type { Clock } from '../../domain/clock.ts';
+import { RAW_HORIZON_SECS, TEN_MINUTE_SECS as SLOT_SECS, planBuckets } from '../../domain/history/buckets.ts';
 import type { Db } from '../store/database.ts';
 import { MAX_ABS, decodeBlock, encodeBlock } from './codec.ts';
 import {
@@ -62,16 +63,11 @@ export interface HistoryResult {
   points: HistoryPoint[];
 }
 
-const SAMPLE_SECS = 60;
-const SLOT_SECS = 600;
 const BLOCK_SECS: Record<Tier, number> = { [RAW]: 3600, [TIER]: 6 * 3600 };
 const RETENTION_SECS = 7 * 86400;
-/** Windows starting within this read raw samples; the raw tier is kept one block longer. */
-const RAW_HORIZON_SECS = 25 * 3600;
+// Windows starting within RAW_HORIZON_SECS read raw samples; the raw tier is kept one block longer.
 const KEEP_SECS: Record<Tier, number> = { [RAW]: RAW_HORIZON_SECS, [TIER]: RETENTION_SECS };
 const PRUNE_EVERY_SECS = 60;
-/** More buckets than this are not drawn; asking for more widens them instead. */
-const MAX_BUCKETS = 2000;
 
 const gauge = (v: number | null): number | null => (v === null || !Number.isFinite(v) || v < 0 || v > MAX_ABS ? null : Math.round(v));
 /** Counters past 2^50 bytes wrap, which reads as one reset: the codec is exact only below. */
@@ -128,17 +124,10 @@ export class HistoryStore {
 
   query(q: HistoryQuery): Promise<HistoryResult> {
     return this.serial(async () => {
-      const from = Math.floor(q.from.getTime() / 1000);
-      const to = Math.ceil(q.to.getTime() / 1000);
-      if (!(to > from) || !Number.isInteger(q.buckets) || q.buckets < 1) throw new RangeError('history query needs from < to and a positive whole number of buckets');
+      // The tier and bucket size are the domain's one rule (handlers report the same size).
+      const { tier: tierName, bucketSecs, startSecs: start, toSecs: to, count } = planBuckets(q.from, q.to, this.clock.now(), q.buckets);
       const now = this.nowSecs();
-      const tier: Tier = from >= now - RAW_HORIZON_SECS ? RAW : TIER;
-      // Buckets are whole multiples of the data's resolution, aligned to it, so none is
-      // systematically empty or splits a 10-minute point.
-      const resolution = tier === RAW ? SAMPLE_SECS : SLOT_SECS;
-      const bucketSecs = Math.max(1, Math.ceil((to - from) / Math.min(q.buckets, MAX_BUCKETS) / resolution)) * resolution;
-      const start = alignDown(from, bucketSecs);
-      const count = Math.ceil((to - start) / bucketSecs);
+      const tier: Tier = tierName === 'raw' ? RAW : TIER;
       const series = this.lookup(q);
       const points = series ? await this.readPoints(series, tier, start, to) : [];
       const kept = points.filter((p) => p.ts >= now - RETENTION_SECS && p.ts < to);

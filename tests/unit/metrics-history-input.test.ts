@@ -26,6 +26,6 @@ describe('GET /metrics/history input', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.available, false);
     assert.equal(typeof res.body.reason, 'string');
-    assert.deepEqual([res.body.sample_interval_secs, res.body.retention_days, res.body.bucket_secs], [60, 7, 5040]);
+    assert.deepEqual([res.body.sample_interval_secs, res.body.retention_days, res.body.bucket_secs], [60, 7, 5400]);
   });
 });
