@@ -1,7 +1,8 @@
 // Incidents from one pod list (spec §2 "Incident"); the rules are written down in
 // docs/health-and-incidents.md and this file is their only implementation.
 import type { ContainerStatus, EventObject, MetricsSnapshot, PodObject } from '../cluster/model.ts';
-import { shortAge, sumOrNull } from '../resources/age.ts';
+import { shortAge } from '../resources/age.ts';
+import { podResources } from '../resources/pod.ts';
 import type { Incident } from '../../schema/incidents.ts';
 
 /** A pod Pending this long without an unschedulable verdict is stuck anyway. */
@@ -54,7 +55,8 @@ function findingOf(pod: PodObject, usage: MetricsSnapshot, now: Date): Finding |
   }
   if (usage.available) {
     const used = usage.pods.get(`${pod.namespace}/${pod.name}`);
-    const limit = sumOrNull(pod.containers.map((c) => c.resources.memLimitBytes));
+    // Null unless every container is limited: one unbounded container cannot run out.
+    const limit = podResources(pod).memLimitBytes;
     if (used && limit) {
       const pct = Math.round((used.memBytes / limit) * 1000) / 10;
       if (pct >= OOM_RISK_PCT) return { reason: 'OOMRisk', severity: 'warning', container: pod.containers[0]?.name ?? '', detail: `memory at ${pct}% of its limit`, memPct: pct };

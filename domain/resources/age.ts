@@ -7,13 +7,3 @@ export function shortAge(since: string | null, now: Date): string {
   if (secs < 2 * 86400) return `${Math.floor(secs / 3600)}h`;
   return `${Math.floor(secs / 86400)}d`;
 }
-
-/** Sum of one resource over containers; null when any container leaves it unset. */
-export function sumOrNull(values: readonly (number | null)[]): number | null {
-  let total = 0;
-  for (const value of values) {
-    if (value === null) return null;
-    total += value;
-  }
-  return values.length === 0 ? null : total;
-}

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import { APP_FLAGS, type AppFlag, type AppIdInput, type AppMember, type AppMetrics } from '../../schema/apps.ts';
-import type { ContainerResources, PodObject, PodUsage } from '../../domain/cluster/model.ts';
+import type { PodObject, PodUsage } from '../../domain/cluster/model.ts';
+import { podResources } from '../../domain/resources/pod.ts';
 import type { HandlerContext } from '../context.ts';
 import type { NetworkView } from '../metrics/service.ts';
 import { OOM_RISK_PCT } from '../../domain/incidents/detect.ts';
@@ -9,12 +10,6 @@ import { appPods, workloadOf } from './members.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 type Member = Out<typeof AppMember>;
-
-/** Sum over the containers that set this resource; null when none does. */
-function sumOfSet(containers: readonly { resources: ContainerResources }[], pick: (r: ContainerResources) => number | null): number | null {
-  const set = containers.map((c) => pick(c.resources)).filter((x): x is number => x !== null);
-  return set.length === 0 ? null : set.reduce((a, b) => a + b, 0);
-}
 
 /** The flags of docs/applications.md, in the order APP_FLAGS lists them. */
 export function memberFlags(pod: PodObject, usage: PodUsage | undefined): AppFlag[] {
@@ -28,12 +23,9 @@ export function memberFlags(pod: PodObject, usage: PodUsage | undefined): AppFla
     if (lacksMem) flags.add('no_memory_request');
   }
   if (usage) {
-    const cpuRequest = sumOfSet(pod.containers, (r) => r.cpuRequestM);
-    const memRequest = sumOfSet(pod.containers, (r) => r.memRequestBytes);
-    const memLimit = sumOfSet(pod.containers, (r) => r.memLimitBytes);
-    // A limit on only some containers says nothing about the pod as a whole.
-    const everyLimited = resources.every((r) => r.memLimitBytes !== null);
-    if (everyLimited && memLimit !== null && memLimit > 0 && (usage.memBytes / memLimit) * 100 >= OOM_RISK_PCT) flags.add('near_memory_limit');
+    // The pod's limit is null unless every container is limited (podResources).
+    const { cpuRequestM: cpuRequest, memRequestBytes: memRequest, memLimitBytes: memLimit } = podResources(pod);
+    if (memLimit !== null && memLimit > 0 && (usage.memBytes / memLimit) * 100 >= OOM_RISK_PCT) flags.add('near_memory_limit');
     if (cpuRequest !== null && !lacksCpu && usage.cpuM > cpuRequest) flags.add('cpu_above_request');
     if (memRequest !== null && !lacksMem && usage.memBytes > memRequest) flags.add('memory_above_request');
   }
@@ -41,16 +33,17 @@ export function memberFlags(pod: PodObject, usage: PodUsage | undefined): AppFla
 }
 
 function member(pod: PodObject, usage: PodUsage | undefined): Member {
+  const resources = podResources(pod);
   return {
     namespace: pod.namespace,
     pod: pod.name,
     workload: workloadOf(pod),
     cpu_millicores_used: usage ? usage.cpuM : null,
     mem_bytes_used: usage ? usage.memBytes : null,
-    cpu_millicores_request: sumOfSet(pod.containers, (r) => r.cpuRequestM),
-    cpu_millicores_limit: sumOfSet(pod.containers, (r) => r.cpuLimitM),
-    mem_bytes_request: sumOfSet(pod.containers, (r) => r.memRequestBytes),
-    mem_bytes_limit: sumOfSet(pod.containers, (r) => r.memLimitBytes),
+    cpu_millicores_request: resources.cpuRequestM,
+    cpu_millicores_limit: resources.cpuLimitM,
+    mem_bytes_request: resources.memRequestBytes,
+    mem_bytes_limit: resources.memLimitBytes,
     flags: memberFlags(pod, usage),
   };
 }

@@ -5,7 +5,8 @@ import type { PodObject } from '../../domain/cluster/model.ts';
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { outOfScope } from '../namespaces/scope.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
-import { shortAge, sumOrNull } from '../../domain/resources/age.ts';
+import { shortAge } from '../../domain/resources/age.ts';
+import { podResources } from '../../domain/resources/pod.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 
@@ -20,20 +21,18 @@ const pct = (used: number | null, limit: number | null) => (used === null || lim
 function resourcesOf(pod: PodObject, ctx: HandlerContext): Out<typeof IncidentDetail>['resources'] {
   const metrics = ctx.cluster.metrics();
   const usage = metrics.available ? (metrics.pods.get(`${pod.namespace}/${pod.name}`) ?? null) : null;
-  const sum = (pick: (r: PodObject['containers'][number]['resources']) => number | null) => sumOrNull(pod.containers.map((c) => pick(c.resources)));
-  const cpuLimit = sum((r) => r.cpuLimitM);
-  const memLimit = sum((r) => r.memLimitBytes);
+  const { cpuRequestM, cpuLimitM: cpuLimit, memRequestBytes, memLimitBytes: memLimit } = podResources(pod);
   const cpu = usage?.cpuM ?? null;
   const mem = usage?.memBytes ?? null;
   return {
     available: usage !== null,
     ...(usage === null ? { reason: metrics.available ? 'the metrics server has not measured this pod yet' : metrics.reason } : {}),
     cpu_usage_m: cpu,
-    cpu_request_m: sum((r) => r.cpuRequestM),
+    cpu_request_m: cpuRequestM,
     cpu_limit_m: cpuLimit,
     cpu_pct_of_limit: pct(cpu, cpuLimit),
     mem_usage_bytes: mem,
-    mem_request_bytes: sum((r) => r.memRequestBytes),
+    mem_request_bytes: memRequestBytes,
     mem_limit_bytes: memLimit,
     mem_pct_of_limit: pct(mem, memLimit),
   };

@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
 import type { PodList, PodsInput } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
-import { shortAge, sumOrNull } from '../../domain/resources/age.ts';
+import { shortAge } from '../../domain/resources/age.ts';
+import { podResources } from '../../domain/resources/pod.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { outOfScope } from './scope.ts';
@@ -18,7 +19,8 @@ export function listPods(input: Out<typeof PodsInput>, ctx: HandlerContext): Res
   const pods = ctx.cluster
     .pods()
     .filter((p) => p.namespace === input.namespace)
-    .map((p) => ({
+    .map((p) => ({ pod: p, resources: podResources(p) }))
+    .map(({ pod: p, resources }) => ({
       name: p.name,
       phase: p.phase,
       ready: `${p.statuses.filter((s) => s.ready).length}/${p.containers.length}`,
@@ -28,10 +30,10 @@ export function listPods(input: Out<typeof PodsInput>, ctx: HandlerContext): Res
       created_at: p.createdAt === null ? null : new Date(p.createdAt).toISOString(),
       workload_kind: p.workload.kind,
       workload_name: p.workload.name,
-      cpu_request_m: sumOrNull(p.containers.map((c) => c.resources.cpuRequestM)),
-      cpu_limit_m: sumOrNull(p.containers.map((c) => c.resources.cpuLimitM)),
-      mem_request_bytes: sumOrNull(p.containers.map((c) => c.resources.memRequestBytes)),
-      mem_limit_bytes: sumOrNull(p.containers.map((c) => c.resources.memLimitBytes)),
+      cpu_request_m: resources.cpuRequestM,
+      cpu_limit_m: resources.cpuLimitM,
+      mem_request_bytes: resources.memRequestBytes,
+      mem_limit_bytes: resources.memLimitBytes,
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return ok({ namespace: input.namespace, pods, total: pods.length });
