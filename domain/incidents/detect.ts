@@ -12,6 +12,15 @@ export const NOT_READY_SECS = 60;
 /** Memory use at or above this share of the limit is OOMRisk. */
 export const OOM_RISK_PCT = 90;
 
+/**
+ * At or above OOM_RISK_PCT of a positive limit, compared exactly (whole bytes, no division),
+ * so 89.95 % is below even though it is shown rounded as 90 %. The app flag
+ * `near_memory_limit` uses this too: the same pod is at risk in both places or in neither.
+ */
+export function atOomRisk(usedBytes: number, limitBytes: number | null): boolean {
+  return limitBytes !== null && limitBytes > 0 && usedBytes * 100 >= OOM_RISK_PCT * limitBytes;
+}
+
 const IMAGE_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName']);
 const CONFIG_FAILURES = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
 
@@ -57,9 +66,9 @@ function findingOf(pod: PodObject, usage: MetricsSnapshot, now: Date): Finding |
     const used = usage.pods.get(`${pod.namespace}/${pod.name}`);
     // Null unless every container is limited: one unbounded container cannot run out.
     const limit = podResources(pod).memLimitBytes;
-    if (used && limit) {
+    if (used && limit !== null && atOomRisk(used.memBytes, limit)) {
       const pct = Math.round((used.memBytes / limit) * 1000) / 10;
-      if (pct >= OOM_RISK_PCT) return { reason: 'OOMRisk', severity: 'warning', container: pod.containers[0]?.name ?? '', detail: `memory at ${pct}% of its limit`, memPct: pct };
+      return { reason: 'OOMRisk', severity: 'warning', container: pod.containers[0]?.name ?? '', detail: `memory at ${pct}% of its limit`, memPct: pct };
     }
   }
   return null;

@@ -4,7 +4,7 @@ import type { PodObject, PodUsage } from '../../domain/cluster/model.ts';
 import { podResources } from '../../domain/resources/pod.ts';
 import type { HandlerContext } from '../context.ts';
 import type { NetworkView } from '../metrics/service.ts';
-import { OOM_RISK_PCT } from '../../domain/incidents/detect.ts';
+import { atOomRisk } from '../../domain/incidents/detect.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { appPods, workloadOf } from './members.ts';
 
@@ -25,7 +25,7 @@ export function memberFlags(pod: PodObject, usage: PodUsage | undefined): AppFla
   if (usage) {
     // The pod's limit is null unless every container is limited (podResources).
     const { cpuRequestM: cpuRequest, memRequestBytes: memRequest, memLimitBytes: memLimit } = podResources(pod);
-    if (memLimit !== null && memLimit > 0 && (usage.memBytes / memLimit) * 100 >= OOM_RISK_PCT) flags.add('near_memory_limit');
+    if (atOomRisk(usage.memBytes, memLimit)) flags.add('near_memory_limit');
     if (cpuRequest !== null && !lacksCpu && usage.cpuM > cpuRequest) flags.add('cpu_above_request');
     if (memRequest !== null && !lacksMem && usage.memBytes > memRequest) flags.add('memory_above_request');
   }
