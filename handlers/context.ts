@@ -68,8 +68,21 @@ export interface Services {
   clock: Clock;
 }
 
-/** ...plus what belongs to this one request. */
+/** ...plus what belongs to this one request. Public routes' handlers get this: maybe nobody signed in. */
 export interface HandlerContext extends Services {
   request: RequestInfo;
   principal: Principal | null;
+}
+
+/** A principal that signed in with a password: the person at the keyboard (no API key, no OAuth token). */
+export type SessionPrincipal = Extract<Principal, { via: 'session' }>;
+
+/** What a credential route's handler gets: the runtime guarantees the principal (runtime/http/route.ts). */
+export interface AuthedContext extends HandlerContext {
+  principal: Principal;
+}
+
+/** What the handler of a route no key or token can reach (`scope: null`) gets: a session's principal. */
+export interface SessionContext extends HandlerContext {
+  principal: SessionPrincipal;
 }

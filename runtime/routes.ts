@@ -21,7 +21,7 @@ import { readCoreRoutes } from './routes/read-core.ts';
 import { defineRoute, type Route } from './http/route.ts';
 import { noApiKeys } from './routes/access.ts';
 
-const probe = { access: { auth: 'public' }, audit: 'none', rateLimit: 'probe', feature: null, input: NoInput } as const;
+const probe = { probe: true, access: { auth: 'public' }, audit: 'none', feature: null, input: NoInput } as const;
 
 export const routes: readonly Route[] = [
   defineRoute({ ...probe, method: 'GET', path: '/healthz', summary: 'Liveness probe', output: Liveness, handler: liveness }),

@@ -28,6 +28,7 @@ import { auditing } from './http/middleware/audit.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
 import { ipAccess } from './http/middleware/ip-access.ts';
 import { DEFAULT_RATE_LIMITS, rateLimiting } from './http/middleware/rate-limit.ts';
+import { killSwitches } from './http/middleware/kill-switch.ts';
 import { licensing } from './http/middleware/licensing.ts';
 import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
 import type { Logger } from './log.ts';
@@ -134,6 +135,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     roleCheck(),
     rateLimiting(clock, options.rateLimits),
     licensing(license),
+    killSwitches(settingsStore),
   ];
   return {
     cluster: options.cluster,

@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { McpCallInput, McpCallResult, McpSwitch, McpToolList } from '../../schema/mcp.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
-import { MCP_TOOLS, callTool, mcpClosed } from './tools.ts';
+import { MCP_TOOLS, callTool } from './tools.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
@@ -21,14 +21,12 @@ export function toolResult(value: unknown): Out<typeof McpCallResult> {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: structured, isError: false };
 }
 
-export async function listMcpTools(_input: unknown, ctx: HandlerContext): Promise<Result<Out<typeof McpToolList>>> {
-  return (await mcpClosed(ctx)) ?? ok({ tools: TOOL_LIST });
+export function listMcpTools(): Result<Out<typeof McpToolList>> {
+  return ok({ tools: TOOL_LIST });
 }
 
 /** Errors keep their HTTP meaning here (403 out of scope, 404, 400 naming the argument); the protocol endpoint returns them as tool errors instead. */
 export async function callMcpTool(input: Out<typeof McpCallInput>, ctx: HandlerContext): Promise<Result<Out<typeof McpCallResult>>> {
-  const closed = await mcpClosed(ctx);
-  if (closed) return closed;
   ctx.request.noteAudit({ tool: input.name });
   const result = await callTool(input.name, input.arguments, ctx);
   return result.ok ? ok(toolResult(result.value)) : fail(result.error);

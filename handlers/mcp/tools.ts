@@ -130,8 +130,3 @@ export async function callTool(name: string, args: unknown, ctx: HandlerContext)
     return fail({ code: 'internal', message: `tool ${name} failed: ${err instanceof Error ? err.message : String(err)}` });
   }
 }
-
-/** The kill switch, checked by every MCP surface before anything else. */
-export async function mcpClosed(ctx: HandlerContext): Promise<Result<never> | null> {
-  return (await ctx.runtimeSettings.get('mcp')).enabled ? null : fail({ code: 'mcp_disabled', message: 'an admin has closed the MCP surface' });
-}

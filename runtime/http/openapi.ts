@@ -72,7 +72,8 @@ function operation(route: Route): Record<string, unknown> {
     security: route.access.auth === 'public' ? [] : undefined,
     'x-capstan-access': route.access,
     'x-capstan-audit': route.audit,
-    'x-capstan-rate-limit': route.rateLimit,
+    // Probes are unmetered; the document names them as their own class.
+    'x-capstan-rate-limit': route.probe ? 'probe' : route.rateLimit,
     'x-capstan-feature': route.feature,
     responses: {
       '200': { description: 'OK', content: { 'application/json': { schema: schemaOf(route.output, 'output') } } },

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { HandlerContext } from '../../handlers/context.ts';
+import type { AuthedContext, HandlerContext, SessionContext } from '../../handlers/context.ts';
 import { fail, type AppError, type Result } from '../../handlers/result.ts';
 import type { AuditCategory, LicensedFeature, RateLimitClass, Role, Scope } from '../../schema/access.ts';
 
@@ -7,29 +7,55 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type AnySchema = v.GenericSchema;
 
 /**
- * Who may call a route. `public` is for probes only. For `credential` routes, `scope` is the
- * API-key scope that reaches it; `null` means no key can ever reach it (spec §5: 403 api_key_forbidden).
- * A public route with `session: 'optional'` is never refused, but a valid session cookie makes its
- * user the principal (OAuth's authorization endpoint redirects errors only for a signed-in user).
+ * A public route with `session: 'optional'` is never refused, but a valid session cookie makes
+ * its user the principal (OAuth's authorization endpoint redirects errors only for a signed-in user).
  */
-export type Access = { auth: 'public'; session?: 'optional' } | { auth: 'credential'; role: Role; scope: Scope | null };
+export type PublicAccess = { auth: 'public'; session?: 'optional' };
+export type CredentialAccess = { auth: 'credential'; role: Role; scope: Scope | null };
 
-export interface RouteSpec<I extends AnySchema, O extends AnySchema> {
+/**
+ * Who may call a route. `public` is for probes, sign-in and the OAuth endpoints a client
+ * needs before it has a token. For `credential` routes, `scope` is the API-key scope that
+ * reaches it; `null` means no key or OAuth token can ever reach it (spec §5: 403
+ * api_key_forbidden), so only a signed-in session does.
+ */
+export type Access = PublicAccess | CredentialAccess;
+
+/**
+ * The context a route's handler receives, by its access: a credential route's principal is
+ * never null, and a route no key or token reaches gets a session's principal. `defineRoute`
+ * checks both at run time too, so a missing authentication stage cannot hand a handler less.
+ */
+export type ContextFor<A extends Access> = A extends { auth: 'credential' } ? (A extends { scope: null } ? SessionContext : AuthedContext) : HandlerContext;
+
+/** A runtime setting that closes every route declaring it (403 with the switch's code). */
+export type KillSwitch = 'mcp';
+
+/**
+ * Probes (the kubelet's liveness and readiness checks) are exempt from IP access, load
+ * shedding and rate limits, so they have no rate-limit class; every other route has one.
+ */
+type Metering = { probe: true; access: PublicAccess; rateLimit?: never } | { probe?: false; rateLimit: RateLimitClass };
+
+interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> {
   method: HttpMethod;
   /** Hono path syntax, without the `/api/agent` prefix: `/incidents/:namespace/:pod`. */
   path: string;
   summary: string;
   input: I;
   output: O;
-  access: Access;
+  access: A;
   audit: AuditCategory;
-  rateLimit: RateLimitClass;
   feature: LicensedFeature | null;
-  handler: (input: v.InferOutput<I>, ctx: HandlerContext) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
+  /** The route answers 403 while this runtime switch is off (the MCP kill switch). */
+  killSwitch?: KillSwitch;
+  handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
 }
 
+export type RouteSpec<I extends AnySchema, O extends AnySchema, A extends Access> = RouteCore<I, O, A> & Metering;
+
 /** A route with its types closed over: what the runtime and the OpenAPI generator iterate. */
-export interface Route {
+export type Route = {
   method: HttpMethod;
   path: string;
   summary: string;
@@ -37,22 +63,28 @@ export interface Route {
   output: AnySchema;
   access: Access;
   audit: AuditCategory;
-  rateLimit: RateLimitClass;
   feature: LicensedFeature | null;
-  /** Validates raw input against `input`, then calls the handler. */
+  killSwitch: KillSwitch | null;
+  /** Checks the principal the access promises (401 otherwise), validates raw input against `input`, then calls the handler. */
   run(rawInput: unknown, ctx: HandlerContext): Promise<Result<unknown>>;
   /** Null when `value` matches `output`; otherwise a description of the first mismatch. */
   checkOutput(value: unknown): string | null;
-}
+} & ({ probe: true; rateLimit: null } | { probe: false; rateLimit: RateLimitClass });
 
-export function defineRoute<I extends AnySchema, O extends AnySchema>(spec: RouteSpec<I, O>): Route {
-  const { handler, ...declaration } = spec;
+export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route {
+  const { handler, killSwitch, ...declaration } = spec;
+  const metering = spec.probe === true ? ({ probe: true, rateLimit: null } as const) : ({ probe: false, rateLimit: spec.rateLimit } as const);
   return {
     ...declaration,
+    // After the declaration, so its optional probe flag and rate class are replaced by the closed pair.
+    ...metering,
+    killSwitch: killSwitch ?? null,
     async run(rawInput, ctx) {
+      const guaranteed = contextFor(spec.access, ctx);
+      if ('code' in guaranteed) return fail(guaranteed);
       const parsed = v.safeParse(spec.input, rawInput);
       if (!parsed.success) return fail(invalidInput(parsed.issues));
-      return handler(parsed.output, ctx);
+      return handler(parsed.output, guaranteed);
     },
     checkOutput(value) {
       const parsed = v.safeParse(spec.output, value);
@@ -61,6 +93,18 @@ export function defineRoute<I extends AnySchema, O extends AnySchema>(spec: Rout
       return `${v.getDotPath(first) ?? '(root)'}: ${first.message}`;
     },
   };
+}
+
+/**
+ * The context the access promises, or the 401 when the request does not carry it. The
+ * authentication stage already refused such requests; this makes the promise hold even if a
+ * chain is assembled without it.
+ */
+function contextFor<A extends Access>(access: A, ctx: HandlerContext): ContextFor<A> | AppError {
+  if (access.auth === 'public') return ctx as ContextFor<A>;
+  if (ctx.principal === null) return { code: 'unauthenticated', message: 'sign in first' };
+  if (access.scope === null && ctx.principal.via !== 'session') return { code: 'unauthenticated', message: 'this route needs a signed-in session' };
+  return ctx as ContextFor<A>;
 }
 
 function invalidInput(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): AppError {

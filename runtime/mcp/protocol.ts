@@ -1,14 +1,15 @@
 // The MCP protocol endpoint (`/mcp`, `/mcp/`): Streamable HTTP through the official SDK, in
 // stateless mode (no session to keep; each request carries its own credential), serving the
 // same tool table as the REST pair. A failing tool answers a tool error result; nothing a
-// tool does can take the endpoint down.
+// tool does can take the endpoint down. The kill switch is the route's (`killSwitch: 'mcp'`):
+// a closed surface never reaches this code.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HandlerContext } from '../../handlers/context.ts';
 import { TOOL_LIST, toolResult } from '../../handlers/mcp/rest.ts';
-import { callTool, mcpClosed } from '../../handlers/mcp/tools.ts';
-import { errorBody, STATUS_OF } from '../http/status.ts';
+import { callTool } from '../../handlers/mcp/tools.ts';
+import { errorBody } from '../http/status.ts';
 import { CAPSTAN_VERSION } from '../version.ts';
 
 /** Every tool only reads the cluster as it is: MCP clients may call them without asking the user. */
@@ -33,8 +34,6 @@ function mcpServer(ctx: HandlerContext): Server {
 }
 
 export async function handleMcpRequest(request: Request, ctx: HandlerContext): Promise<Response> {
-  const closed = await mcpClosed(ctx);
-  if (closed && !closed.ok) return Response.json(errorBody(closed.error), { status: STATUS_OF[closed.error.code] });
   const server = mcpServer(ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);

@@ -10,7 +10,8 @@ import { defineRoute, type Route } from '../http/route.ts';
 import { handleMcpRequest } from '../mcp/protocol.ts';
 import { noApiKeys } from './access.ts';
 
-const mcp = { access: { auth: 'credential', role: 'viewer', scope: 'mcp:read' }, feature: 'mcp', rateLimit: 'read' } as const;
+// Every MCP surface closes with the admin's kill switch (the runtime answers 403 mcp_disabled).
+const mcp = { access: { auth: 'credential', role: 'viewer', scope: 'mcp:read' }, feature: 'mcp', rateLimit: 'read', killSwitch: 'mcp' } as const;
 
 export const mcpRoutes: readonly Route[] = [
   defineRoute({ ...mcp, audit: 'access', method: 'GET', path: '/mcp/tools', summary: 'The MCP tools: name, description and JSON Schema of the arguments', input: NoInput, output: McpToolList, handler: listMcpTools }),

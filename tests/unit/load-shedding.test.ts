@@ -14,7 +14,7 @@ it('sheds requests past the in-flight cap with 503 overloaded and Retry-After, n
   const common = { input: v.object({}), output: v.object({}), audit: 'none', feature: null, summary: 's' } as const;
   const routes = [
     defineRoute({ ...common, method: 'GET', path: '/slow', access: { auth: 'public' }, rateLimit: 'read', handler: async () => { await gate; return ok({}); } }),
-    defineRoute({ ...common, method: 'GET', path: '/healthz', access: { auth: 'public' }, rateLimit: 'probe', handler: () => ok({}) }),
+    defineRoute({ ...common, method: 'GET', path: '/healthz', access: { auth: 'public' }, probe: true, handler: () => ok({}) }),
   ];
   const app = createApp({ routes, services: await testServices(), middleware: [loadShedding({ maxInFlight: 2, retryAfterSecs: 3 })], log: silentLogger });
 

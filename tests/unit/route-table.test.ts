@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
+import type { AuthedContext, HandlerContext, Principal, SessionContext } from '../../handlers/context.ts';
 import { fail, ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
 import { defineRoute, type Route } from '../../runtime/http/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
-import { routes } from '../../runtime/routes.ts';
+import { rawEndpoints, routes } from '../../runtime/routes.ts';
+import { testApp } from '../support/app.ts';
 import { emptyCluster, testServices } from '../support/services.ts';
 
 const services = await testServices({
@@ -144,11 +146,63 @@ describe('the production route table', () => {
     ]);
   });
 
-  it('serves /namespaces without system namespaces through the real table', async () => {
-    const real = createApp({ routes, services, validateOutput: true, log: silentLogger });
-    const res = await real.request('/api/agent/namespaces');
+  it('serves /namespaces without system namespaces through the real table and chain', async () => {
+    const real = await testApp({ cluster: services.cluster });
+    const res = await real.call('GET', '/api/agent/namespaces', { cookie: await real.signIn('viewer') });
     assert.equal(res.status, 200);
-    const body = (await res.json()) as { namespaces: { name: string }[] };
-    assert.deepEqual(body.namespaces.map((n) => n.name), ['shop']);
+    assert.deepEqual((res.body.namespaces as { name: string }[]).map((n) => n.name), ['shop']);
+  });
+});
+
+/** The same request context with a given principal, as the runtime would hand it over. */
+function contextOf(principal: Principal | null): HandlerContext {
+  return { ...services, request: { ip: '192.0.2.10', origin: 'http://capstan.test', noteAudit: () => undefined }, principal };
+}
+
+const keyHolder: Principal = { userId: 1, username: 'admin', role: 'admin', via: 'api_key', keyId: 1, scopes: [] };
+const key = (r: Route) => `${r.method} ${r.path}`;
+const everyRoute: readonly Route[] = [...routes, ...rawEndpoints.map((e) => e.route)];
+
+describe('route-table invariants', () => {
+  it('types a credential route\'s principal as present, a session-only route\'s as a session, a public route\'s as maybe absent', () => {
+    const probeShape = { method: 'GET', path: '/t', summary: 't', input: v.object({}), output: v.unknown(), audit: 'none', feature: null } as const;
+    const shape = { ...probeShape, rateLimit: 'read' } as const;
+    // Compiles only because the principal is non-null by type: no check in the handler.
+    defineRoute({ ...shape, access: { auth: 'credential', role: 'viewer', scope: 'workloads:read' }, handler: (_i, ctx) => ok(ctx.principal.userId) });
+    defineRoute({ ...shape, access: { auth: 'credential', role: 'viewer', scope: null }, handler: (_i, ctx) => ok(ctx.principal.sessionId) });
+    // @ts-expect-error a public route's handler cannot assume anybody signed in
+    defineRoute({ ...shape, access: { auth: 'public' }, handler: (_i, ctx: AuthedContext) => ok(ctx.principal.userId) });
+    // @ts-expect-error a route an API key reaches cannot assume a session
+    defineRoute({ ...shape, access: { auth: 'credential', role: 'viewer', scope: 'workloads:read' }, handler: (_i, ctx: SessionContext) => ok(ctx.principal.sessionId) });
+    // @ts-expect-error a public route's principal may be null
+    defineRoute({ ...shape, access: { auth: 'public' }, handler: (_i, ctx) => ok(ctx.principal.userId) });
+    // @ts-expect-error a probe is unmetered: it has no rate-limit class
+    defineRoute({ ...probeShape, probe: true, rateLimit: 'read', access: { auth: 'public' }, handler: () => ok(null) });
+    // @ts-expect-error a probe is public
+    defineRoute({ ...probeShape, probe: true, access: { auth: 'credential', role: 'viewer', scope: null }, handler: () => ok(null) });
+  });
+
+  for (const route of everyRoute.filter((r) => r.access.auth === 'credential')) {
+    it(`never runs ${key(route)} without a principal`, async () => {
+      const result = await route.run({}, contextOf(null));
+      assert.deepEqual(result.ok ? 'ran' : result.error.code, 'unauthenticated');
+    });
+  }
+
+  for (const route of everyRoute.filter((r) => r.access.auth === 'credential' && r.access.scope === null)) {
+    it(`never runs ${key(route)}, which no key reaches, for a key holder`, async () => {
+      const result = await route.run({}, contextOf(keyHolder));
+      assert.deepEqual(result.ok ? 'ran' : result.error.code, 'unauthenticated');
+    });
+  }
+
+  it('closes exactly the MCP surface with the MCP kill switch', () => {
+    assert.deepEqual(everyRoute.filter((r) => r.killSwitch !== null).map((r) => `${key(r)} ${String(r.killSwitch)}`).sort(), ['GET /mcp/tools mcp', 'POST /mcp mcp', 'POST /mcp/tools/call mcp']);
+  });
+
+  it('declares exactly /healthz and /readyz probes, public and unaudited', () => {
+    const probes = everyRoute.filter((r) => r.probe);
+    assert.deepEqual(probes.map(key).sort(), ['GET /healthz', 'GET /readyz']);
+    for (const probe of probes) assert.deepEqual([probe.access.auth, probe.audit, probe.rateLimit], ['public', 'none', null]);
   });
 });

@@ -17,7 +17,7 @@ const MESSAGES = {
  */
 export function ipAccess(guard: IpGuard): RouteMiddleware {
   return (route) => {
-    if (route.rateLimit === 'probe') return null;
+    if (route.probe) return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       const admission = await guard.admit(clientIp(c));
       if (!admission.ok) return errorResponse(c, { code: 'ip_denied', message: MESSAGES[admission.reason] });

@@ -20,7 +20,7 @@ export const DEFAULT_SHEDDING: SheddingOptions = { maxInFlight: 256, retryAfterS
 export function loadShedding(options: SheddingOptions): RouteMiddleware {
   let inFlight = 0;
   return (route) => {
-    if (route.rateLimit === 'probe') return null;
+    if (route.probe) return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       if (inFlight >= options.maxInFlight) {
         return errorResponse(c, { code: 'overloaded', message: 'the agent is at its in-flight limit; retry shortly', retryAfterSecs: options.retryAfterSecs });

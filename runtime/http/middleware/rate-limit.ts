@@ -11,7 +11,7 @@ import { errorResponse } from '../status.ts';
  * security.discoveryRateLimitPerMin (spec §8); the spec leaves the others to us: generous
  * for a person or a script, a wall for a runaway loop.
  */
-export const DEFAULT_RATE_LIMITS: Readonly<Record<Exclude<RateLimitClass, 'probe'>, number>> = {
+export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitClass, number>> = {
   read: 1200,
   write: 120,
   login: 30,
@@ -28,10 +28,10 @@ interface Bucket {
 }
 
 /** Token buckets: a burst up to a minute's allowance, refilled continuously. */
-export function rateLimiting(clock: Clock, limits: Readonly<Record<Exclude<RateLimitClass, 'probe'>, number>> = DEFAULT_RATE_LIMITS): RouteMiddleware {
+export function rateLimiting(clock: Clock, limits: Readonly<Record<RateLimitClass, number>> = DEFAULT_RATE_LIMITS): RouteMiddleware {
   const buckets = new Map<string, Bucket>();
   return (route) => {
-    if (route.rateLimit === 'probe') return null;
+    if (route.probe) return null;
     const rateClass = route.rateLimit;
     const perMinute = limits[rateClass];
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
