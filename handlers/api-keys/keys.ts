@@ -1,16 +1,13 @@
 import type * as v from 'valibot';
 import type { ApiKeyIdInput, ApiKeyList, CreateApiKeyInput, CreatedApiKey, Revoked } from '../../schema/api-keys.ts';
-import type { HandlerContext } from '../context.ts';
+import type { AuthedContext, HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
-const signIn = { code: 'unauthenticated', message: 'sign in first' } as const;
-
 /** Users mint their own keys; nobody, not even an admin, mints one for someone else. */
-export async function createOwnApiKey(input: Out<typeof CreateApiKeyInput>, ctx: HandlerContext): Promise<Result<Out<typeof CreatedApiKey>>> {
+export async function createOwnApiKey(input: Out<typeof CreateApiKeyInput>, ctx: AuthedContext): Promise<Result<Out<typeof CreatedApiKey>>> {
   const me = ctx.principal;
-  if (!me) return fail(signIn);
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= ctx.clock.now().getTime()) {
     return fail({ code: 'invalid_input', field: 'expires_at', message: 'expires_at: must be in the future' });
@@ -19,15 +16,13 @@ export async function createOwnApiKey(input: Out<typeof CreateApiKeyInput>, ctx:
   return ok({ api_key: created.record, key: created.key });
 }
 
-export async function listOwnApiKeys(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof ApiKeyList>>> {
+export async function listOwnApiKeys(_input: object, ctx: AuthedContext): Promise<Result<Out<typeof ApiKeyList>>> {
   const me = ctx.principal;
-  if (!me) return fail(signIn);
   return ok({ api_keys: await ctx.auth.listApiKeys(me.userId) });
 }
 
-export async function revokeOwnApiKey(input: Out<typeof ApiKeyIdInput>, ctx: HandlerContext): Promise<Result<Out<typeof Revoked>>> {
+export async function revokeOwnApiKey(input: Out<typeof ApiKeyIdInput>, ctx: AuthedContext): Promise<Result<Out<typeof Revoked>>> {
   const me = ctx.principal;
-  if (!me) return fail(signIn);
   if (!(await ctx.auth.revokeApiKey(input.id, me.userId))) return fail({ code: 'not_found', message: `you have no API key ${input.id}` });
   return ok({ status: 'revoked' });
 }

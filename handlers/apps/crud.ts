@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { App, AppDefinition, AppDeleted, AppIdInput, AppList, AppPreview, UpdateAppInput } from '../../schema/apps.ts';
-import type { HandlerContext } from '../context.ts';
+import type { AuthedContext, HandlerContext } from '../context.ts';
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { outOfScope } from '../namespaces/scope.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
@@ -28,10 +28,10 @@ export async function getApp(input: Out<typeof AppIdInput>, ctx: HandlerContext)
   return app ? ok(app) : fail(notFound(input.id));
 }
 
-export async function createApp(input: AppDefinition, ctx: HandlerContext): Promise<Result<App>> {
+export async function createApp(input: AppDefinition, ctx: AuthedContext): Promise<Result<App>> {
   const refused = hiddenNamespace(input, ctx);
   if (refused) return fail(refused);
-  const created = await ctx.apps.create(input, ctx.principal?.username ?? 'unknown');
+  const created = await ctx.apps.create(input, ctx.principal.username);
   if (created.ok) ctx.request.noteAudit({ app: created.value.id, name: created.value.name });
   return created;
 }

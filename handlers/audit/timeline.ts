@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { AuditEventInput, AuditEventWithSiblings, AuditExport, AuditExportInput, AuditPage, AuditTimelineInput, PurgeInput, PurgeResult } from '../../schema/audit.ts';
-import type { HandlerContext } from '../context.ts';
+import type { AuthedContext, HandlerContext } from '../context.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 import { auditCsv } from './csv.ts';
 
@@ -44,8 +44,8 @@ export async function auditExport(input: Out<typeof AuditExportInput>, ctx: Hand
 }
 
 /** Purges by age or keep-last-N; the audit service records it in the chain before and after, and never deletes its own record. */
-export async function auditPurge(input: Out<typeof PurgeInput>, ctx: HandlerContext): Promise<Result<Out<typeof PurgeResult>>> {
+export async function auditPurge(input: Out<typeof PurgeInput>, ctx: AuthedContext): Promise<Result<Out<typeof PurgeResult>>> {
   const request = input.keep_last !== undefined ? { keep_last: input.keep_last } : { older_than_days: input.older_than_days ?? 0 };
-  const actor = `${ctx.principal?.username ?? 'anonymous'}@${ctx.request.ip}`;
+  const actor = `${ctx.principal.username}@${ctx.request.ip}`;
   return ok({ deleted: await ctx.audit.purge(request, actor) });
 }

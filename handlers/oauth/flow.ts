@@ -17,7 +17,7 @@ import type {
   TokenInput,
   TokenOutput,
 } from '../../schema/oauth.ts';
-import type { HandlerContext } from '../context.ts';
+import type { AuthedContext, HandlerContext } from '../context.ts';
 import type { OAuthClient } from './service.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 
@@ -106,9 +106,8 @@ export async function consentPreview(input: AuthorizationRequest, ctx: HandlerCo
 }
 
 /** The signed-in user's answer; approval mints a single-use code bound to this user, client, PKCE challenge and resource. */
-export async function consent(input: Out<typeof ConsentInput>, ctx: HandlerContext): Promise<Result<Out<typeof ConsentOutput>>> {
+export async function consent(input: Out<typeof ConsentInput>, ctx: AuthedContext): Promise<Result<Out<typeof ConsentOutput>>> {
   const principal = ctx.principal;
-  if (!principal) return fail({ code: 'unauthenticated', message: 'sign in first' });
   const checked = await checkRequest(input, ctx);
   if ('error' in checked) return fail(checked.error);
   ctx.request.noteAudit({ oauth_client: checked.client.client_id, client_name: checked.client.client_name, decision: input.approve ? 'approved' : 'denied' });
@@ -127,13 +126,11 @@ export async function token(input: Out<typeof TokenInput>, ctx: HandlerContext):
   return ok({ access_token: issued.token, token_type: 'Bearer' as const, expires_in: issued.expiresInSecs, scope: 'mcp:read' as const }, [{ kind: 'headers', headers: { 'Cache-Control': 'no-store' } }]);
 }
 
-export async function listGrants(_input: unknown, ctx: HandlerContext): Promise<Result<Out<typeof GrantList>>> {
-  if (!ctx.principal) return fail({ code: 'unauthenticated', message: 'sign in first' });
+export async function listGrants(_input: unknown, ctx: AuthedContext): Promise<Result<Out<typeof GrantList>>> {
   return ok({ grants: await ctx.oauth.grants(ctx.principal.userId) });
 }
 
-export async function revokeGrant(input: Out<typeof GrantIdInput>, ctx: HandlerContext): Promise<Result<Out<typeof GrantRevoked>>> {
-  if (!ctx.principal) return fail({ code: 'unauthenticated', message: 'sign in first' });
+export async function revokeGrant(input: Out<typeof GrantIdInput>, ctx: AuthedContext): Promise<Result<Out<typeof GrantRevoked>>> {
   if (!(await ctx.oauth.revoke(ctx.principal.userId, input.id))) return fail({ code: 'not_found', message: `no connected app ${input.id} of yours` });
   ctx.request.noteAudit({ oauth_grant: input.id });
   return ok({ status: 'revoked' as const });
