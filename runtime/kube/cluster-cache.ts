@@ -94,16 +94,18 @@ export class ClusterCache implements ClusterView {
     return this.eventInformer.values();
   }
 
+  private readonly allWorkloads = joined(() => [this.deploymentInformer.values(), this.daemonSetInformer.values()]);
   workloads(): readonly WorkloadObject[] {
-    return [...this.deploymentInformer.values(), ...this.daemonSetInformer.values()];
+    return this.allWorkloads();
   }
 
   services(): readonly ServiceObject[] {
     return this.serviceInformer.values();
   }
 
+  private readonly allControllers = joined(() => this.controllerInformers.map((i) => i.values()));
   controllers(): readonly ControllerObject[] {
-    return this.controllerInformers.flatMap((i) => i.values());
+    return this.allControllers();
   }
 
   ingresses(): readonly IngressObject[] {
@@ -138,4 +140,21 @@ export class ClusterCache implements ClusterView {
     const times = this.informers.map((i) => i.failingSince()?.getTime()).filter((t): t is number => t !== undefined);
     return times.length === 0 ? null : new Date(Math.min(...times)).toISOString();
   }
+}
+
+/**
+ * Several informers' arrays as one, rebuilt only when one of them changed: like each
+ * informer's values(), the result keeps its identity between changes.
+ */
+function joined<T>(parts: () => readonly (readonly T[])[]): () => readonly T[] {
+  let last: readonly (readonly T[])[] = [];
+  let all: readonly T[] = [];
+  return () => {
+    const now = parts();
+    if (now.length !== last.length || now.some((part, i) => part !== last[i])) {
+      last = now;
+      all = now.flat();
+    }
+    return all;
+  };
 }

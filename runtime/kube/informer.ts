@@ -34,6 +34,8 @@ interface ObjectMeta {
  */
 export class Informer<T> {
   private readonly store = new Map<string, T>();
+  /** values() until the store next changes: readers (and what they derive) keep it by identity. */
+  private snapshot: readonly T[] | null = null;
   private resourceVersion = '';
   private synced = false;
   private failing: Date | null = null;
@@ -77,8 +79,10 @@ export class Informer<T> {
     return this.failing;
   }
 
-  values(): T[] {
-    return [...this.store.values()];
+  /** Every object, as one array that stays the same until the store changes (never mutated once handed out). */
+  values(): readonly T[] {
+    this.snapshot ??= [...this.store.values()];
+    return this.snapshot;
   }
 
   private async relist(): Promise<void> {
@@ -98,6 +102,7 @@ export class Informer<T> {
       } while (continueToken);
       this.store.clear();
       for (const [k, v] of fresh) this.store.set(k, v);
+      this.snapshot = null;
       this.forbidden = false;
       this.resourceVersion = resourceVersion;
       if (this.failing) {
@@ -144,6 +149,7 @@ export class Informer<T> {
         if (type === 'BOOKMARK') return;
         if (type === 'DELETED') this.store.delete(keyOf(meta?.namespace, meta?.name ?? ''));
         else this.put(this.store, object, slim);
+        this.snapshot = null;
       },
       (err) => {
         if (this.stopped) return;
@@ -175,6 +181,7 @@ export class Informer<T> {
     if (!this.forbidden) this.options.log.warn('not allowed to list; treating as empty', { resource: this.options.resource, error: reason });
     this.forbidden = true;
     this.store.clear();
+    this.snapshot = null;
     this.failing = null;
     if (!this.synced) {
       this.synced = true;
