@@ -1,6 +1,7 @@
 import type { Role, Scope } from '../schema/access.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ClusterView } from '../domain/cluster/model.ts';
+import type { ScopedClusterView } from '../domain/cluster/scoped.ts';
 import type { AddressLists, IpBans, Licensing } from './access/service.ts';
 import type { SecondFactorService, UserDirectory } from './accounts/service.ts';
 import type { ApplicationStore } from './apps/service.ts';
@@ -70,6 +71,8 @@ export interface Services {
 
 /** ...plus what belongs to this one request. Public routes' handlers get this: maybe nobody signed in. */
 export interface HandlerContext extends Services {
+  /** The cluster already cut to the namespaces the caller may see (the runtime wraps `Services.cluster`). */
+  cluster: ScopedClusterView;
   request: RequestInfo;
   principal: Principal | null;
 }

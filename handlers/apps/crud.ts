@@ -1,9 +1,7 @@
 import type * as v from 'valibot';
 import type { App, AppDefinition, AppDeleted, AppIdInput, AppList, AppPreview, UpdateAppInput } from '../../schema/apps.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
-import { outOfScope } from '../namespaces/scope.ts';
-import { fail, ok, type AppError, type Result } from '../result.ts';
+import { fail, ok, type Result } from '../result.ts';
 import { appPods, workloadOf } from './members.ts';
 import { appNotFound as notFound } from './service.ts';
 
@@ -12,11 +10,6 @@ type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 /** Rows a preview shows; `total` still counts every match. */
 export const PREVIEW_LIMIT = 200;
 
-/** A namespace Capstan may not show cannot be part of an application (the same 403 as reading it). */
-function hiddenNamespace(definition: AppDefinition, ctx: HandlerContext): AppError | null {
-  const hidden = definition.namespaces.find((ns) => !isVisibleNamespace(ns, ctx.settings.tenantNamespaces));
-  return hidden === undefined ? null : outOfScope(hidden);
-}
 
 export async function listApps(_input: unknown, ctx: HandlerContext): Promise<Result<Out<typeof AppList>>> {
   const apps = await ctx.apps.list();
@@ -29,8 +22,6 @@ export async function getApp(input: Out<typeof AppIdInput>, ctx: HandlerContext)
 }
 
 export async function createApp(input: AppDefinition, ctx: AuthedContext): Promise<Result<App>> {
-  const refused = hiddenNamespace(input, ctx);
-  if (refused) return fail(refused);
   const created = await ctx.apps.create(input, ctx.principal.username);
   if (created.ok) ctx.request.noteAudit({ app: created.value.id, name: created.value.name });
   return created;
@@ -38,8 +29,6 @@ export async function createApp(input: AppDefinition, ctx: AuthedContext): Promi
 
 export async function updateApp(input: Out<typeof UpdateAppInput>, ctx: HandlerContext): Promise<Result<App>> {
   const { id, ...definition } = input;
-  const refused = hiddenNamespace(definition, ctx);
-  if (refused) return fail(refused);
   const updated = await ctx.apps.update(id, definition);
   if (updated.ok) ctx.request.noteAudit({ app: id, name: updated.value.name });
   return updated;
@@ -53,9 +42,7 @@ export async function deleteApp(input: Out<typeof AppIdInput>, ctx: HandlerConte
 
 /** The pods a definition would select right now: the dashboard's live preview while creating one. */
 export function previewApp(input: AppDefinition, ctx: HandlerContext): Result<Out<typeof AppPreview>> {
-  const refused = hiddenNamespace(input, ctx);
-  if (refused) return fail(refused);
-  const pods = appPods(input, ctx.cluster.pods(), ctx.settings);
+  const pods = appPods(input, ctx.cluster);
   return ok({
     pods: pods.slice(0, PREVIEW_LIMIT).map((p) => ({ namespace: p.namespace, pod: p.name, workload: workloadOf(p), phase: p.phase })),
     total: pods.length,

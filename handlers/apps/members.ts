@@ -1,9 +1,8 @@
 // Which pods belong to an application: Kubernetes label-selector semantics (every
 // requirement must hold), in the application's namespaces that Capstan may show.
 import type { LabelSelector } from '../../schema/apps.ts';
-import type { AgentSettings } from '../context.ts';
 import type { PodObject } from '../../domain/cluster/model.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import type { ScopedClusterView } from '../../domain/cluster/scoped.ts';
 
 export function matchesSelector(labels: Readonly<Record<string, string>>, selector: LabelSelector): boolean {
   for (const [key, value] of Object.entries(selector.match_labels)) {
@@ -26,9 +25,11 @@ export function matchesSelector(labels: Readonly<Record<string, string>>, select
  * The application's pods, sorted by namespace then name. Pods that finished successfully use
  * nothing and are left out; failed ones stay, since they are usually why someone is looking.
  */
-export function appPods(app: { namespaces: readonly string[]; selector: LabelSelector }, pods: readonly PodObject[], settings: AgentSettings): PodObject[] {
-  const namespaces = new Set(app.namespaces.filter((ns) => isVisibleNamespace(ns, settings.tenantNamespaces)));
-  return pods
+export function appPods(app: { namespaces: readonly string[]; selector: LabelSelector }, cluster: ScopedClusterView): PodObject[] {
+  // The scoped view holds no hidden pods: a saved namespace that is hidden now contributes none.
+  const namespaces = new Set(app.namespaces);
+  return cluster
+    .pods()
     .filter((p) => namespaces.has(p.namespace) && p.phase !== 'Succeeded' && matchesSelector(p.labels, app.selector))
     .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }

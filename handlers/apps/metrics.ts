@@ -103,7 +103,7 @@ function network(pods: readonly PodObject[], view: NetworkView): Out<typeof AppM
 export async function appMetrics(input: Out<typeof AppIdInput>, ctx: HandlerContext): Promise<Result<Out<typeof AppMetrics>>> {
   const app = await ctx.apps.get(input.id);
   if (!app) return fail({ code: 'not_found', message: `no application ${input.id}` });
-  const pods = appPods(app, ctx.cluster.pods(), ctx.settings);
+  const pods = appPods(app, ctx.cluster);
   const snapshot = ctx.cluster.metrics();
   const usage = (p: PodObject) => (snapshot.available ? snapshot.pods.get(`${p.namespace}/${p.name}`) : undefined);
   const members = pods.map((p) => member(p, usage(p)));

@@ -43,7 +43,7 @@ export async function appNetworkHistory(input: Out<typeof AppHistoryInput>, ctx:
 
   let answeredBucketSecs = bucketSecs;
   const workloads = [];
-  for (const group of byWorkload(appPods(app, ctx.cluster.pods(), ctx.settings))) {
+  for (const group of byWorkload(appPods(app, ctx.cluster))) {
     const perPod = [];
     for (const pod of group.pods) {
       const result = await ctx.history.query({ scope: 'pod', namespace: pod.namespace, pod: pod.name, from, to, buckets: HISTORY_BUCKETS });

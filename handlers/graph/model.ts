@@ -3,10 +3,8 @@
 // part; Secrets are names and types, never data; label values and problem details pass
 // through the redaction package. Node ids are readable and stable: docs/cluster-model.md.
 import type { GraphEdge, GraphNode } from '../../schema/graph.ts';
-import type { ClusterView } from '../../domain/cluster/model.ts';
 import type { HandlerContext } from '../context.ts';
 import { listIncidents } from '../incidents/list.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { redactRecord, redactText } from '../../domain/redaction/redact.ts';
 
 export interface ClusterGraph {
@@ -53,8 +51,8 @@ const CONTROLLER_KINDS = new Set<string>(['Deployment', 'DaemonSet', 'ReplicaSet
 const isGraphKind = (kind: string): kind is GraphNode['kind'] => kind in KIND_PREFIX;
 
 export function buildGraph(ctx: HandlerContext): ClusterGraph {
-  const cluster: ClusterView = ctx.cluster;
-  const visible = (ns: string) => isVisibleNamespace(ns, ctx.settings.tenantNamespaces);
+  // Already cut to the visible namespaces (PVs bound to hidden claims included).
+  const cluster = ctx.cluster;
   const nodes = new Map<string, GraphNode>();
   const edges: GraphEdge[] = [];
   const add = (kind: GraphNode['kind'], namespace: string | null, name: string, status: string, extra: Partial<GraphNode> = {}): string => {
@@ -66,31 +64,28 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
     if (nodes.has(from) && nodes.has(to)) edges.push({ from, to, type });
   };
 
-  for (const ns of cluster.namespaces()) if (visible(ns.name)) add('Namespace', null, ns.name, ns.phase);
+  for (const ns of cluster.namespaces()) add('Namespace', null, ns.name, ns.phase);
   const contained = (namespace: string, id: string) => link(nodeId('Namespace', null, namespace), id, 'contains');
 
   for (const node of cluster.nodes()) add('Node', null, node.name, node.ready ? 'Ready' : 'NotReady');
   for (const w of cluster.workloads()) {
-    if (visible(w.namespace)) contained(w.namespace, add(w.kind, w.namespace, w.name, `${w.available}/${w.desired} available`));
+    contained(w.namespace, add(w.kind, w.namespace, w.name, `${w.available}/${w.desired} available`));
   }
-  for (const c of cluster.controllers()) if (visible(c.namespace)) add(c.kind, c.namespace, c.name, c.kind);
+  for (const c of cluster.controllers()) add(c.kind, c.namespace, c.name, c.kind);
   for (const c of cluster.controllers()) {
-    if (!visible(c.namespace)) continue;
     const id = nodeId(c.kind, c.namespace, c.name);
     if (c.owner && isGraphKind(c.owner.kind) && CONTROLLER_KINDS.has(c.owner.kind)) link(nodeId(c.owner.kind, c.namespace, c.owner.name), id, 'owns');
     else contained(c.namespace, id);
   }
-  for (const s of cluster.configMaps()) if (visible(s.namespace)) contained(s.namespace, add('ConfigMap', s.namespace, s.name, 'ConfigMap'));
-  for (const s of cluster.secrets()) if (visible(s.namespace)) contained(s.namespace, add('Secret', s.namespace, s.name, s.type));
-  for (const pvc of cluster.pvcs()) if (visible(pvc.namespace)) contained(pvc.namespace, add('PersistentVolumeClaim', pvc.namespace, pvc.name, pvc.phase));
+  for (const s of cluster.configMaps()) contained(s.namespace, add('ConfigMap', s.namespace, s.name, 'ConfigMap'));
+  for (const s of cluster.secrets()) contained(s.namespace, add('Secret', s.namespace, s.name, s.type));
+  for (const pvc of cluster.pvcs()) contained(pvc.namespace, add('PersistentVolumeClaim', pvc.namespace, pvc.name, pvc.phase));
   for (const pv of cluster.pvs()) {
-    // A volume bound to a claim in a hidden namespace belongs to that namespace's world.
-    if (pv.claim && !visible(pv.claim.namespace)) continue;
     const id = add('PersistentVolume', null, pv.name, pv.phase);
     if (pv.claim) link(nodeId('PersistentVolumeClaim', pv.claim.namespace, pv.claim.name), id, 'bound-to');
   }
 
-  const pods = cluster.pods().filter((p) => visible(p.namespace));
+  const pods = cluster.pods();
   for (const pod of pods) {
     const id = add('Pod', pod.namespace, pod.name, pod.phase, { labels: redactRecord(pod.labels) });
     if (pod.owner && isGraphKind(pod.owner.kind) && CONTROLLER_KINDS.has(pod.owner.kind)) link(nodeId(pod.owner.kind, pod.namespace, pod.owner.name), id, 'owns');
@@ -105,7 +100,6 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
   const podsByNamespace = new Map<string, typeof pods>();
   for (const pod of pods) podsByNamespace.set(pod.namespace, [...(podsByNamespace.get(pod.namespace) ?? []), pod]);
   for (const svc of cluster.services()) {
-    if (!visible(svc.namespace)) continue;
     const id = add('Service', svc.namespace, svc.name, svc.selector ? 'selector' : 'no selector');
     contained(svc.namespace, id);
     const selector = svc.selector;
@@ -115,7 +109,6 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
     }
   }
   for (const ing of cluster.ingresses()) {
-    if (!visible(ing.namespace)) continue;
     const id = add('Ingress', ing.namespace, ing.name, ing.hosts.join(', ') || 'no host');
     contained(ing.namespace, id);
     for (const svc of ing.services) link(id, nodeId('Service', ing.namespace, svc), 'routes-to');

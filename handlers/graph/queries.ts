@@ -1,8 +1,7 @@
 import type * as v from 'valibot';
 import type { Entity, EntityInput, GraphEdge, GraphNode, SearchInput, SearchResult, Subgraph, SubgraphInput } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
-import { outOfScope } from '../namespaces/scope.ts';
+import { namespaceRefusal } from '../namespaces/scope.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 import { clusterGraph, type ClusterGraph } from './model.ts';
 
@@ -39,8 +38,8 @@ export function namespaceOfId(id: string): string | null {
 
 /** 403 for an id in a namespace Capstan may not show, 404 for one that does not exist. */
 function lookUp(graph: ClusterGraph, id: string, ctx: HandlerContext): { node: GraphNode } | { error: AppError } {
-  const namespace = namespaceOfId(id);
-  if (namespace !== null && !isVisibleNamespace(namespace, ctx.settings.tenantNamespaces)) return { error: outOfScope(namespace) };
+  const refused = namespaceRefusal(ctx.cluster, namespaceOfId(id));
+  if (refused) return { error: refused };
   const node = graph.nodes.get(id);
   return node ? { node } : { error: { code: 'not_found', message: `no ${id} in the cluster model` } };
 }
@@ -129,7 +128,6 @@ export function entity(input: Out<typeof EntityInput>, ctx: HandlerContext): Res
 }
 
 export function searchEntities(input: Out<typeof SearchInput>, ctx: HandlerContext): Result<Out<typeof SearchResult>> {
-  if (input.namespace !== undefined && !isVisibleNamespace(input.namespace, ctx.settings.tenantNamespaces)) return fail(outOfScope(input.namespace));
   const needle = input.q?.toLowerCase() ?? '';
   const [labelKey, labelValue] = input.label === undefined ? [undefined, undefined] : input.label.split('=', 2);
   const matches = [...clusterGraph(ctx).nodes.values()].filter(

@@ -2,7 +2,6 @@ import type { Incident } from '../../schema/incidents.ts';
 import type { Overview } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { ok, type Result } from '../result.ts';
 import { compareHealth, namespaceHealth } from '../../domain/health/verdict.ts';
 
@@ -21,10 +20,9 @@ function byNamespace<T extends { namespace: string }>(items: readonly T[]): Map<
 
 function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cache_ttl_secs'> {
   const now = ctx.clock.now();
-  const visible = (ns: string) => isVisibleNamespace(ns, ctx.settings.tenantNamespaces);
   const complete = ctx.cluster.syncStatus().every((s) => s.synced);
-  const pods = ctx.cluster.pods().filter((p) => visible(p.namespace));
-  const events = ctx.cluster.events().filter((e) => visible(e.namespace));
+  const pods = ctx.cluster.pods();
+  const events = ctx.cluster.events();
   const metrics = ctx.cluster.metrics();
   const eventsByNs = byNamespace(events);
   const podEvents = eventsByPod(events);
@@ -40,7 +38,6 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
   const pvcsByNs = byNamespace(ctx.cluster.pvcs());
   const namespaces = ctx.cluster
     .namespaces()
-    .filter((ns) => visible(ns.name))
     .map((ns) =>
       namespaceHealth({
         namespace: ns.name,

@@ -1,9 +1,8 @@
 import type * as v from 'valibot';
 import type { Incident, IncidentList, IncidentsInput } from '../../schema/incidents.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
-import { outOfScope } from '../namespaces/scope.ts';
-import { fail, ok, type Result } from '../result.ts';
+import { ALL_NAMESPACES } from '../namespaces/scope.ts';
+import { ok, type Result } from '../result.ts';
 import { compareIncidents, eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
@@ -13,19 +12,17 @@ export const INCIDENTS_TTL_MS = 5000;
 
 /** Unhealthy, crash-looping, stuck-pending and memory-pressured pods, from one pod list. */
 export function listIncidents(input: Out<typeof IncidentsInput>, ctx: HandlerContext): Result<Out<typeof IncidentList>> {
-  if (input.namespace !== '*' && !isVisibleNamespace(input.namespace, ctx.settings.tenantNamespaces)) {
-    return fail(outOfScope(input.namespace));
-  }
   // Only the cluster-wide answer is shared: one namespace is cheap, and a key per requested
   // name would let a client grow the cache without bound.
-  if (input.namespace !== '*') return ok(computeIncidents(input.namespace, ctx));
-  return ok(ctx.memo.get('incidents:*', INCIDENTS_TTL_MS, () => computeIncidents('*', ctx)).value);
+  if (input.namespace !== ALL_NAMESPACES) return ok(computeIncidents(input.namespace, ctx));
+  return ok(ctx.memo.get('incidents:*', INCIDENTS_TTL_MS, () => computeIncidents(ALL_NAMESPACES, ctx)).value);
 }
 
 function computeIncidents(namespace: string, ctx: HandlerContext): Out<typeof IncidentList> {
-  const all = namespace === '*';
+  const all = namespace === ALL_NAMESPACES;
   const now = ctx.clock.now();
-  const inScope = (ns: string) => (all ? isVisibleNamespace(ns, ctx.settings.tenantNamespaces) : ns === namespace);
+  // The cluster view holds only visible namespaces: `*` is every pod in it.
+  const inScope = (ns: string) => all || ns === namespace;
   const events = eventsByPod(ctx.cluster.events());
   const metrics = ctx.cluster.metrics();
   const incidents: Incident[] = [];

@@ -10,8 +10,7 @@ import { overview } from '../health/overview.ts';
 import { listIncidents } from '../incidents/list.ts';
 import { listNamespaces } from '../namespaces/list.ts';
 import { listPods } from '../namespaces/pods.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
-import { outOfScope } from '../namespaces/scope.ts';
+import { namespaceRefusal } from '../namespaces/scope.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
 import { fail, ok, type Result } from '../result.ts';
 
@@ -19,44 +18,54 @@ export interface McpTool {
   name: string;
   description: string;
   input: v.GenericSchema;
+  /** The argument naming the namespace the tool reads: callTool refuses a hidden one before the tool runs. */
+  namespaceArg: 'namespace' | null;
   run(input: unknown, ctx: HandlerContext): Result<unknown> | Promise<Result<unknown>>;
 }
 
-function tool<S extends v.GenericSchema>(name: string, description: string, input: S, run: (input: v.InferOutput<S>, ctx: HandlerContext) => Result<unknown> | Promise<Result<unknown>>): McpTool {
+type Run<S extends v.GenericSchema> = (input: v.InferOutput<S>, ctx: HandlerContext) => Result<unknown> | Promise<Result<unknown>>;
+
+function tool<S extends v.GenericSchema>(name: string, description: string, input: S, run: Run<S>): McpTool {
   // The caller (callTool) has parsed `raw` with `input` first.
-  return { name, description, input, run: (raw, ctx) => run(raw, ctx) };
+  return { name, description, input, namespaceArg: null, run: (raw, ctx) => run(raw, ctx) };
+}
+
+/** A tool whose `namespace` argument (required or optional) is checked against what the caller may see, as a route's namespace parameter is. */
+function namespacedTool<S extends v.GenericSchema<unknown, { namespace?: string }>>(
+  name: string,
+  description: string,
+  input: S,
+  run: Run<S>,
+): McpTool {
+  return { ...tool(name, description, input, run), namespaceArg: 'namespace' };
 }
 
 const Namespace = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
 const Name = v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes name'), v.maxLength(253));
 const NodeRef = v.pipe(v.string(), v.regex(/^[a-z]+:\S+$/, 'id must be a node id such as pod:shop/checkout-1'), v.maxLength(600));
 const NamespaceOnly = v.object({ namespace: Namespace });
-const visible = (namespace: string, ctx: HandlerContext) => isVisibleNamespace(namespace, ctx.settings.tenantNamespaces);
 
 export const MCP_TOOLS: readonly McpTool[] = [
   tool('list_namespaces', 'Namespaces Capstan may show (system namespaces and those outside tenantNamespaces are never listed).', v.object({}), (_i, ctx) => listNamespaces({}, ctx)),
-  tool('list_pods', "A namespace's pods: phase, readiness, restarts, node, owner workload, requests and limits.", NamespaceOnly, (i, ctx) => listPods(i, ctx)),
-  tool('list_workloads', "A namespace's Deployments, DaemonSets, StatefulSets, ReplicaSets, Jobs and CronJobs.", NamespaceOnly, (i, ctx) => {
-    if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+  namespacedTool('list_pods', "A namespace's pods: phase, readiness, restarts, node, owner workload, requests and limits.", NamespaceOnly, (i, ctx) => listPods(i, ctx)),
+  namespacedTool('list_workloads', "A namespace's Deployments, DaemonSets, StatefulSets, ReplicaSets, Jobs and CronJobs.", NamespaceOnly, (i, ctx) => {
     const rollouts = ctx.cluster.workloads().filter((w) => w.namespace === i.namespace).map((w) => ({ kind: w.kind, name: w.name, desired: w.desired, available: w.available, owner: null }));
     const controllers = ctx.cluster.controllers().filter((c) => c.namespace === i.namespace).map((c) => ({ kind: c.kind, name: c.name, owner: c.owner }));
     return ok({ namespace: i.namespace, workloads: [...rollouts, ...controllers].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)) });
   }),
-  tool('list_services', "A namespace's Services and the pod labels they select.", NamespaceOnly, (i, ctx) => {
-    if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+  namespacedTool('list_services', "A namespace's Services and the pod labels they select.", NamespaceOnly, (i, ctx) => {
     return ok({ namespace: i.namespace, services: ctx.cluster.services().filter((s) => s.namespace === i.namespace).map((s) => ({ name: s.name, selector: s.selector })).sort((a, b) => a.name.localeCompare(b.name)) });
   }),
   tool('list_nodes', 'The cluster nodes, ready or not, with their labels.', v.object({}), (_i, ctx) =>
     ok({ nodes: ctx.cluster.nodes().map((n) => ({ name: n.name, ready: n.ready, created_at: n.createdAt, labels: n.labels })).sort((a, b) => a.name.localeCompare(b.name)) }),
   ),
-  tool(
+  namespacedTool(
     'get_object',
     'One object by kind, namespace and name, with its neighbours in the cluster model (Secrets: name and type only, never data).',
     v.object({ kind: GraphKind, namespace: v.optional(Namespace), name: v.pipe(v.string(), v.minLength(1), v.maxLength(500)) }),
     (i, ctx) => entity({ id: nodeId(i.kind, i.namespace ?? null, i.name) }, ctx),
   ),
-  tool('get_events', "A namespace's recent events, newest first (messages redacted); optionally only those about one object.", v.object({ namespace: Namespace, name: v.optional(Name), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }), (i, ctx) => {
-    if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+  namespacedTool('get_events', "A namespace's recent events, newest first (messages redacted); optionally only those about one object.", v.object({ namespace: Namespace, name: v.optional(Name), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }), (i, ctx) => {
     const events = ctx.cluster
       .events()
       .filter((e) => e.namespace === i.namespace && (i.name === undefined || e.involvedName === i.name))
@@ -65,13 +74,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
       .map((e) => ({ object: `${e.involvedKind}/${e.involvedName}`, type: e.type, reason: e.reason, message: redactText(e.message), count: e.count, last_seen: e.lastSeen }));
     return ok({ namespace: i.namespace, events });
   }),
-  tool(
+  namespacedTool(
     'get_logs',
     "The tail of a container's log, redacted (bearer tokens, passwords, keys...); `previous` reads the instance before the last restart.",
     v.object({ namespace: Namespace, pod: Name, container: v.optional(Name), previous: v.optional(v.boolean(), false), lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 100) }),
     async (i, ctx) => {
-      if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
-      const pod = ctx.cluster.pods().find((p) => p.namespace === i.namespace && p.name === i.pod);
+        const pod = ctx.cluster.pods().find((p) => p.namespace === i.namespace && p.name === i.pod);
       if (!pod) return fail({ code: 'not_found', message: `no pod ${i.namespace}/${i.pod}` });
       const container = i.container ?? pod.containers[0]?.name ?? '';
       if (!pod.containers.some((c) => c.name === container)) return fail({ code: 'invalid_input', field: 'container', message: `pod ${i.pod} has no container ${container}` });
@@ -80,8 +88,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
       return ok({ namespace: i.namespace, pod: i.pod, container, previous: i.previous, log: redactText(tail.text) });
     },
   ),
-  tool('get_health', "A namespace's health verdict with its reasons and counts, and its current incidents.", NamespaceOnly, (i, ctx) => {
-    if (!visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
+  namespacedTool('get_health', "A namespace's health verdict with its reasons and counts, and its current incidents.", NamespaceOnly, (i, ctx) => {
     const all = overview({}, ctx);
     if (!all.ok) return all;
     const health = all.value.namespaces.find((n) => n.namespace === i.namespace);
@@ -89,7 +96,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     const incidents = listIncidents({ namespace: i.namespace }, ctx);
     return ok({ health, incidents: incidents.ok ? incidents.value.incidents : [], cached_at: all.value.cached_at });
   }),
-  tool(
+  namespacedTool(
     'search_entities',
     'Find nodes of the cluster model by name substring, kind, namespace or label (key or key=value); problems first.',
     v.object({ query: v.optional(v.pipe(v.string(), v.maxLength(200))), kind: v.optional(GraphKind), namespace: v.optional(Namespace), label: v.optional(v.pipe(v.string(), v.maxLength(400))), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }),
@@ -106,15 +113,14 @@ export const MCP_TOOLS: readonly McpTool[] = [
     v.object({ focus: NodeRef, hops: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4)), 2), budget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(200), v.maxValue(100_000)), 4000) }),
     (i, ctx) => subgraph(i, ctx),
   ),
-  tool('get_findings', 'Security findings (vulnerabilities, misconfigurations). Empty until scanning is enabled.', v.object({ namespace: v.optional(Namespace) }), (i, ctx) => {
-    if (i.namespace !== undefined && !visible(i.namespace, ctx)) return fail(outOfScope(i.namespace));
-    return ok({ findings: [], scanning: 'not enabled: no scan has run' });
-  }),
+  namespacedTool('get_findings', 'Security findings (vulnerabilities, misconfigurations). Empty until scanning is enabled.', v.object({ namespace: v.optional(Namespace) }), () =>
+    ok({ findings: [], scanning: 'not enabled: no scan has run' }),
+  ),
 ];
 
 export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set(MCP_TOOLS.map((t) => t.name));
 
-/** Validates the arguments against the tool's schema, then runs it; every failure is a typed error. */
+/** Validates the arguments against the tool's schema, refuses a hidden namespace argument, then runs it; every failure is a typed error. */
 export async function callTool(name: string, args: unknown, ctx: HandlerContext): Promise<Result<unknown>> {
   const found = MCP_TOOLS.find((t) => t.name === name);
   if (!found) return fail({ code: 'not_found', message: `no tool ${name}` });
@@ -122,6 +128,11 @@ export async function callTool(name: string, args: unknown, ctx: HandlerContext)
   if (!parsed.success) {
     const field = v.getDotPath(parsed.issues[0]) ?? 'arguments';
     return fail({ code: 'invalid_input', field: `arguments.${field}`, message: `${field}: ${parsed.issues[0].message}` });
+  }
+  if (found.namespaceArg !== null) {
+    const named: unknown = (parsed.output as Record<string, unknown>)[found.namespaceArg];
+    const refused = namespaceRefusal(ctx.cluster, typeof named === 'string' ? named : null);
+    if (refused) return fail(refused);
   }
   try {
     return await found.run(parsed.output, ctx);

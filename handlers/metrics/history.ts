@@ -1,8 +1,6 @@
 import type * as v from 'valibot';
 import { HISTORY_WINDOWS, type History, type HistoryInput } from '../../schema/metrics.ts';
 import type { HandlerContext } from '../context.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
-import { outOfScope } from '../namespaces/scope.ts';
 import { fail, ok, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
@@ -17,9 +15,6 @@ export async function metricsHistory(input: Out<typeof HistoryInput>, ctx: Handl
   const name = input.name ?? null;
   if (scope !== 'cluster' && namespace === null) return fail({ code: 'invalid_input', field: 'namespace', message: `namespace: required with scope=${scope}` });
   if (scope === 'pod' && name === null) return fail({ code: 'invalid_input', field: 'name', message: 'name: the pod is required with scope=pod' });
-  if (namespace !== null && !isVisibleNamespace(namespace, ctx.settings.tenantNamespaces)) {
-    return fail(outOfScope(namespace));
-  }
   const to = ctx.clock.now();
   const from = new Date(to.getTime() - HISTORY_WINDOWS[window] * 1000);
   const result = await ctx.history.query({ scope, from, to, buckets: HISTORY_BUCKETS, ...(namespace !== null ? { namespace } : {}), ...(name !== null ? { pod: name } : {}) });

@@ -1,12 +1,10 @@
 import type { NamespaceList } from '../../schema/namespaces.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
-import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 
 export function listNamespaces(_input: object, ctx: HandlerContext): Result<NamespaceList> {
   const namespaces = ctx.cluster
     .namespaces()
-    .filter((ns) => isVisibleNamespace(ns.name, ctx.settings.tenantNamespaces))
     .map((ns) => ({ name: ns.name, phase: ns.phase, created_at: ns.createdAt, labels: { ...ns.labels } }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return ok({ namespaces });

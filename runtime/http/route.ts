@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { AuthedContext, HandlerContext, SessionContext } from '../../handlers/context.ts';
+import { namespaceRefusal } from '../../handlers/namespaces/scope.ts';
 import { fail, type AppError, type Result } from '../../handlers/result.ts';
 import type { AuditCategory, LicensedFeature, RateLimitClass, Role, Scope } from '../../schema/access.ts';
 
@@ -37,6 +38,9 @@ export type KillSwitch = 'mcp';
  */
 type Metering = { probe: true; access: PublicAccess; rateLimit?: never } | { probe?: false; rateLimit: RateLimitClass };
 
+/** The input fields that can name namespaces: a string, or a list of them. */
+export type NamespaceField<T> = { [K in keyof T]-?: NonNullable<T[K]> extends string | readonly string[] ? K : never }[keyof T] & string;
+
 interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> {
   method: HttpMethod;
   /** Hono path syntax, without the `/api/agent` prefix: `/incidents/:namespace/:pod`. */
@@ -49,6 +53,12 @@ interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> 
   feature: LicensedFeature | null;
   /** The route answers 403 while this runtime switch is off (the MCP kill switch). */
   killSwitch?: KillSwitch;
+  /**
+   * The input field naming the namespace (or namespaces) the request reads or writes: the
+   * runtime answers the out-of-scope 403 for a hidden one before the handler runs. Every
+   * route with a `:namespace` path parameter declares it (tests/unit/route-table.test.ts).
+   */
+  namespaceParam?: NoInfer<NamespaceField<v.InferOutput<I>>>;
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
 }
 
@@ -65,25 +75,32 @@ export type Route = {
   audit: AuditCategory;
   feature: LicensedFeature | null;
   killSwitch: KillSwitch | null;
-  /** Checks the principal the access promises (401 otherwise), validates raw input against `input`, then calls the handler. */
+  namespaceParam: string | null;
+  /** Checks the principal the access promises (401 otherwise), validates raw input against `input`, refuses a hidden declared namespace (403), then calls the handler. */
   run(rawInput: unknown, ctx: HandlerContext): Promise<Result<unknown>>;
   /** Null when `value` matches `output`; otherwise a description of the first mismatch. */
   checkOutput(value: unknown): string | null;
 } & ({ probe: true; rateLimit: null } | { probe: false; rateLimit: RateLimitClass });
 
 export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route {
-  const { handler, killSwitch, ...declaration } = spec;
+  const { handler, killSwitch, namespaceParam, ...declaration } = spec;
   const metering = spec.probe === true ? ({ probe: true, rateLimit: null } as const) : ({ probe: false, rateLimit: spec.rateLimit } as const);
   return {
     ...declaration,
     // After the declaration, so its optional probe flag and rate class are replaced by the closed pair.
     ...metering,
     killSwitch: killSwitch ?? null,
+    namespaceParam: namespaceParam ?? null,
     async run(rawInput, ctx) {
       const guaranteed = contextFor(spec.access, ctx);
       if ('code' in guaranteed) return fail(guaranteed);
       const parsed = v.safeParse(spec.input, rawInput);
       if (!parsed.success) return fail(invalidInput(parsed.issues));
+      if (namespaceParam !== undefined) {
+        const named: unknown = (parsed.output as Record<string, unknown>)[namespaceParam];
+        const refused = namespaceRefusal(ctx.cluster, typeof named === 'string' || Array.isArray(named) ? (named as string | string[]) : null);
+        if (refused) return fail(refused);
+      }
       return handler(parsed.output, guaranteed);
     },
     checkOutput(value) {

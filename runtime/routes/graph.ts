@@ -30,6 +30,7 @@ export const graphRoutes: readonly Route[] = [
     path: '/graph/search',
     summary: 'Nodes by name substring (q), kind, namespace and label (key or key=value), problems first',
     input: SearchInput,
+    namespaceParam: 'namespace',
     output: SearchResult,
     handler: searchEntities,
   }),

@@ -11,7 +11,24 @@ import { createApp, type RouteMiddleware } from '../../runtime/http/app.ts';
 import type { AppEnv } from '../../runtime/http/env.ts';
 import { defineRoute, type Route } from '../../runtime/http/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
-import { testServices } from '../support/services.ts';
+import { emptyCluster, testServices } from '../support/services.ts';
+
+/** A pod as the informer keeps it; only its namespace and name matter here. */
+const podShape = {
+  phase: 'Running',
+  createdAt: null,
+  startedAt: null,
+  nodeName: null,
+  labels: {},
+  workload: { kind: 'Pod', name: 'p' },
+  owner: null,
+  refs: { configMaps: [], secrets: [], pvcs: [] },
+  ready: true,
+  readySince: null,
+  unschedulable: null,
+  containers: [],
+  statuses: [],
+};
 
 const common = { input: v.object({}), output: v.object({ called: v.boolean() }), feature: null, summary: 's' } as const;
 
@@ -110,5 +127,103 @@ describe('route declarations the runtime enforces', () => {
       const res = await app.request('/ping', {}, { incoming: { socket: { remoteAddress: '203.0.113.9' } } });
       assert.equal(res.status, 200, 'a denylisted address still reaches a probe');
     }
+  });
+
+  it('refuses a hidden namespace a route declares as its namespace parameter with the one out-of-scope 403, before the handler', async () => {
+    const seen: string[] = [];
+    const route = defineRoute({
+      ...common,
+      method: 'GET',
+      path: '/ns/:namespace/things',
+      input: v.object({ namespace: v.string() }),
+      access: { auth: 'public' },
+      audit: 'none',
+      rateLimit: 'read',
+      namespaceParam: 'namespace',
+      handler: (input) => {
+        seen.push(input.namespace);
+        return ok({ called: true });
+      },
+    });
+    const services = await testServices({ tenantNamespaces: ['shop', 'web'] });
+    const app = createApp({ routes: [route], services, middleware: [], log: silentLogger });
+    for (const hidden of ['kube-system', 'billing']) {
+      const res = await app.request(`/ns/${hidden}/things`);
+      assert.equal(res.status, 403);
+      assert.deepEqual(await res.json(), { error: 'forbidden', message: `namespace ${hidden} is outside what Capstan may show` });
+    }
+    assert.equal((await app.request('/ns/shop/things')).status, 200);
+    assert.deepEqual(seen, ['shop']);
+  });
+
+  it('checks every namespace of a list-valued namespace parameter', async () => {
+    const route = defineRoute({
+      ...common,
+      method: 'POST',
+      path: '/many',
+      input: v.object({ namespaces: v.array(v.string()) }),
+      access: { auth: 'public' },
+      audit: 'none',
+      rateLimit: 'read',
+      namespaceParam: 'namespaces',
+      handler: () => ok({ called: true }),
+    });
+    const services = await testServices({ tenantNamespaces: ['shop', 'web'] });
+    const app = createApp({ routes: [route], services, middleware: [], log: silentLogger });
+    const post = (namespaces: string[]) => app.request('/many', { method: 'POST', body: JSON.stringify({ namespaces }), headers: { 'content-type': 'application/json' } });
+    const refused = await post(['shop', 'istio-system', 'web']);
+    assert.deepEqual([refused.status, ((await refused.json()) as { message: string }).message], [403, 'namespace istio-system is outside what Capstan may show']);
+    assert.equal((await post(['shop', 'web'])).status, 200);
+  });
+
+  it('hands handlers a cluster view holding only the namespaces the caller may see', async () => {
+    const pod = (namespace: string, name: string) => ({ ...podShape, namespace, name });
+    const services = await testServices({
+      tenantNamespaces: ['shop'],
+      cluster: {
+        ...emptyCluster,
+        namespaces: () => ['shop', 'billing', 'kube-system'].map((name) => ({ name, phase: 'Active', createdAt: null, labels: {} })),
+        pods: () => [pod('shop', 'a'), pod('billing', 'b'), pod('kube-system', 'c')],
+        events: () => ['shop', 'kube-system'].map((namespace) => ({ namespace, involvedKind: 'Pod', involvedName: 'x', type: 'Warning', reason: 'R', message: 'm', count: 1, firstSeen: null, lastSeen: null })),
+        pvcs: () => [{ namespace: 'shop', name: 'data', phase: 'Bound', volumeName: 'pv-1' }, { namespace: 'billing', name: 'data', phase: 'Bound', volumeName: 'pv-2' }],
+        pvs: () => [
+          { name: 'pv-1', phase: 'Bound', claim: { namespace: 'shop', name: 'data' }, storageClass: null },
+          { name: 'pv-2', phase: 'Bound', claim: { namespace: 'billing', name: 'data' }, storageClass: null },
+          { name: 'pv-free', phase: 'Available', claim: null, storageClass: null },
+        ],
+        metrics: () => ({ available: true, at: '2026-11-21T12:00:00Z', pods: new Map([['shop/a', { cpuM: 1, memBytes: 1 }], ['kube-system/c', { cpuM: 2, memBytes: 2 }]]) }),
+      },
+    });
+    const route = defineRoute({
+      method: 'GET',
+      path: '/seen',
+      summary: 's',
+      input: v.object({}),
+      output: v.record(v.string(), v.array(v.string())),
+      feature: null,
+      access: { auth: 'public' },
+      audit: 'none',
+      rateLimit: 'read',
+      handler: (_input, ctx) => {
+        const metrics = ctx.cluster.metrics();
+        return ok({
+          namespaces: ctx.cluster.namespaces().map((n) => n.name),
+          pods: ctx.cluster.pods().map((p) => `${p.namespace}/${p.name}`),
+          events: ctx.cluster.events().map((e) => e.namespace),
+          pvcs: ctx.cluster.pvcs().map((p) => p.namespace),
+          pvs: ctx.cluster.pvs().map((p) => p.name),
+          metrics: metrics.available ? [...metrics.pods.keys()] : [],
+        });
+      },
+    });
+    const app = createApp({ routes: [route], services, middleware: [], log: silentLogger });
+    assert.deepEqual(await (await app.request('/seen')).json(), {
+      namespaces: ['shop'],
+      pods: ['shop/a'],
+      events: ['shop'],
+      pvcs: ['shop'],
+      pvs: ['pv-1', 'pv-free'],
+      metrics: ['shop/a'],
+    });
   });
 });

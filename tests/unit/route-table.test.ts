@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
+import { scopeClusterView } from '../../domain/cluster/scoped.ts';
 import type { AuthedContext, HandlerContext, Principal, SessionContext } from '../../handlers/context.ts';
 import { fail, ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
 import { defineRoute, type Route } from '../../runtime/http/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { rawEndpoints, routes } from '../../runtime/routes.ts';
+import { MCP_TOOLS, callTool } from '../../handlers/mcp/tools.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster, testServices } from '../support/services.ts';
 
@@ -156,7 +158,7 @@ describe('the production route table', () => {
 
 /** The same request context with a given principal, as the runtime would hand it over. */
 function contextOf(principal: Principal | null): HandlerContext {
-  return { ...services, request: { ip: '192.0.2.10', origin: 'http://capstan.test', noteAudit: () => undefined }, principal };
+  return { ...services, cluster: scopeClusterView(services.cluster, services.settings.tenantNamespaces), request: { ip: '192.0.2.10', origin: 'http://capstan.test', noteAudit: () => undefined }, principal };
 }
 
 const keyHolder: Principal = { userId: 1, username: 'admin', role: 'admin', via: 'api_key', keyId: 1, scopes: [] };
@@ -193,6 +195,39 @@ describe('route-table invariants', () => {
     it(`never runs ${key(route)}, which no key reaches, for a key holder`, async () => {
       const result = await route.run({}, contextOf(keyHolder));
       assert.deepEqual(result.ok ? 'ran' : result.error.code, 'unauthenticated');
+    });
+  }
+
+  it('checks namespace parameters by declaration only', () => {
+    // @ts-expect-error the namespace parameter must be a string (or string list) field of the input
+    defineRoute({ ...policy, method: 'GET', path: '/n', summary: 'n', input: v.object({ namespace: v.string() }), output: v.unknown(), namespaceParam: 'nope', handler: () => ok(null) });
+    // @ts-expect-error ...not a number field
+    defineRoute({ ...policy, method: 'GET', path: '/n', summary: 'n', input: v.object({ limit: v.number() }), output: v.unknown(), namespaceParam: 'limit', handler: () => ok(null) });
+  });
+
+  for (const route of routes.filter((r) => r.path.includes(':namespace'))) {
+    it(`declares the namespace parameter of ${key(route)}`, () => assert.equal(route.namespaceParam, 'namespace'));
+  }
+
+  // The audit feed filters its own rows by the namespace a request named; reading it is the
+  // admin's, and a refused request's namespace is exactly what they may need to find.
+  const READS_NO_CLUSTER_NAMESPACE = ['GET /admin/audit/events', 'GET /admin/audit/export'];
+  for (const route of routes.filter((r) => !READS_NO_CLUSTER_NAMESPACE.includes(key(r)))) {
+    const entries = 'entries' in route.input ? Object.keys(route.input.entries as object) : [];
+    const named = entries.filter((field) => field === 'namespace' || field === 'namespaces');
+    if (named.length === 0) continue;
+    it(`declares ${key(route)}'s ${named.join(', ')} input as its namespace parameter`, () => assert.deepEqual([route.namespaceParam], named));
+  }
+
+  for (const tool of MCP_TOOLS) {
+    const entries = 'entries' in tool.input ? Object.keys(tool.input.entries as object) : [];
+    if (!entries.includes('namespace')) continue;
+    it(`refuses a hidden namespace in the MCP tool ${tool.name} by declaration`, async () => {
+      assert.equal(tool.namespaceArg, 'namespace');
+      const args = { namespace: 'kube-system', pod: 'p', name: 'n', kind: 'Pod', id: 'pod:kube-system/p' };
+      const wanted = Object.fromEntries(Object.entries(args).filter(([k]) => entries.includes(k)));
+      const result = await callTool(tool.name, wanted, contextOf(null));
+      assert.deepEqual(result.ok ? 'ran' : [result.error.code, result.error.message], ['forbidden', 'namespace kube-system is outside what Capstan may show']);
     });
   }
 
