@@ -20,6 +20,12 @@ export type AppError =
   | { code: 'rate_limited'; message: string; retryAfterSecs: number }
   | { code: 'overloaded'; message: string; retryAfterSecs: number }
   | { code: 'internal'; message: string }
+  /** The body is larger than the route accepts (its bodyLimitBytes, 1 MiB unless it declares more). */
+  | { code: 'payload_too_large'; message: string }
+  /** The body's content type is not one the route reads (JSON, and forms only where declared); `field` is `content-type`. */
+  | { code: 'unsupported_media_type'; field: string; message: string }
+  /** A state-changing request sent from another site (its Origin or Sec-Fetch-Site says so). */
+  | { code: 'cross_site_request'; message: string }
   /** An OAuth endpoint's error (RFC 6749 §5.2): `error` is the OAuth code, `error_description` the message. */
   | { code: 'oauth_error'; oauthError: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_target' | 'invalid_redirect_uri' | 'invalid_client_metadata'; message: string };
 

@@ -25,6 +25,7 @@ import { createUserDirectory } from './auth/users.ts';
 import { auditChainKey, createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { RouteMiddleware } from './http/app.ts';
 import { auditing } from './http/middleware/audit.ts';
+import { requestShape } from './http/middleware/request-shape.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
 import { ipAccess } from './http/middleware/ip-access.ts';
 import { DEFAULT_RATE_LIMITS, rateLimiting } from './http/middleware/rate-limit.ts';
@@ -131,6 +132,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     ipAccess(ipGuard),
     loadShedding(options.shedding ?? DEFAULT_SHEDDING),
     auditing(audit, log.child('audit')),
+    requestShape(),
     authentication(auth, oauth, (ip, what) => ipGuard.recordForgedCredential(ip, what)),
     roleCheck(),
     rateLimiting(clock, options.rateLimits),

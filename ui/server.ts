@@ -24,6 +24,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 // Hop-by-hop headers (RFC 9110 §7.6.1) are the proxy's own, never forwarded.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
 
+/** Largest request body the proxy passes on: the largest any agent route declares (a unit test checks). */
+export const UI_BODY_LIMIT_BYTES = 1024 * 1024;
+
 export interface UiServerOptions {
   agentUrl: string;
   dist?: string;

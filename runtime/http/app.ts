@@ -12,6 +12,7 @@ import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { defineRoute, type Route } from './route.ts';
 import { errorResponse } from './status.ts';
+import { bodyFormatOf } from './middleware/request-shape.ts';
 import type { Logger } from '../log.ts';
 import { apiDocsPage, openApiDocument } from './openapi.ts';
 
@@ -206,8 +207,9 @@ async function readInput(c: Context<AppEnv>, route: Route): Promise<InputRead> {
   let body: Record<string, unknown> = {};
   if (route.method !== 'GET' && route.method !== 'DELETE') {
     const text = await c.req.text();
-    // OAuth's token endpoint speaks application/x-www-form-urlencoded (RFC 6749 §4.1.3).
-    if ((c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+    // The request-shape stage admitted only the formats the route declares (JSON unless it
+    // says form, as OAuth's token endpoint does: RFC 6749 §4.1.3).
+    if (bodyFormatOf(c.req.header('content-type'), route.bodyFormats) === 'form') {
       body = Object.fromEntries(new URLSearchParams(text));
     } else if (text.trim() !== '') {
       let parsed: unknown;

@@ -14,6 +14,33 @@ type AnySchema = v.GenericSchema;
 export type PublicAccess = { auth: 'public'; session?: 'optional' };
 export type CredentialAccess = { auth: 'credential'; role: Role; scope: Scope | null };
 
+/** What a route takes when it declares nothing: 1 MiB (issue 11: one 150 MB sign-in tripled the agent's memory). */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Body encodings a route reads. JSON only by default: a web page can send a form or
+ * `text/plain` body to any origin without a CORS preflight, JSON it cannot. `form`
+ * (application/x-www-form-urlencoded) is for OAuth's token endpoint (RFC 6749 §4.1.3).
+ */
+export type BodyFormat = 'json' | 'form';
+
+/**
+ * `refuse` (the default): a state-changing request whose Origin is another origin, or whose
+ * Sec-Fetch-Site is `cross-site`, is 403 cross_site_request. `allow` is for public endpoints
+ * that neither read nor set the session cookie (OAuth registration and token exchange),
+ * which MCP clients call from wherever they run.
+ */
+export type CrossOrigin = 'refuse' | 'allow';
+
+/** The request-shape declarations every route may leave to their defaults. */
+interface BodyPolicy {
+  /** Largest body accepted, in bytes (413 payload_too_large past it). */
+  bodyLimitBytes: number;
+  bodyFormats: readonly BodyFormat[];
+  crossOrigin: CrossOrigin;
+}
+
+
 /**
  * Who may call a route. `public` is for probes, sign-in and the OAuth endpoints a client
  * needs before it has a token. For `credential` routes, `scope` is the API-key scope that
@@ -59,13 +86,16 @@ interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> 
    * route with a `:namespace` path parameter declares it (tests/unit/route-table.test.ts).
    */
   namespaceParam?: NoInfer<NamespaceField<v.InferOutput<I>>>;
+  bodyLimitBytes?: number;
+  bodyFormats?: readonly BodyFormat[];
+  crossOrigin?: CrossOrigin;
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
 }
 
 export type RouteSpec<I extends AnySchema, O extends AnySchema, A extends Access> = RouteCore<I, O, A> & Metering;
 
 /** A route with its types closed over: what the runtime and the OpenAPI generator iterate. */
-export type Route = {
+export type Route = BodyPolicy & {
   method: HttpMethod;
   path: string;
   summary: string;
@@ -83,7 +113,7 @@ export type Route = {
 } & ({ probe: true; rateLimit: null } | { probe: false; rateLimit: RateLimitClass });
 
 export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route {
-  const { handler, killSwitch, namespaceParam, ...declaration } = spec;
+  const { handler, killSwitch, namespaceParam, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse', ...declaration } = spec;
   const metering = spec.probe === true ? ({ probe: true, rateLimit: null } as const) : ({ probe: false, rateLimit: spec.rateLimit } as const);
   return {
     ...declaration,
@@ -91,6 +121,9 @@ export function defineRoute<I extends AnySchema, O extends AnySchema, A extends 
     ...metering,
     killSwitch: killSwitch ?? null,
     namespaceParam: namespaceParam ?? null,
+    bodyLimitBytes,
+    bodyFormats,
+    crossOrigin,
     async run(rawInput, ctx) {
       const guaranteed = contextFor(spec.access, ctx);
       if ('code' in guaranteed) return fail(guaranteed);

@@ -16,8 +16,11 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   mcp_disabled: 403,
   api_key_forbidden: 403,
   api_key_insufficient_scope: 403,
+  cross_site_request: 403,
   not_found: 404,
   conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   not_ready: 503,
   overloaded: 503,
   locked_out: 429,
@@ -27,7 +30,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
 };
 
 export function errorBody(error: AppError): ErrorBody {
-  if (error.code === 'invalid_input' || error.code === 'conflict') return { error: error.code, message: error.message, field: error.field };
+  if (error.code === 'invalid_input' || error.code === 'conflict' || error.code === 'unsupported_media_type') return { error: error.code, message: error.message, field: error.field };
   if (error.code === 'api_key_insufficient_scope') return { error: error.code, message: error.message, scope: error.scope };
   if (error.code === 'oauth_error') return { error: error.oauthError, message: error.message, error_description: error.message };
   if (error.code === 'feature_not_licensed') return { error: error.code, message: error.message, feature: error.feature, upgrade: UPGRADE_HINT };

@@ -30,7 +30,19 @@ export const oauthRoutes: readonly Route[] = [
     defineRoute({ ...discovery, method: 'GET', path, summary: 'OAuth protected-resource metadata of the MCP endpoint (RFC 9728)', output: ProtectedResourceMetadata, handler: protectedResource }),
   ),
   defineRoute({ ...discovery, method: 'GET', path: '/.well-known/oauth-authorization-server', summary: 'OAuth authorization-server metadata (RFC 8414)', output: AuthorizationServerMetadata, handler: authorizationServer }),
-  defineRoute({ ...open, audit: 'auth', rateLimit: 'login', method: 'POST', path: '/oauth/register', summary: 'Dynamic client registration (RFC 7591): public clients with PKCE', input: RegisterClientInput, output: RegisteredClient, handler: registerClient }),
+  defineRoute({
+    ...open,
+    audit: 'auth',
+    rateLimit: 'login',
+    method: 'POST',
+    path: '/oauth/register',
+    summary: 'Dynamic client registration (RFC 7591): public clients with PKCE',
+    // JSON (RFC 7591 §3.1); no cookie is read or set, so another origin may call it.
+    crossOrigin: 'allow',
+    input: RegisterClientInput,
+    output: RegisteredClient,
+    handler: registerClient,
+  }),
   defineRoute({
     ...open,
     // Errors go back to the client only for a signed-in user (see handlers/oauth/flow.ts).
@@ -56,7 +68,20 @@ export const oauthRoutes: readonly Route[] = [
     output: ConsentOutput,
     handler: consent,
   }),
-  defineRoute({ ...open, audit: 'auth', rateLimit: 'login', method: 'POST', path: '/oauth/token', summary: 'Exchanges a code (with its PKCE verifier) for a one-hour, read-only token bound to this MCP endpoint', input: TokenInput, output: TokenOutput, handler: token }),
+  defineRoute({
+    ...open,
+    audit: 'auth',
+    rateLimit: 'login',
+    method: 'POST',
+    path: '/oauth/token',
+    summary: 'Exchanges a code (with its PKCE verifier) for a one-hour, read-only token bound to this MCP endpoint',
+    // RFC 6749 §4.1.3: clients post a form. No cookie is read or set, so another origin may call it.
+    bodyFormats: ['form', 'json'],
+    crossOrigin: 'allow',
+    input: TokenInput,
+    output: TokenOutput,
+    handler: token,
+  }),
   defineRoute({ ...noApiKeys('viewer'), audit: 'http', rateLimit: 'read', method: 'GET', path: '/me/oauth/grants', summary: 'Your connected apps: live OAuth tokens by client', input: NoInput, output: GrantList, handler: listGrants }),
   defineRoute({ ...noApiKeys('viewer'), audit: 'auth', rateLimit: 'write', method: 'DELETE', path: '/me/oauth/grants/:id', summary: 'Disconnect an app: its token stops working at once', input: GrantIdInput, output: GrantRevoked, handler: revokeGrant }),
 ];
