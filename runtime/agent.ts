@@ -114,8 +114,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       new Promise<void>((resolve) => {
         cache.stop();
         services.stop();
-        // Buffered history samples are written before the database closes.
-        server.close(() => void Promise.all([sampler.stop(), services.audit.flushAccess()]).then(() => db.destroy()).then(resolve));
+        // Buffered history samples, access rows and the pending anonymous summary are written before the database closes.
+        server.close(() => void Promise.all([sampler.stop(), services.audit.flushAccess(), services.unauthenticatedSummary.flush()]).then(() => db.destroy()).then(resolve));
         // Shutdown is not graceful on purpose: a keep-alive client must not hold it open.
         if ('closeAllConnections' in server) server.closeAllConnections();
       }),

@@ -25,7 +25,9 @@ import { createUserDirectory } from './auth/users.ts';
 import { auditChainKey, createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { RouteMiddleware } from './http/app.ts';
 import { auditing } from './http/middleware/audit.ts';
+import { anonymousLimit } from './http/middleware/anonymous-limit.ts';
 import { requestShape } from './http/middleware/request-shape.ts';
+import { SUMMARY_INTERVAL_MS, UnauthenticatedSummary } from './audit/unauthenticated-summary.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
 import { ipAccess } from './http/middleware/ip-access.ts';
 import { DEFAULT_RATE_LIMITS, rateLimiting } from './http/middleware/rate-limit.ts';
@@ -92,6 +94,8 @@ export interface ServiceOptions {
   shedding?: SheddingOptions;
   /** Per-minute allowance per rate-limit class (tests raise it to hammer routes). */
   rateLimits?: typeof DEFAULT_RATE_LIMITS;
+  /** Requests a minute one address may make without a credential (DEFAULT_ANONYMOUS_PER_MIN). */
+  anonymousPerMin?: number;
   log: Logger;
 }
 
@@ -102,6 +106,8 @@ export interface AssembledServices extends Services {
   ipGuard: IpGuard;
   settingsStore: SettingsStore;
   forwarder: AuditWebhookForwarder;
+  /** Counts requests refused for carrying no credential; writes their summary rows. */
+  unauthenticatedSummary: UnauthenticatedSummary;
   /** The chain every route is wrapped in, outermost first. */
   middleware: RouteMiddleware[];
   stop(): void;
@@ -128,10 +134,17 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const ipGuard = new IpGuard(db, clock, settingsStore, audit);
   const oauth = createOAuthService(db, clock);
   const license = options.licensing ?? FREE_TIER;
+  const unauthenticatedSummary = new UnauthenticatedSummary(audit, clock);
+  // Summaries of an interval that ended quietly (no request came to trigger them) are written by this timer.
+  const summaryTimer = setInterval(() => {
+    unauthenticatedSummary.flushIfDue().catch((err: unknown) => log.error('unauthenticated summary failed', { error: err instanceof Error ? err.message : String(err) }));
+  }, SUMMARY_INTERVAL_MS);
+  summaryTimer.unref();
   const middleware: RouteMiddleware[] = [
     ipAccess(ipGuard),
     loadShedding(options.shedding ?? DEFAULT_SHEDDING),
-    auditing(audit, log.child('audit')),
+    auditing(audit, log.child('audit'), unauthenticatedSummary),
+    anonymousLimit(clock, options.anonymousPerMin),
     requestShape(),
     authentication(auth, oauth, (ip, what) => ipGuard.recordForgedCredential(ip, what)),
     roleCheck(),
@@ -162,6 +175,10 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     settingsStore,
     forwarder,
     middleware,
-    stop: () => forwarder.stop(),
+    unauthenticatedSummary,
+    stop: () => {
+      clearInterval(summaryTimer);
+      forwarder.stop();
+    },
   };
 }

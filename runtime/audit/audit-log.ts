@@ -7,6 +7,7 @@ import { redactRecord } from '../../domain/redaction/redact.ts';
 import type { AuditEvent, AuditPage, AuditQuery, ChainReport, PurgeRequest } from '../../schema/audit.ts';
 import type { AuditLogTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
+import { capDetail } from './detail-cap.ts';
 import { countMatching, selectMatching, storedEvent, toEvent } from './audit-query.ts';
 import { auditRows, ChainWalk, keyedRowHash, nextAuditId } from './chain.ts';
 
@@ -63,7 +64,8 @@ export class AuditLog implements AuditService {
 
   private async appendRow(entry: AuditEntry): Promise<AuditLogTable> {
     const ts = this.clock.now().getTime();
-    const detail = JSON.stringify(redactRecord(entry.detail));
+    // Redacted whole first (a secret cut in half could slip past its pattern), then capped.
+    const detail = JSON.stringify(capDetail(redactRecord(entry.detail)));
     const values = { ts, actor: entry.actor, category: entry.category, action: entry.action, status: entry.status ?? 0, outcome: entry.outcome, severity: entry.severity, namespace: entry.namespace, detail };
     let stored: AuditLogTable | undefined;
     for (let attempt = 1; stored === undefined; attempt++) {

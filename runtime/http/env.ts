@@ -12,6 +12,11 @@ export interface AppEnv {
     clientIp?: string;
     /** The origin the client used, resolved once per request (X-Forwarded-Proto/Host only from a trusted proxy). */
     origin?: string;
+    /**
+     * A routine refusal of a request that carried no credential at all (401, or 429 from the
+     * anonymous allowance): counted into a periodic summary row instead of one chained row each.
+     */
+    anonymousRefusal?: 'unauthenticated' | 'rate_limited';
     /** Fields the handler added to this request's audit row. */
     auditNotes?: Record<string, string>;
   };

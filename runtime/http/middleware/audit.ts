@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AuditLog } from '../../audit/audit-log.ts';
+import type { UnauthenticatedSummary } from '../../audit/unauthenticated-summary.ts';
 import type { Logger } from '../../log.ts';
 import type { RouteMiddleware } from '../app.ts';
 import { clientIp, type AppEnv } from '../env.ts';
@@ -19,9 +20,11 @@ function severityOf(outcome: string): 'info' | 'warning' | 'critical' {
  * Records every request to a route that declares an audit category. Successful routine
  * reads (`access`) go to the 7-day access log; everything else, including every denial and
  * error, to the hash-chained audit log. Actor is `user@ip` (API keys too); the detail (path,
- * query, what the handler noted) is redacted by the log before it is written.
+ * query, what the handler noted) is redacted and capped by the log before it is written.
+ * Routine refusals of requests with no credential at all are counted into periodic summary
+ * rows instead, so anonymous traffic cannot grow the chain one row per request.
  */
-export function auditing(audit: AuditLog, log: Logger): RouteMiddleware {
+export function auditing(audit: AuditLog, log: Logger, unauthenticated: UnauthenticatedSummary): RouteMiddleware {
   return (route) => {
     if (route.audit === 'none') return null;
     const action = `${route.method} ${route.path}`;
@@ -32,6 +35,11 @@ export function auditing(audit: AuditLog, log: Logger): RouteMiddleware {
       const principal = c.get('principal');
       const actor = `${principal?.username ?? c.get('signedIn') ?? 'anonymous'}@${clientIp(c)}`;
       try {
+        const refusal = c.get('anonymousRefusal');
+        if (refusal !== undefined) {
+          await unauthenticated.count(clientIp(c), refusal);
+          return;
+        }
         if (route.audit === 'access' && outcome === 'success') {
           await audit.appendAccess({ actor, action, status });
           return;

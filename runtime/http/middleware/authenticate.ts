@@ -31,11 +31,11 @@ function presentedApiKey(c: Context<AppEnv>): string | undefined {
   return authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : undefined;
 }
 
-/**
- * Credential routes need a valid session or API key; public routes pass untouched. A key
- * is refused before any handler runs when the route is closed to keys (403
- * api_key_forbidden) or the key lacks the route's scope (403 api_key_insufficient_scope).
- */
+/** Whether the request carries any credential at all (a session cookie, an API key or a bearer token), valid or not. */
+export function presentsCredential(c: Context<AppEnv>): boolean {
+  return presentedApiKey(c) !== undefined || (getCookie(c, SESSION_COOKIE) ?? '') !== '';
+}
+
 /** Told about each forged or malformed credential (the auth_flood counter). Never a missing or benignly expired one. */
 export type ForgedCredentialReport = (ip: string, what: 'session_token' | 'api_key' | 'oauth_token') => Promise<void>;
 
@@ -47,6 +47,11 @@ const TOKEN_MESSAGES = {
   owner_inactive: 'the user who approved this token is deactivated',
 } as const;
 
+/**
+ * Credential routes need a valid session or API key; public routes pass untouched. A key
+ * is refused before any handler runs when the route is closed to keys (403
+ * api_key_forbidden) or the key lacks the route's scope (403 api_key_insufficient_scope).
+ */
 export function authentication(auth: AgentAuth, oauth: AgentOAuth, onForged: ForgedCredentialReport = async () => {}): RouteMiddleware {
   return (route) => {
     const access = route.access;
@@ -85,6 +90,8 @@ export function authentication(auth: AgentAuth, oauth: AgentOAuth, onForged: For
       const check = await auth.resolveSession(getCookie(c, SESSION_COOKIE));
       if (!check.ok) {
         if (check.reason === 'malformed' || check.reason === 'forged') await onForged(clientIp(c), 'session_token');
+        // No credential at all: routine (a signed-out tab, a scanner), summarised, not chained.
+        if (check.reason === 'missing') c.set('anonymousRefusal', 'unauthenticated');
         return errorResponse(c, { code: 'unauthenticated', message: MESSAGES[check.reason] });
       }
       c.set('principal', check.principal);
