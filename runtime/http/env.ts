@@ -12,6 +12,8 @@ export interface AppEnv {
     clientIp?: string;
     /** The origin the client used, resolved once per request (X-Forwarded-Proto/Host only from a trusted proxy). */
     origin?: string;
+    /** Whom a verified credential belongs to, set before its scope is checked, so a refused key is still audited as its owner. */
+    credentialOwner?: Principal;
     /**
      * A routine refusal of a request that carried no credential at all (401, or 429 from the
      * anonymous allowance): counted into a periodic summary row instead of one chained row each.

@@ -94,3 +94,32 @@ describe('anonymous requests and the audit log', () => {
     assert.match(kept.truncated ?? '', /^\d+ fields dropped/);
   });
 });
+
+describe('API key requests in the audit log', () => {
+  const mint = async (h: Awaited<ReturnType<typeof testApp>>, scopes: string[]) => {
+    const cookie = await h.signIn('admin');
+    const res = await h.call('POST', '/api/agent/me/api-keys', { cookie, body: { name: 'scoped', scopes } });
+    assert.equal(res.status, 200, res.text);
+    return { key: String(res.body.key), id: (res.body.api_key as { id: number }).id };
+  };
+
+  it('records a key refused for scope, or on a key-forbidden route, as <owner>@<ip>', async () => {
+    const h = await testApp();
+    const { key } = await mint(h, ['metrics:read']);
+    assert.equal((await h.call('GET', '/api/agent/namespaces', { key, ip: '198.51.100.7' })).status, 403);
+    assert.equal((await h.call('GET', '/api/agent/me/api-keys', { key, ip: '198.51.100.7' })).status, 403);
+    const rows = (await chained(h)).filter((r) => r.status === 403);
+    assert.deepEqual(rows.map((r) => [r.actor, r.action]), [
+      ['admin@198.51.100.7', 'GET /namespaces'],
+      ['admin@198.51.100.7', 'GET /me/api-keys'],
+    ]);
+  });
+
+  it("stores the refused key's id in the row (needs the redactor to keep api_key_id)", async () => {
+    const h = await testApp();
+    const { key, id } = await mint(h, ['metrics:read']);
+    assert.equal((await h.call('GET', '/api/agent/namespaces', { key })).status, 403);
+    const row = (await chained(h)).find((r) => r.status === 403);
+    assert.equal((JSON.parse(row?.detail ?? '{}') as Record<string, string>).api_key_id, String(id));
+  });
+});

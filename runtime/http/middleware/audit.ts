@@ -32,7 +32,8 @@ export function auditing(audit: AuditLog, log: Logger, unauthenticated: Unauthen
       await next();
       const status = c.res.status;
       const outcome = outcomeOf(status);
-      const principal = c.get('principal');
+      // A key refused for its scope is still its owner's request (spec §5: `<username>@<ip>`).
+      const principal = c.get('principal') ?? c.get('credentialOwner');
       const actor = `${principal?.username ?? c.get('signedIn') ?? 'anonymous'}@${clientIp(c)}`;
       try {
         const refusal = c.get('anonymousRefusal');

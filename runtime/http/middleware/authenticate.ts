@@ -50,7 +50,8 @@ const TOKEN_MESSAGES = {
 /**
  * Credential routes need a valid session or API key; public routes pass untouched. A key
  * is refused before any handler runs when the route is closed to keys (403
- * api_key_forbidden) or the key lacks the route's scope (403 api_key_insufficient_scope).
+ * api_key_forbidden) or the key lacks the route's scope (403 api_key_insufficient_scope);
+ * either way its owner is known by then, and the refusal is audited as theirs.
  */
 export function authentication(auth: AgentAuth, oauth: AgentOAuth, onForged: ForgedCredentialReport = async () => {}): RouteMiddleware {
   return (route) => {
@@ -64,6 +65,7 @@ export function authentication(auth: AgentAuth, oauth: AgentOAuth, onForged: For
           if (checked.reason === 'malformed' || checked.reason === 'unknown') await onForged(clientIp(c), 'oauth_token');
           return errorResponse(c, { code: 'unauthenticated', message: TOKEN_MESSAGES[checked.reason] });
         }
+        c.set('credentialOwner', checked.principal);
         // Bound to one server: a token minted for another resource is refused here (RFC 8707).
         if (checked.resource !== mcpResource(requestOrigin(c))) return errorResponse(c, { code: 'unauthenticated', message: `this access token was issued for ${checked.resource}, not this server` });
         if (access.scope === null || !checked.principal.scopes.includes(access.scope)) {
@@ -79,6 +81,7 @@ export function authentication(auth: AgentAuth, oauth: AgentOAuth, onForged: For
           if (checked.reason === 'malformed' || checked.reason === 'unknown') await onForged(clientIp(c), 'api_key');
           return errorResponse(c, { code: 'unauthenticated', message: KEY_MESSAGES[checked.reason] });
         }
+        c.set('credentialOwner', checked.principal);
         if (access.scope === null) return errorResponse(c, { code: 'api_key_forbidden', message: 'API keys cannot reach this route' });
         if (!checked.principal.scopes.includes(access.scope)) {
           return errorResponse(c, { code: 'api_key_insufficient_scope', message: `this route needs the ${access.scope} scope`, scope: access.scope });
