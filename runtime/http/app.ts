@@ -82,11 +82,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const resolveIp: MiddlewareHandler<AppEnv> = async (c, next) => {
     const peer = socketAddress(c);
     c.set('clientIp', resolveClientIp(peer, c.req.header('x-forwarded-for'), trusted));
-    // Behind the dashboard or an ingress, the client's origin is the proxy's to tell.
-    const host = c.req.header('x-forwarded-host');
-    if (host !== undefined && /^[A-Za-z0-9.:[\]-]+$/.test(host) && listContains(trusted, peer)) {
-      const proto = c.req.header('x-forwarded-proto') === 'https' ? 'https' : 'http';
-      c.set('origin', `${proto}://${host}`);
+    // Behind the dashboard or an ingress, the client's origin is the proxy's to tell: the
+    // host, the scheme (TLS often ends at the ingress, which keeps Host), or both.
+    if (listContains(trusted, peer)) {
+      const forwardedHost = c.req.header('x-forwarded-host');
+      // A chain of proxies appends: the last entry is the one our trusted peer vouches for.
+      const forwardedProto = c.req.header('x-forwarded-proto')?.split(',').at(-1)?.trim().toLowerCase();
+      const own = new URL(c.req.url);
+      const host = forwardedHost !== undefined && /^[A-Za-z0-9.:[\]-]+$/.test(forwardedHost) ? forwardedHost : own.host;
+      const proto = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : own.protocol.slice(0, -1);
+      if (forwardedHost !== undefined || forwardedProto !== undefined) c.set('origin', `${proto}://${host}`);
     }
     await next();
   };
@@ -185,7 +190,8 @@ function applyEffect(c: Context<AppEnv>, effect: Exclude<ResponseEffect, { kind:
     for (const [name, value] of Object.entries(effect.headers)) c.header(name, value);
     return;
   }
-  const isSecure = secure === 'auto' ? new URL(c.req.url).protocol === 'https:' : secure === 'true';
+  // `auto` follows the scheme the client used, which a trusted proxy terminating TLS reports.
+  const isSecure = secure === 'auto' ? requestOrigin(c).startsWith('https:') : secure === 'true';
   if (effect.kind === 'set-session') {
     c.set('signedIn', effect.username);
     setCookie(c, SESSION_COOKIE, effect.token, {
