@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
+import { boundedBody } from '../runtime/http/bounded-body.ts';
 
 export const DEFAULT_DIST = fileURLToPath(new URL('./web/dist', import.meta.url));
 
@@ -26,6 +27,20 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'p
 
 /** Largest request body the proxy passes on: the largest any agent route declares (a unit test checks). */
 export const UI_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The scheme the client used, for the agent's cookie `Secure` flag and OAuth metadata. When
+ * TLS ends at an ingress in front of this server, the ingress says so in X-Forwarded-Proto;
+ * this server believes its peer about that (it has no trust list of its own: it is meant to
+ * sit behind the cluster's ingress), taking the last entry, the one its nearest hop added.
+ * Only `http` and `https` are passed on. The claim cannot raise anyone's privileges: the
+ * agent believes it from this server only if this server is in its trustedProxyCidrs, and
+ * it changes only that client's own answers (a spoofed `https` just makes its cookie Secure).
+ */
+function clientScheme(forwarded: string | undefined, own: URL): string {
+  const claimed = forwarded?.split(',').at(-1)?.trim().toLowerCase();
+  return claimed === 'https' || claimed === 'http' ? claimed : own.protocol.slice(0, -1);
+}
 
 export interface UiServerOptions {
   agentUrl: string;
@@ -55,15 +70,22 @@ export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBind
     const peer = c.env.incoming.socket.remoteAddress ?? '';
     const forwarded = c.req.header('x-forwarded-for');
     headers.set('x-forwarded-for', forwarded ? `${forwarded}, ${peer}` : peer);
-    headers.set('x-forwarded-proto', url.protocol.replace(':', ''));
+    headers.set('x-forwarded-proto', clientScheme(c.req.header('x-forwarded-proto'), url));
     // OAuth metadata and token audiences name the origin the client used: this one.
     headers.set('x-forwarded-host', c.req.header('host') ?? url.host);
     const hasBody = c.req.method !== 'GET' && c.req.method !== 'HEAD';
+    // Counted before the agent is even called, and never held past the limit: the agent
+    // applies each route's own (smaller or equal) limit again.
+    const bounded = hasBody ? await boundedBody(c.req.raw, UI_BODY_LIMIT_BYTES) : null;
+    if (hasBody && bounded === null) {
+      c.header('Connection', 'close');
+      return c.json({ error: 'payload_too_large', message: `the dashboard passes on at most ${UI_BODY_LIMIT_BYTES} bytes of body` }, 413);
+    }
     try {
       const upstream = await fetch(`${agent}${url.pathname}${url.search}`, {
         method: c.req.method,
         headers,
-        body: hasBody ? await c.req.arrayBuffer() : undefined,
+        body: bounded ? await bounded.request.arrayBuffer() : undefined,
         redirect: 'manual',
       });
       const out = new Headers();

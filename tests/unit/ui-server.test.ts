@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serve, type ServerType } from '@hono/node-server';
-import { SECURITY_HEADERS, startUiServer, type RunningUi } from '../../ui/server.ts';
+import { SECURITY_HEADERS, startUiServer, UI_BODY_LIMIT_BYTES, type RunningUi } from '../../ui/server.ts';
 import { testApp } from '../support/app.ts';
 import { ADMIN_PASSWORD } from '../support/services.ts';
 
@@ -92,6 +92,52 @@ describe('capstan ui server', () => {
       assert.equal(((await res.json()) as { error: string }).error, 'agent_unreachable');
     } finally {
       await orphan.close();
+    }
+  });
+
+  it('passes on the scheme its own proxy reports, so the cookie is Secure and OAuth names https behind TLS', async () => {
+    const metadata = (await (await fetch(`${ui.url}/.well-known/oauth-authorization-server`, { headers: { 'x-forwarded-proto': 'https' } })).json()) as { issuer: string };
+    assert.equal(metadata.issuer, ui.url.replace('http:', 'https:'));
+    const login = await fetch(`${ui.url}/api/agent/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    });
+    assert.equal(login.status, 200);
+    assert.match(login.headers.get('set-cookie') ?? '', /;\s*Secure/i);
+    const plain = (await (await fetch(`${ui.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+    assert.equal(plain.issuer, ui.url, 'without the header, the scheme is its own');
+  });
+
+  it('refuses a body over the limit with 413, by Content-Length or counted, without passing it to the agent', async () => {
+    let reached = 0;
+    const counter = serve({ fetch: () => (reached++, new Response('{}', { headers: { 'content-type': 'application/json' } })), hostname: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => counter.once('listening', resolve));
+    const front = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: `http://127.0.0.1:${(counter.address() as AddressInfo).port}`, dist: fakeBuild() });
+    try {
+      const over = new Uint8Array(UI_BODY_LIMIT_BYTES + 1).fill(0x20);
+      const sized = await fetch(`${front.url}/api/agent/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: over });
+      assert.equal(sized.status, 413);
+      assert.equal(((await sized.json()) as { error: string }).error, 'payload_too_large');
+      const chunked = await fetch(`${front.url}/api/agent/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new ReadableStream({
+          start(controller) {
+            for (let sent = 0; sent < over.length; sent += 65536) controller.enqueue(over.subarray(sent, sent + 65536));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      });
+      assert.equal(chunked.status, 413);
+      assert.equal(reached, 0, 'the agent never saw either');
+      const fits = await fetch(`${front.url}/api/agent/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: over.subarray(0, UI_BODY_LIMIT_BYTES) });
+      assert.equal(fits.status, 200);
+      assert.equal(reached, 1);
+    } finally {
+      await front.close();
+      counter.close();
     }
   });
 
