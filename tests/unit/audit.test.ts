@@ -103,7 +103,7 @@ describe('audit log', () => {
   it('detects a row rewritten and re-hashed forward with plain SHA-256, as someone with the database but not the key could', async () => {
     const h = await harness();
     const cookie = await h.signIn();
-    for (let i = 0; i < 5; i++) await h.request('GET', '/namespaces');
+    for (let i = 0; i < 5; i++) await h.request('POST', '/auth/login', { username: 'admin', password: `wrong ${i}` });
     let previous = '';
     for (const row of await h.rows()) {
       const forged = { ...row, actor: row.id === 3 ? 'someone-else@10.0.0.1' : row.actor, prev_hash: row.id > 3 ? previous : row.prev_hash };
