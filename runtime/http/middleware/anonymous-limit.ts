@@ -30,7 +30,7 @@ interface Bucket {
 export function anonymousLimit(clock: Clock, perMinute: number = DEFAULT_ANONYMOUS_PER_MIN): RouteMiddleware {
   const buckets = new Map<string, Bucket>();
   return (route) => {
-    if (route.rateLimit === 'probe' || route.audit === 'none') return null;
+    if (route.probe || route.audit === 'none') return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       if (presentsCredential(c)) return next();
       const ip = clientIp(c);
