@@ -86,7 +86,7 @@ const pods: SimPod[] = Array.from({ length: PODS }, (_, i) => {
 });
 
 /** One minute of a pod: CPU a noisy random walk, memory a slow drift in KiB, counters rising at a wandering rate. */
-function step(p: SimPod): PodSample {
+function step(p: SimPod, readAtMs: number): PodSample {
   p.cpu = clamp(p.cpu + normal() * (0.03 * p.cpu + 1), 5, 2000);
   if (random() < 0.4) p.memKiB = Math.round(clamp(p.memKiB + normal() * Math.max(64, p.memKiB * 0.0015) + (p.baseMemKiB - p.memKiB) * 0.01, 50 * 1024, 2000 * 1024));
   p.rate = clamp(p.rate * Math.exp(normal() * 0.02 + 0.01 * Math.log(p.baseRate / p.rate)), 1, 1e8);
@@ -104,6 +104,7 @@ function step(p: SimPod): PodSample {
     memBytes: p.memKiB * KiB,
     rxBytes: p.network ? p.rx : null,
     txBytes: p.network ? p.tx : null,
+    netAtMs: p.network ? readAtMs : null,
   };
 }
 
@@ -138,7 +139,8 @@ async function main(): Promise<void> {
   const began = performance.now();
   for (let i = 0; i < ticks; i++) {
     nowMs = start + i * 60_000 + Math.floor(random() * 900);
-    const samples = pods.map(step);
+    // Counters are read during the scrape, tens of ms before the tick is recorded, each node's at its own time.
+    const samples = pods.map((p, j) => step(p, nowMs - 20 - ((j * 31 + i * 17) % 50) - Math.floor(random() * 30)));
     const t = performance.now();
     await store.record(new Date(nowMs), samples);
     const took = performance.now() - t;

@@ -2,6 +2,10 @@
 // Prometheus text format. cAdvisor reports one pod's network namespace once per container
 // (and for the pod's own cgroup, container="" or "POD"), all with the same values, so a pod's
 // counter is the sum over interfaces of the largest value any of its containers reports.
+//
+// A rate is bytes over the time between two readings, so every pod's counters carry when they
+// were read: the sample timestamp cAdvisor stamps on each line (its statistics are refreshed
+// every 10-15 s, so a counter may be that old when served), else when the node answered.
 
 const RX = 'container_network_receive_bytes_total';
 const TX = 'container_network_transmit_bytes_total';
@@ -9,10 +13,20 @@ const TX = 'container_network_transmit_bytes_total';
 export interface PodCounters {
   rxBytes: number;
   txBytes: number;
+  /** When these values were current, epoch ms (on the kubelet's clock when it stamped them). */
+  atMs: number;
 }
 
-/** `name{a="b",c="d"} 12 [ts]` → name, labels, value; null for comments, blanks and other shapes. */
-export function parseSampleLine(line: string): { name: string; labels: Record<string, string>; value: number } | null {
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+  /** The optional sample timestamp, epoch ms. */
+  timestampMs: number | null;
+}
+
+/** `name{a="b",c="d"} 12 [ts]` → name, labels, value, timestamp; null for comments, blanks and other shapes. */
+export function parseSampleLine(line: string): Sample | null {
   if (line === '' || line.startsWith('#')) return null;
   const brace = line.indexOf('{');
   const space = line.indexOf(' ');
@@ -47,15 +61,20 @@ export function parseSampleLine(line: string): { name: string; labels: Record<st
     name = line.slice(0, space);
     rest = line.slice(space + 1).trim();
   }
-  const value = Number(rest.split(/\s+/)[0]);
-  return Number.isFinite(value) ? { name, labels, value } : null;
+  const [valueText, timestampText] = rest.split(/\s+/);
+  const value = Number(valueText);
+  const timestamp = timestampText === undefined ? null : Number(timestampText);
+  if (!Number.isFinite(value)) return null;
+  return { name, labels, value, timestampMs: timestamp !== null && Number.isSafeInteger(timestamp) && timestamp > 0 ? timestamp : null };
 }
 
-/** Counters per `namespace/pod` from one endpoint's text. */
-export function podNetworkCounters(text: string): Map<string, PodCounters> {
+/** Counters per `namespace/pod` from one endpoint's text, which arrived at `answeredAtMs`. */
+export function podNetworkCounters(text: string, answeredAtMs: number): Map<string, PodCounters> {
   // pod → interface → largest value seen across the pod's containers
   const rx = new Map<string, Map<string, number>>();
   const tx = new Map<string, Map<string, number>>();
+  // pod → the latest sample timestamp on its lines
+  const stamped = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line.startsWith(RX) && !line.startsWith(TX)) continue;
     const sample = parseSampleLine(line);
@@ -69,9 +88,10 @@ export function podNetworkCounters(text: string): Map<string, PodCounters> {
     const iface = sample.labels.interface ?? '';
     interfaces.set(iface, Math.max(interfaces.get(iface) ?? 0, sample.value));
     target.set(key, interfaces);
+    if (sample.timestampMs !== null) stamped.set(key, Math.max(stamped.get(key) ?? 0, sample.timestampMs));
   }
   const total = (m: Map<string, number> | undefined) => [...(m?.values() ?? [])].reduce((a, b) => a + b, 0);
   const counters = new Map<string, PodCounters>();
-  for (const key of new Set([...rx.keys(), ...tx.keys()])) counters.set(key, { rxBytes: total(rx.get(key)), txBytes: total(tx.get(key)) });
+  for (const key of new Set([...rx.keys(), ...tx.keys()])) counters.set(key, { rxBytes: total(rx.get(key)), txBytes: total(tx.get(key)), atMs: stamped.get(key) ?? answeredAtMs });
   return counters;
 }

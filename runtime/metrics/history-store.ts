@@ -8,7 +8,8 @@
 // - each series' samples are buffered in memory and written as one row per block
 //   (codec.ts), in one transaction per block boundary for all series;
 // - tier 0 holds raw samples in one-hour blocks for ~26 h: exact values, and for pods the raw
-//   cumulative counters, from which rates are derived when read;
+//   cumulative counters with the time they were read (to the ms: a tick's whole second is no
+//   measure of a counter's interval), from which rates are derived when read;
 // - tier 1 holds 10-minute points in six-hour blocks for 7 days: a 7-day chart reads ~1008
 //   points of one series instead of 10080. A window reaching back past 25 h reads tier 1.
 // What each form means, and how buckets combine them, is in points.ts.
@@ -30,6 +31,7 @@ import {
   emptyWeighted,
   isEmpty,
   podPoint,
+  readingMs,
   tierColumns,
   type HistoryPoint,
   type Point,
@@ -47,6 +49,8 @@ export interface PodSample {
   /** Raw cumulative counters; lower than the previous value after a restart. */
   rxBytes: number | null;
   txBytes: number | null;
+  /** When the counters were read, epoch ms (PodCounters.atMs); null without counters. */
+  netAtMs: number | null;
 }
 
 export interface HistoryQuery {
@@ -72,6 +76,7 @@ const PRUNE_EVERY_SECS = 60;
 const gauge = (v: number | null): number | null => (v === null || !Number.isFinite(v) || v < 0 || v > MAX_ABS ? null : Math.round(v));
 /** Counters past 2^50 bytes wrap, which reads as one reset: the codec is exact only below. */
 const counter = (v: number | null): number | null => (v === null || !Number.isFinite(v) || v < 0 ? null : Math.round(v) % MAX_ABS);
+const instant = (ms: number | null): number | null => (ms === null || !Number.isFinite(ms) || ms <= 0 || ms > MAX_ABS ? null : Math.round(ms));
 const alignDown = (ts: number, secs: number): number => Math.floor(ts / secs) * secs;
 const toBlob = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
@@ -175,8 +180,10 @@ export class HistoryStore {
       const mem = gauge(s.memBytes);
       const rx = counter(s.rxBytes);
       const tx = counter(s.txBytes);
-      this.append(series, RAW, ts, [cpu, mem, rx, tx]);
-      const point = podPoint(ts, cpu, mem, series.rx.next(ts, rx), series.tx.next(ts, tx));
+      const netAt = rx === null && tx === null ? null : instant(s.netAtMs);
+      this.append(series, RAW, ts, [cpu, mem, rx, tx, netAt]);
+      const atMs = readingMs(ts, netAt);
+      const point = podPoint(ts, cpu, mem, series.rx.next(atMs, rx), series.tx.next(atMs, tx));
       this.accumulate(series, point);
       addTo(sums, nsSeries, point);
       addTo(sums, cluster, point);

@@ -1,6 +1,12 @@
 // METRICS_KUBELET_SCRAPE: each node's kubelet container metrics (directly or through the API
-// server's node proxy: runtime/kube/kubelet.ts), once per history sample. The sampler stores the raw counters; rates are derived when read. The
-// latest two scrapes also give each pod's current rate for /apps/{id}/metrics.
+// server's node proxy: runtime/kube/kubelet.ts), once per history sample. The sampler stores
+// the raw counters; rates are derived when read. The latest two scrapes also give each pod's
+// current rate for /apps/{id}/metrics.
+//
+// Each pod's counters carry when they were read (container-network.ts): the time its node
+// answered, taken as each node answers. One time for the whole scrape, taken once the slowest
+// node had answered, would put a fast node's counters late by that wait, and a rate over a
+// short interval is off by the same fraction (issue 11, item 16: nearly 2x with 2 s samples).
 import type { Clock } from '../../domain/clock.ts';
 import type { NetworkRate, NetworkView } from '../../handlers/metrics/service.ts';
 import type { NodeObject } from '../../domain/cluster/model.ts';
@@ -13,18 +19,21 @@ import { MAX_COUNTER_GAP_SECS } from './points.ts';
 const PARALLEL = 8;
 
 interface Scrape {
-  atMs: number;
   counters: ReadonlyMap<string, PodCounters>;
 }
 
-/** Rates between two scrapes; a pod whose counters went back (a restart) or that is in only one has none. */
+/**
+ * Rates between two scrapes, each pod over the time between its own two readings; a pod whose
+ * counters went back (a restart), that is in only one, or whose readings are not in order or too
+ * far apart has none.
+ */
 export function ratesBetween(previous: Scrape, latest: Scrape): Map<string, NetworkRate> {
   const rates = new Map<string, NetworkRate>();
-  const secs = (latest.atMs - previous.atMs) / 1000;
-  if (secs <= 0 || secs > MAX_COUNTER_GAP_SECS) return rates;
   for (const [pod, now] of latest.counters) {
     const before = previous.counters.get(pod);
     if (!before || now.rxBytes < before.rxBytes || now.txBytes < before.txBytes) continue;
+    const secs = (now.atMs - before.atMs) / 1000;
+    if (secs <= 0 || secs > MAX_COUNTER_GAP_SECS) continue;
     rates.set(pod, { rxBps: (now.rxBytes - before.rxBytes) / secs, txBps: (now.txBytes - before.txBytes) / secs });
   }
   return rates;
@@ -63,14 +72,14 @@ export class KubeletNetworkScraper implements NetworkView {
         if (!node) break;
         try {
           const text = await this.readKubelet(node);
-          for (const [pod, c] of podNetworkCounters(text)) counters.set(pod, c);
+          for (const [pod, c] of podNetworkCounters(text, this.clock.now().getTime())) counters.set(pod, c);
         } catch (err) {
           failures.push(`${node.name}: ${err instanceof Error ? err.message : String(err)}`);
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, nodes.length) }, worker));
-    const scrape = { atMs: this.clock.now().getTime(), counters };
+    const scrape = { counters };
     if (this.latest) this.rates = ratesBetween(this.latest, scrape);
     this.latest = scrape;
     const error = nodes.length === 0 ? 'no nodes to scrape' : failures.length > 0 ? `${failures.length} of ${nodes.length} nodes failed; ${failures[0]}` : null;

@@ -53,26 +53,31 @@ export function addInto(acc: Weighted, p: Weighted): void {
 export const isEmpty = (w: Weighted): boolean => w.cpuN === 0 && w.memN === 0 && w.rxSecs === 0 && w.txSecs === 0;
 
 /**
- * The bytes a cumulative counter moved between two samples, or null: no earlier value, a gap
- * too long to trust, or a reset (the counter went down because the pod restarted, and the
- * bytes counted before the reset are unknowable).
+ * The bytes a cumulative counter moved between two readings (times in epoch ms), or null: no
+ * earlier value, a gap too long to trust, or a reset (the counter went down because the pod
+ * restarted, and the bytes counted before the reset are unknowable).
  */
-export function counterInterval(prevTs: number, prev: number | null, ts: number, cur: number | null): { bytes: number; secs: number } | null {
+export function counterInterval(prevMs: number, prev: number | null, atMs: number, cur: number | null): { bytes: number; secs: number } | null {
   if (prev === null || cur === null) return null;
-  const secs = ts - prevTs;
+  const secs = (atMs - prevMs) / 1000;
   if (secs <= 0 || secs > MAX_COUNTER_GAP_SECS || cur < prev) return null;
   return { bytes: cur - prev, secs };
 }
 
-/** Follows one pod's counters sample by sample; the write path and the read path share it. */
+/**
+ * Follows one pod's counters reading by reading; the write path and the read path share it.
+ * The interval is the time between the readings themselves (`atMs`, to the millisecond), never
+ * between the whole-second ticks that record them: ticks a few ms either side of a second
+ * boundary are 1 s apart on paper for 2 s of bytes (issue 11, item 16).
+ */
 export class CounterTrack {
-  private prevTs = 0;
+  private prevMs = 0;
   private prev: number | null = null;
 
-  next(ts: number, value: number | null): { bytes: number; secs: number } | null {
+  next(atMs: number, value: number | null): { bytes: number; secs: number } | null {
     if (value === null) return null;
-    const interval = counterInterval(this.prevTs, this.prev, ts, value);
-    this.prevTs = ts;
+    const interval = counterInterval(this.prevMs, this.prev, atMs, value);
+    this.prevMs = atMs;
     this.prev = value;
     return interval;
   }
@@ -99,7 +104,13 @@ export function podPoint(
   };
 }
 
-/** Raw pod samples (columns cpu, mem, rx, tx), in time order, as points: rates come from the counters. */
+/**
+ * When a raw pod row's counters were read, epoch ms: its `netAt` column, or for rows written
+ * before that column existed (four columns), the tick itself.
+ */
+export const readingMs = (ts: number, netAt: number | null): number => netAt ?? ts * 1000;
+
+/** Raw pod samples (columns cpu, mem, rx, tx, netAt), in time order, as points: rates come from the counters. */
 function podPoints(rows: readonly Row[]): Point[] {
   const rxTrack = new CounterTrack();
   const txTrack = new CounterTrack();
@@ -109,8 +120,9 @@ function podPoints(rows: readonly Row[]): Point[] {
     // The same tick twice (two rows of one block after a restart) counts once.
     if (ts === last) continue;
     last = ts;
-    const [cpu = null, mem = null, rx = null, tx = null] = row;
-    points.push(podPoint(ts, cpu, mem, rxTrack.next(ts, rx), txTrack.next(ts, tx)));
+    const [cpu = null, mem = null, rx = null, tx = null, netAt = null] = row;
+    const atMs = readingMs(ts, netAt);
+    points.push(podPoint(ts, cpu, mem, rxTrack.next(atMs, rx), txTrack.next(atMs, tx)));
   }
   return points;
 }
@@ -178,19 +190,22 @@ export class TickSum {
 /**
  * A 10-minute point's stored columns and the weights behind them. CPU keeps its exact sum (a
  * small pod's 4.5m must not become 5m); memory, gigabytes moving by kilobytes, keeps its mean
- * to the KiB, which saves more than three bits a point over a sum.
+ * to the KiB, which saves more than three bits a point over a sum. Network seconds (measured
+ * to the ms) are kept whole: within 0.5 s of a slot's up to 600.
  */
 export function tierColumns(w: Weighted): (number | null)[] {
   const nz = (v: number, n: number): number | null => (n > 0 ? v : null);
+  const rxSecs = Math.round(w.rxSecs);
+  const txSecs = Math.round(w.txSecs);
   return [
     nz(w.cpuSum, w.cpuN),
     nz(w.cpuN, w.cpuN),
     w.memN > 0 ? Math.round(w.memSum / w.memN / 1024) * 1024 : null,
     nz(w.memN, w.memN),
-    nz(w.rxBytes, w.rxSecs),
-    nz(w.rxSecs, w.rxSecs),
-    nz(w.txBytes, w.txSecs),
-    nz(w.txSecs, w.txSecs),
+    nz(w.rxBytes, rxSecs),
+    nz(rxSecs, rxSecs),
+    nz(w.txBytes, txSecs),
+    nz(txSecs, txSecs),
   ];
 }
 

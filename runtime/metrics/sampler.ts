@@ -52,7 +52,7 @@ export class HistorySampler {
       if (!isVisibleNamespace(namespace, this.settings.tenantNamespaces)) continue;
       const u = usage.get(key);
       const n = network.get(key);
-      samples.push({ namespace, pod: key.slice(slash + 1), cpuM: u?.cpuM ?? null, memBytes: u?.memBytes ?? null, rxBytes: n?.rxBytes ?? null, txBytes: n?.txBytes ?? null });
+      samples.push({ namespace, pod: key.slice(slash + 1), cpuM: u?.cpuM ?? null, memBytes: u?.memBytes ?? null, rxBytes: n?.rxBytes ?? null, txBytes: n?.txBytes ?? null, netAtMs: n?.atMs ?? null });
     }
     if (samples.length === 0) return;
     try {

@@ -35,6 +35,8 @@ const pod = (namespace: string, name: string, cpuM: number | null, memBytes: num
   memBytes,
   rxBytes,
   txBytes,
+  // The tick's own time: as rows written before the reading time was kept.
+  netAtMs: null,
 });
 
 /** Records one tick per minute from `startMs`, `ticks` times; the clock follows. */
@@ -96,6 +98,33 @@ describe('resource history store', () => {
     assert.deepEqual(whole.points.map((p) => p.rxBps), [1000]);
     const cluster = await store.query(window('cluster', T0, T0 + 6 * MIN, 6));
     assert.deepEqual(cluster.points.map((p) => p.rxBps), [null, 1000, 1000, null, 1000, 1000]);
+    await db.destroy();
+  });
+
+  it("measures a counter's interval between the times it was read, not between the whole-second ticks", async () => {
+    // A sampler every 2 s whose scrapes vary in length: counters read at 1018.000 s, 1019.980 s
+    // and 1021.990 s after T0 are recorded at whole seconds 1018, 1019 and 1022. Taken between
+    // whole-second ticks, the 1.98 s interval read as 1 s (twice the rate: issue 11, item 16) and
+    // the 2.01 s one as 3 s. Each falls in its own one-minute bucket, so nothing averages out.
+    const { db, clock, store } = await setup();
+    const RATE = 250_000;
+    const reads = [
+      { readMs: 1_018_000, recordMs: 1_018_010 },
+      { readMs: 1_019_980, recordMs: 1_019_990 },
+      { readMs: 1_021_990, recordMs: 1_022_020 },
+    ];
+    for (const { readMs, recordMs } of reads) {
+      clock.t = T0 + recordMs;
+      await store.record(clock.now(), [{ ...pod('shop', 'web-1', 10, MiB, readMs * (RATE / 1000), readMs * (RATE / 2000)), netAtMs: T0 + readMs }]);
+    }
+    const q = window('pod', T0 + 960_000, T0 + 1_080_000, 2, 'shop', 'web-1');
+    const expected = [
+      { ts: (T0 + 960_000) / 1000, cpuM: 10, memBytes: MiB, rxBps: RATE, txBps: RATE / 2 },
+      { ts: (T0 + 1_020_000) / 1000, cpuM: 10, memBytes: MiB, rxBps: RATE, txBps: RATE / 2 },
+    ];
+    assert.deepEqual((await store.query(q)).points, expected);
+    await store.flush();
+    assert.deepEqual((await new HistoryStore(db, clock).query(q)).points, expected, 'the same once read back from the database');
     await db.destroy();
   });
 
