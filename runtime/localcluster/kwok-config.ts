@@ -48,7 +48,8 @@ export function planLogs(spec: ScenarioSpec, logDir: string, now: Date): { files
 
 /**
  * The `-c` file handed to kwokctl: loopback-only binary runtime, our stages, the metrics
- * endpoints (resource usage for metrics-server, container network for the kubelet scrape),
+ * endpoint (resource usage for metrics-server and container network for the kubelet scrape, in
+ * one Metric),
  * and the logs KWOK serves for `kubectl logs` (and `--previous`).
  */
 export function kwokConfig(binDir: string, logs: LogFile[]): string {
@@ -86,8 +87,9 @@ export function nodeManifests(count: number, capacity: ScenarioSpec['nodeCapacit
           'node.alpha.kubernetes.io/ttl': '0',
           // metrics-server ≥ 0.7 scrapes this path; KWOK's Metric object serves it per node.
           'metrics.k8s.io/resource-metrics-path': `/metrics/nodes/${name}/metrics/resource`,
-          // KWOK serves every node on one port, so its container metrics carry the node in the path.
-          [CONTAINER_METRICS_PATH_ANNOTATION]: `/metrics/nodes/${name}/metrics/cadvisor`,
+          // KWOK serves every node on one port, so its container metrics carry the node in the
+          // path; the same Metric as the resource metrics (kwok/metrics.yaml says why).
+          [CONTAINER_METRICS_PATH_ANNOTATION]: `/metrics/nodes/${name}/metrics/resource`,
         },
         labels: {
           'kubernetes.io/hostname': name,
