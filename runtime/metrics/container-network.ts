@@ -4,11 +4,15 @@
 // counter is the sum over interfaces of the largest value any of its containers reports.
 //
 // A rate is bytes over the time between two readings, so every pod's counters carry when they
-// were read: the sample timestamp cAdvisor stamps on each line (its statistics are refreshed
-// every 10-15 s, so a counter may be that old when served), else when the node answered.
+// were current: the sample timestamp cAdvisor stamps on each line (its statistics are refreshed
+// every 10-15 s, so a counter may be that old when served); else the pod's
+// `container_last_seen` (unix seconds), which an endpoint that cannot stamp lines (KWOK, the
+// local cluster's) sets to the instant it computed the counters; else when the node answered,
+// which a starved agent can learn hundreds of ms late.
 
 const RX = 'container_network_receive_bytes_total';
 const TX = 'container_network_transmit_bytes_total';
+const LAST_SEEN = 'container_last_seen';
 
 export interface PodCounters {
   rxBytes: number;
@@ -73,17 +77,23 @@ export function podNetworkCounters(text: string, answeredAtMs: number): Map<stri
   // pod → interface → largest value seen across the pod's containers
   const rx = new Map<string, Map<string, number>>();
   const tx = new Map<string, Map<string, number>>();
-  // pod → the latest sample timestamp on its lines
+  // pod → the latest sample timestamp on its network lines
   const stamped = new Map<string, number>();
+  // pod → its latest container_last_seen, epoch ms
+  const seen = new Map<string, number>();
   for (const line of text.split('\n')) {
-    if (!line.startsWith(RX) && !line.startsWith(TX)) continue;
+    if (!line.startsWith(RX) && !line.startsWith(TX) && !line.startsWith(LAST_SEEN)) continue;
     const sample = parseSampleLine(line);
-    if (!sample || (sample.name !== RX && sample.name !== TX)) continue;
+    if (!sample || (sample.name !== RX && sample.name !== TX && sample.name !== LAST_SEEN)) continue;
     const namespace = sample.labels.namespace;
     const pod = sample.labels.pod ?? sample.labels.pod_name;
     if (!namespace || !pod) continue;
-    const target = sample.name === RX ? rx : tx;
     const key = `${namespace}/${pod}`;
+    if (sample.name === LAST_SEEN) {
+      if (sample.value > 0) seen.set(key, Math.max(seen.get(key) ?? 0, Math.round(sample.value * 1000)));
+      continue;
+    }
+    const target = sample.name === RX ? rx : tx;
     const interfaces = target.get(key) ?? new Map<string, number>();
     const iface = sample.labels.interface ?? '';
     interfaces.set(iface, Math.max(interfaces.get(iface) ?? 0, sample.value));
@@ -92,6 +102,6 @@ export function podNetworkCounters(text: string, answeredAtMs: number): Map<stri
   }
   const total = (m: Map<string, number> | undefined) => [...(m?.values() ?? [])].reduce((a, b) => a + b, 0);
   const counters = new Map<string, PodCounters>();
-  for (const key of new Set([...rx.keys(), ...tx.keys()])) counters.set(key, { rxBytes: total(rx.get(key)), txBytes: total(tx.get(key)), atMs: stamped.get(key) ?? answeredAtMs });
+  for (const key of new Set([...rx.keys(), ...tx.keys()])) counters.set(key, { rxBytes: total(rx.get(key)), txBytes: total(tx.get(key)), atMs: stamped.get(key) ?? seen.get(key) ?? answeredAtMs });
   return counters;
 }

@@ -127,4 +127,23 @@ container_network_receive_bytes_total{container="",interface="eth0",namespace="s
     const after = { counters: new Map([['a/p', { rxBytes: 6000, txBytes: 0, atMs: 60_000 }]]) };
     assert.deepEqual(Object.fromEntries(ratesBetween(before, after)), { 'a/p': { rxBps: 100, txBps: 0 } });
   });
+
+  it("times unstamped counters by the pod's container_last_seen, when the endpoint gives one", () => {
+    // KWOK cannot stamp sample lines; it reports the instant its counters were computed as
+    // container_last_seen (unix seconds, fractional). On a starved machine the node's answer
+    // reached the agent up to 0.7 s late, a third of a 2 s interval.
+    const text = `container_network_receive_bytes_total{container="",interface="eth0",namespace="shop",pod="web-1"} 500
+container_last_seen{container="",namespace="shop",pod="web-1"} 1732358400.125
+container_network_transmit_bytes_total{container="",interface="eth0",namespace="shop",pod="web-1"} 50
+container_last_seen{container="",namespace="shop",pod="stamped"} 1732358400.5
+container_network_receive_bytes_total{container="",interface="eth0",namespace="shop",pod="stamped"} 7 1732358399000
+container_network_receive_bytes_total{container="",interface="eth0",namespace="shop",pod="other"} 9
+`;
+    assert.deepEqual(Object.fromEntries(podNetworkCounters(text, 1732358400700)), {
+      'shop/web-1': { rxBytes: 500, txBytes: 50, atMs: 1732358400125 },
+      // A sample timestamp is the kubelet's own word for its counter: it wins.
+      'shop/stamped': { rxBytes: 7, txBytes: 0, atMs: 1732358399000 },
+      'shop/other': { rxBytes: 9, txBytes: 0, atMs: 1732358400700 },
+    });
+  });
 });
