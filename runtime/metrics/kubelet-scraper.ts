@@ -3,10 +3,11 @@
 // the raw counters; rates are derived when read. The latest two scrapes also give each pod's
 // current rate for /apps/{id}/metrics.
 //
-// Each pod's counters carry when they were read (container-network.ts): the time its node
-// answered, taken as each node answers. One time for the whole scrape, taken once the slowest
-// node had answered, would put a fast node's counters late by that wait, and a rate over a
-// short interval is off by the same fraction (issue 11, item 16: nearly 2x with 2 s samples).
+// Each pod's counters carry when they were current (container-network.ts): what the endpoint
+// says (a sample timestamp, container_last_seen), else the time its node answered, taken as
+// each node answers. One time for the whole scrape, taken once the slowest node had answered,
+// would put a fast node's counters late by that wait, and a rate over a short interval is off
+// by the same fraction (issue 11, item 16).
 import type { Clock } from '../../domain/clock.ts';
 import type { NetworkRate, NetworkView } from '../../handlers/metrics/service.ts';
 import type { NodeObject } from '../../domain/cluster/model.ts';
