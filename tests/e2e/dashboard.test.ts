@@ -212,6 +212,57 @@ describe('dashboard in Chromium', () => {
     await page.context().close();
   });
 
+  it('says when a revoke fails, next to the action', async () => {
+    const page = await (await newContext(browser)).newPage();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.goto(`${ui.url}/account`);
+    await page.getByRole('button', { name: /^End session/ }).first().waitFor();
+    // The agent refuses the revoke (played by the test): the person must be told, not left guessing.
+    const refusal = { error: 'unavailable', message: 'the agent could not revoke it just now' };
+    await page.route('**/api/agent/me/sessions/**', (route) =>
+      route.request().method() === 'DELETE' ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify(refusal) }) : route.fallback(),
+    );
+    await page.getByRole('button', { name: /^End session/ }).first().click();
+    await page.getByRole('alert').filter({ hasText: refusal.message }).waitFor();
+    await screenshot(page, 'account-revoke-failed');
+    await page.context().close();
+  });
+
+  it('formats every timestamp: relative, with the absolute time on hover, never a raw ISO string', async () => {
+    const page = await (await newContext(browser)).newPage();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    const iso = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+    for (const [path, ready] of [['/account', page.getByRole('heading', { name: 'Active sessions' })], ['/admin/users', page.getByRole('table')], ['/admin/audit', page.getByRole('table')]] as const) {
+      await page.goto(`${ui.url}${path}`);
+      await ready.waitFor();
+      await page.locator('main time').first().waitFor();
+      const text = await page.locator('main').innerText();
+      assert.doesNotMatch(text, iso, `${path} shows a raw timestamp`);
+      for (const time of await page.locator('main time').all()) {
+        assert.match((await time.getAttribute('datetime')) ?? '', iso, `${path}: machine-readable time`);
+        assert.ok(((await time.getAttribute('title')) ?? '') !== '', `${path}: absolute time on hover`);
+      }
+    }
+    await page.context().close();
+  });
+
+  it("asks before deactivating a user, saying it revokes their API keys and connected apps", async () => {
+    const page = await (await newContext(browser)).newPage();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.goto(`${ui.url}/admin/users`);
+    await page.getByLabel('Username').fill('leaver');
+    await page.getByLabel(/^Password/).fill('leaver-password');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await page.getByRole('cell', { name: 'leaver', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Deactivate leaver' }).click();
+    await page.getByText('Deactivating leaver signs them out and revokes their API keys and connected apps; reactivating does not restore them.').waitFor();
+    await assertAccessible(page, 'deactivation confirmation');
+    await screenshot(page, 'admin-users-deactivate');
+    await page.getByRole('button', { name: 'Yes, deactivate leaver' }).click();
+    await page.getByRole('button', { name: 'Reactivate leaver' }).waitFor();
+    await page.context().close();
+  });
+
   it('keeps admin screens from a viewer: no links, and the agent refuses them', async () => {
     const page = await (await newContext(browser)).newPage();
     await signIn(page, 'viewer', VIEWER_PASSWORD);
