@@ -14,6 +14,21 @@ export const millicores = (n: number | null | undefined): string => (n === null 
 
 export const rate = (n: number | null | undefined): string => (n === null || n === undefined ? '–' : `${bytes(n)}/s`);
 
+/** `45 s ago`, `12 min ago`, `3 h ago`, `2 d ago`, or `in 20 min` for the future. A time
+ * less than a minute ahead (clock skew between agent and browser) reads as now. */
+export function relativeTime(iso: string, now: number): string {
+  const diff = (now - Date.parse(iso)) / 1000;
+  const future = diff < -60;
+  const secs = Math.round(future ? -diff : Math.max(0, diff));
+  const amount = secs < 120 ? `${secs} s` : secs < 7200 ? `${Math.round(secs / 60)} min` : secs < 172_800 ? `${Math.round(secs / 3600)} h` : `${Math.round(secs / 86_400)} d`;
+  return future ? `in ${amount}` : `${amount} ago`;
+}
+
+const ABSOLUTE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' });
+
+/** The full date and time in the reader's locale and time zone, e.g. `Nov 23, 2026, 3:04:05 PM UTC`. */
+export const absoluteTime = (iso: string): string => ABSOLUTE.format(new Date(iso));
+
 export function secondsAgo(iso: string, now = Date.now()): string {
   const secs = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
   return secs < 120 ? `${secs} s ago` : secs < 7200 ? `${Math.round(secs / 60)} min ago` : `${Math.round(secs / 3600)} h ago`;

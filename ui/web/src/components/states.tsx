@@ -2,7 +2,7 @@
 // the feature, a 403 shows the agent's reason; a 401 never reaches here (the session gate
 // catches it and shows sign-in).
 import type { ReactNode } from 'react';
-import { ApiError } from '../api/client';
+import { ApiError, errorText } from '../api/client';
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -53,4 +53,25 @@ export function QueryView<T>({ query, what, children }: { query: { data: T | und
   if (query.isPending) return <Loading what={what} />;
   if (query.error || query.data === undefined) return <ErrorView error={query.error} retry={() => void query.refetch()} />;
   return <>{children(query.data)}</>;
+}
+
+/** What a view needs to know about a write started from one of its rows: which row failed and why. */
+export interface Failure<V> {
+  target: V;
+  error: unknown;
+}
+
+/** A mutation's failure, if it has one, as its target and error. */
+export function failureOf<V>(mutation: { isError: boolean; error: unknown; variables: V | undefined }): Failure<V> | null {
+  return mutation.isError && mutation.variables !== undefined ? { target: mutation.variables, error: mutation.error } : null;
+}
+
+/** A write's failure, shown beside the control that started it: "Could not revoke ci reader: …". */
+export function ActionError({ error, what }: { error: unknown; what: string }) {
+  if (error === null || error === undefined) return null;
+  return (
+    <span role="alert" className="error action-error">
+      Could not {what}: {errorText(error)}
+    </span>
+  );
 }
