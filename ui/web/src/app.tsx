@@ -1,13 +1,12 @@
 // The dashboard shell: one query client, the session gate (401 anywhere → sign-in), the
 // navigation, and a stable URL for every view (the copilot's citations will link here).
-import { QueryCache, QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { QueryCache, QueryClient, QueryClientProvider, useMutation, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { ApiError } from './api/client';
-import { queries, type Me } from './api/queries';
+import { isMeQuery, me as meQuery, recheckSession, signOut, type Me } from './api/queries/session';
 import { ErrorView, Loading } from './components/states';
 import { SignIn } from './screens/sign-in';
-import { signOut } from './screens/session';
 import { Overview } from './screens/overview';
 import { IncidentList } from './screens/incidents';
 import { IncidentStory } from './screens/incident-story';
@@ -31,7 +30,7 @@ const client: QueryClient = new QueryClient({
   // A session that expired while idle: every query then answers 401, and the gate shows sign-in.
   queryCache: new QueryCache({
     onError: (error, query) => {
-      if (error instanceof ApiError && error.status === 401 && query.queryKey[0] !== 'me') void client.invalidateQueries({ queryKey: ['me'] });
+      if (error instanceof ApiError && error.status === 401 && !isMeQuery(query.queryKey)) void recheckSession(client);
     },
   }),
 });
@@ -59,6 +58,7 @@ function NavLink({ href, children }: { href: string; children: string }) {
 
 function Shell({ me }: { me: Me }) {
   const [theme, toggleTheme] = useTheme();
+  const leave = useMutation(signOut(client));
   return (
     <div className="shell">
       <a className="skip" href="#main">Skip to content</a>
@@ -79,7 +79,7 @@ function Shell({ me }: { me: Me }) {
             {theme === 'dark' ? '☀' : '☾'}
           </button>
           <Link href="/account">{me.username} ({me.role})</Link>
-          <button type="button" onClick={() => void signOut(client)}>Sign out</button>
+          <button type="button" onClick={() => leave.mutate()} disabled={leave.isPending}>Sign out</button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>
@@ -115,7 +115,7 @@ function Shell({ me }: { me: Me }) {
 }
 
 function SessionGate() {
-  const me = useQuery(queries.me());
+  const me = useQuery(meQuery());
   if (me.isPending) return <Loading what="your session" />;
   if (me.error instanceof ApiError && me.error.status === 401) return <SignIn client={client} />;
   if (me.isError) return <ErrorView error={me.error} retry={() => void me.refetch()} />;

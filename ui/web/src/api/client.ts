@@ -1,9 +1,15 @@
 // The one way the dashboard talks to the agent: openapi-fetch over the types generated from
 // the agent's OpenAPI document (schema.d.ts), and one error type carrying the spec's body.
 import createClient from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, operations, paths } from './schema';
 
 export type ErrorBody = components['schemas']['Error'];
+
+/** The JSON body of an operation's 200 answer. */
+export type Answer<Op extends keyof operations> = operations[Op]['responses'] extends { 200: { content: { 'application/json': infer T } } } ? T : never;
+
+/** The JSON body an operation takes. */
+export type Body<Op extends keyof operations> = NonNullable<operations[Op]['requestBody']> extends { content: { 'application/json': infer T } } ? T : never;
 
 export class ApiError extends Error {
   constructor(

@@ -29,9 +29,4 @@ const ABSOLUTE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeS
 /** The full date and time in the reader's locale and time zone, e.g. `Nov 23, 2026, 3:04:05 PM UTC`. */
 export const absoluteTime = (iso: string): string => ABSOLUTE.format(new Date(iso));
 
-export function secondsAgo(iso: string, now = Date.now()): string {
-  const secs = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  return secs < 120 ? `${secs} s ago` : secs < 7200 ? `${Math.round(secs / 60)} min ago` : `${Math.round(secs / 3600)} h ago`;
-}
-
 export const pct = (n: number | null | undefined): string => (n === null || n === undefined ? '–' : `${Math.round(n)}%`);

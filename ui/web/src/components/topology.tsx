@@ -4,7 +4,7 @@ import { Background, Controls, ReactFlow, type Edge, type Node } from '@xyflow/r
 import '@xyflow/react/dist/style.css';
 import { useMemo } from 'react';
 import { useLocation } from 'wouter';
-import type { Subgraph } from '../api/queries';
+import type { Subgraph } from '../api/queries/graph';
 
 const COLUMN = 300;
 const ROW = 72;

@@ -1,32 +1,36 @@
 // Your API keys (scopes chosen one by one, nothing preselected; the secret shown once), your
-// second factor (enrol with a QR code) and your sessions.
+// connected apps, your second factor (enrol with a QR code) and your sessions. Each section is
+// a container (its queries and mutations) around a view that only renders.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { encode } from 'uqr';
-import { api, errorText, unwrap } from '../api/client';
-import { queries, SCOPES, type Scope } from '../api/queries';
-import { Empty, QueryView } from '../components/states';
-
+import { apiKeys, createApiKey, revokeApiKey, SCOPES, type ApiKey, type Scope } from '../api/queries/api-keys';
+import { grants, revokeGrant, type Grant } from '../api/queries/oauth';
+import { beginEnrolment, confirmEnrolment, disableSecondFactor, secondFactor } from '../api/queries/second-factor';
+import { mySessions, revokeSession, type Session } from '../api/queries/sessions';
+import { ActionError, Empty, failureOf, QueryView, type Failure } from '../components/states';
+import { Time } from '../components/time';
 
 function CreateKey() {
   const client = useQueryClient();
+  const create = useMutation(createApiKey(client));
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>([]);
   const [secret, setSecret] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
-  const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/me/api-keys', { body: { name, scopes } })),
-    onSuccess: async (created) => {
-      setSecret(created.key);
-      setName('');
-      setScopes([]);
-      await client.invalidateQueries({ queryKey: ['me', 'api-keys'] });
-    },
-  });
   const submit = (e: SyntheticEvent<HTMLFormElement>) => {
     e.preventDefault();
     setCopied(false);
-    create.mutate();
+    create.mutate(
+      { name, scopes },
+      {
+        onSuccess: (created) => {
+          setSecret(created.key);
+          setName('');
+          setScopes([]);
+        },
+      },
+    );
   };
   return (
     <form className="stack" onSubmit={submit} aria-labelledby="new-key">
@@ -45,7 +49,7 @@ function CreateKey() {
           ))}
         </div>
       </fieldset>
-      {create.error ? <p role="alert" className="error">{errorText(create.error)}</p> : null}
+      <ActionError error={create.error} what="create the key" />
       <button type="submit" disabled={create.isPending}>Create key</button>
       {secret ? (
         <div className="card secret" role="status">
@@ -60,46 +64,56 @@ function CreateKey() {
   );
 }
 
+function ApiKeyTable({ keys, onRevoke, failure }: { keys: ApiKey[]; onRevoke: (id: number) => void; failure: Failure<number> | null }) {
+  if (keys.length === 0) return <Empty>No API keys.</Empty>;
+  return (
+    <table>
+      <caption>Your keys (the secrets are never shown again)</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Prefix</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">State</th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((k) => (
+          <tr key={k.id}>
+            <td>{k.name}</td>
+            <td><code>{k.prefix}</code></td>
+            <td>{k.scopes.join(', ')}</td>
+            <td><Time at={k.created_at} /></td>
+            <td><Time at={k.last_used_at} absent="never" /></td>
+            <td>
+              {k.revoked_at ? (
+                <>revoked <Time at={k.revoked_at} /></>
+              ) : (
+                <>
+                  {k.expires_at ? <>expires <Time at={k.expires_at} />{' '}</> : null}
+                  <button type="button" onClick={() => onRevoke(k.id)}>Revoke {k.name}</button>
+                  <ActionError error={failure?.target === k.id ? failure.error : null} what={`revoke ${k.name}`} />
+                </>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 function ApiKeys() {
   const client = useQueryClient();
-  const keys = useQuery(queries.apiKeys());
-  const revoke = useMutation({
-    mutationFn: (id: number) => unwrap(api.DELETE('/me/api-keys/{id}', { params: { path: { id: String(id) } } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['me', 'api-keys'] }),
-  });
+  const keys = useQuery(apiKeys());
+  const revoke = useMutation(revokeApiKey(client));
   return (
     <section aria-labelledby="keys">
       <h2 id="keys">API keys</h2>
       <QueryView query={keys} what="API keys">
-        {(data) =>
-          data.api_keys.length === 0 ? (
-            <Empty>No API keys.</Empty>
-          ) : (
-            <table>
-              <caption>Your keys (the secrets are never shown again)</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.api_keys.map((k) => (
-                  <tr key={k.id}>
-                    <td>{k.name}</td>
-                    <td><code>{k.prefix}</code></td>
-                    <td>{k.scopes.join(', ')}</td>
-                    <td>{k.last_used_at ?? 'never'}</td>
-                    <td>{k.revoked_at ? 'revoked' : <button type="button" onClick={() => revoke.mutate(k.id)}>Revoke {k.name}</button>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(data) => <ApiKeyTable keys={data.api_keys} onRevoke={(id) => revoke.mutate(id)} failure={failureOf(revoke)} />}
       </QueryView>
       <CreateKey />
     </section>
@@ -118,18 +132,14 @@ function QrCode({ text }: { text: string }) {
 
 function SecondFactor() {
   const client = useQueryClient();
-  const status = useQuery(queries.secondFactor());
-  const [enrolment, setEnrolment] = useState<{ secret: string; otpauth_uri: string } | null>(null);
+  const status = useQuery(secondFactor());
+  const begin = useMutation(beginEnrolment());
+  const confirm = useMutation(confirmEnrolment(client));
+  const disable = useMutation(disableSecondFactor(client));
   const [code, setCode] = useState('');
-  const done = () => {
-    setEnrolment(null);
-    setCode('');
-    return client.invalidateQueries({ queryKey: ['me', 'second-factor'] });
-  };
-  const begin = useMutation({ mutationFn: () => unwrap(api.POST('/me/second-factor/enrol')), onSuccess: setEnrolment });
-  const confirm = useMutation({ mutationFn: () => unwrap(api.POST('/me/second-factor/confirm', { body: { code } })), onSuccess: done });
-  const disable = useMutation({ mutationFn: () => unwrap(api.POST('/me/second-factor/disable', { body: { code } })), onSuccess: done });
-  const error = begin.error ?? confirm.error ?? disable.error;
+  // The enrolment in progress is the last one begun, until a code confirms it.
+  const enrolment = confirm.isSuccess ? undefined : begin.data;
+  const clearCode = { onSuccess: () => setCode('') };
   const codeField = (
     <label>
       Code from your authenticator
@@ -142,75 +152,87 @@ function SecondFactor() {
       <QueryView query={status} what="second factor">
         {(s) =>
           s.enabled ? (
-            <form className="stack" onSubmit={(e) => (e.preventDefault(), disable.mutate())}>
+            <form className="stack" onSubmit={(e) => (e.preventDefault(), disable.mutate(code, clearCode))}>
               <p>On: sign-in asks for a code from your authenticator app.</p>
               {codeField}
-              <button type="submit">Turn off</button>
+              <ActionError error={disable.error} what="turn the second factor off" />
+              <button type="submit" disabled={disable.isPending}>Turn off</button>
             </form>
           ) : enrolment ? (
-            <form className="stack" onSubmit={(e) => (e.preventDefault(), confirm.mutate())}>
+            <form className="stack" onSubmit={(e) => (e.preventDefault(), confirm.mutate(code, clearCode))}>
               <p>Scan this with your authenticator app, or type the secret <code>{enrolment.secret}</code>, then enter the code it shows.</p>
               <QrCode text={enrolment.otpauth_uri} />
               {codeField}
-              <button type="submit">Confirm</button>
+              <ActionError error={confirm.error} what="confirm the second factor" />
+              <button type="submit" disabled={confirm.isPending}>Confirm</button>
             </form>
           ) : (
             <p>
-              Off. <button type="button" onClick={() => begin.mutate()}>Set up a second factor</button>
+              Off.{' '}
+              <button type="button" onClick={() => (confirm.reset(), begin.mutate())} disabled={begin.isPending}>Set up a second factor</button>
+              <ActionError error={begin.error} what="start setting up a second factor" />
             </p>
           )
         }
       </QueryView>
-      {error ? <p role="alert" className="error">{errorText(error)}</p> : null}
     </section>
+  );
+}
+
+function SessionList({ sessions, onEnd, failure }: { sessions: Session[]; onEnd: (id: string) => void; failure: Failure<string> | null }) {
+  return (
+    <ul>
+      {sessions.map((s) => (
+        <li key={s.id}>
+          {s.current ? <strong>This browser</strong> : 'Signed in'} from {s.ip}, since <Time at={s.created_at} />, last seen <Time at={s.last_seen_at} />{' '}
+          <button type="button" onClick={() => onEnd(s.id)}>
+            {s.current ? 'End session (signs you out)' : `End session from ${s.ip}`}
+          </button>
+          <ActionError error={failure?.target === s.id ? failure.error : null} what="end the session" />
+        </li>
+      ))}
+    </ul>
   );
 }
 
 function Sessions() {
   const client = useQueryClient();
-  const sessions = useQuery(queries.mySessions());
-  const revoke = useMutation({ mutationFn: (id: string) => unwrap(api.DELETE('/me/sessions/{id}', { params: { path: { id } } })), onSuccess: () => client.invalidateQueries({ queryKey: ['me', 'sessions'] }) });
+  const sessions = useQuery(mySessions());
+  const revoke = useMutation(revokeSession(client));
   return (
     <section aria-labelledby="sessions">
       <h2 id="sessions">Active sessions</h2>
       <QueryView query={sessions} what="sessions">
-        {(data) => (
-          <ul>
-            {data.sessions.map((s) => (
-              <li key={s.id}>
-                from {s.ip}, since {s.created_at}, last seen {s.last_seen_at}{' '}
-                <button type="button" onClick={() => revoke.mutate(s.id)}>End</button>
-              </li>
-            ))}
-          </ul>
-        )}
+        {(data) => <SessionList sessions={data.sessions} onEnd={(id) => revoke.mutate(id)} failure={failureOf(revoke)} />}
       </QueryView>
     </section>
   );
 }
 
+function GrantList({ grants, onDisconnect, failure }: { grants: Grant[]; onDisconnect: (id: string) => void; failure: Failure<string> | null }) {
+  if (grants.length === 0) return <Empty>No app holds an access token of yours. MCP clients that sign in with OAuth appear here.</Empty>;
+  return (
+    <ul>
+      {grants.map((g) => (
+        <li key={g.id}>
+          <strong>{g.client_name}</strong>, connected <Time at={g.created_at} />, access until <Time at={g.expires_at} />, last used <Time at={g.last_used_at} absent="never" />{' '}
+          <button type="button" onClick={() => onDisconnect(g.id)}>Disconnect {g.client_name}</button>
+          <ActionError error={failure?.target === g.id ? failure.error : null} what={`disconnect ${g.client_name}`} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function ConnectedApps() {
   const client = useQueryClient();
-  const grants = useQuery(queries.grants());
-  const revoke = useMutation({ mutationFn: (id: string) => unwrap(api.DELETE('/me/oauth/grants/{id}', { params: { path: { id } } })), onSuccess: () => client.invalidateQueries({ queryKey: ['me', 'grants'] }) });
+  const query = useQuery(grants());
+  const revoke = useMutation(revokeGrant(client));
   return (
     <section aria-labelledby="apps">
       <h2 id="apps">Connected apps</h2>
-      <QueryView query={grants} what="connected apps">
-        {(data) =>
-          data.grants.length === 0 ? (
-            <Empty>No app holds an access token of yours. MCP clients that sign in with OAuth appear here.</Empty>
-          ) : (
-            <ul>
-              {data.grants.map((g) => (
-                <li key={g.id}>
-                  <strong>{g.client_name}</strong>, connected {g.created_at}, until {g.expires_at}, last used {g.last_used_at ?? 'never'}{' '}
-                  <button type="button" onClick={() => revoke.mutate(g.id)}>Disconnect {g.client_name}</button>
-                </li>
-              ))}
-            </ul>
-          )
-        }
+      <QueryView query={query} what="connected apps">
+        {(data) => <GrantList grants={data.grants} onDisconnect={(id) => revoke.mutate(id)} failure={failureOf(revoke)} />}
       </QueryView>
     </section>
   );

@@ -1,156 +1,215 @@
-// Admin: local users, and access control (idle timeout, IP allow/deny lists, bans).
+// Admin: local users, and access control (idle timeout, IP allow/deny lists, bans). Containers
+// hold the queries and mutations; the views below them only render.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type SyntheticEvent } from 'react';
-import { api, errorText, unwrap } from '../api/client';
-import { queries } from '../api/queries';
-import { QueryView } from '../components/states';
+import { Fragment, useState, type SyntheticEvent } from 'react';
+import { ipAccess, liftBan, updateIpLists, type Ban } from '../api/queries/ip-access';
+import { securitySettings, updateSecuritySettings } from '../api/queries/settings';
+import { createUser, updateUser, users, type Role, type User, type UserChange } from '../api/queries/users';
+import { ActionError, failureOf, QueryView, type Failure } from '../components/states';
+import { Time } from '../components/time';
 
+/** What a failed change to a user was, in words: "deactivate alice", "change alice's role". */
+function changeWords(change: UserChange): string {
+  if (change.active !== undefined) return `${change.active ? 'reactivate' : 'deactivate'} ${change.username}`;
+  return `change ${change.username}'s role`;
+}
+
+function DeactivationConfirm({ username, onConfirm, onCancel }: { username: string; onConfirm: () => void; onCancel: () => void }) {
+  const id = `deactivate-${username}`;
+  return (
+    <div className="card confirm" role="group" aria-labelledby={id}>
+      {/* The agent revokes these with the account; say so before it happens, not after. */}
+      <p id={id}>Deactivating {username} signs them out and revokes their API keys and connected apps; reactivating does not restore them.</p>
+      <button type="button" onClick={onConfirm}>Yes, deactivate {username}</button>{' '}
+      <button type="button" onClick={onCancel} autoFocus>Cancel</button>
+    </div>
+  );
+}
+
+function UserTable({ users, onChange, failure }: { users: User[]; onChange: (change: UserChange) => void; failure: Failure<UserChange> | null }) {
+  const [confirming, setConfirming] = useState<string | null>(null);
+  return (
+    <table>
+      <caption>Local accounts</caption>
+      <thead>
+        <tr>
+          <th scope="col">User</th>
+          <th scope="col">Role</th>
+          <th scope="col">Second factor</th>
+          <th scope="col">Created</th>
+          <th scope="col">State</th>
+        </tr>
+      </thead>
+      <tbody>
+        {users.map((u) => (
+          <Fragment key={u.id}>
+            <tr>
+              <td>{u.username}</td>
+              <td>
+                <select aria-label={`Role of ${u.username}`} value={u.role} onChange={(e) => onChange({ username: u.username, role: e.target.value as Role })}>
+                  <option value="viewer">viewer</option>
+                  <option value="admin">admin</option>
+                </select>
+              </td>
+              <td>{u.totp_enabled ? 'on' : 'off'}</td>
+              <td><Time at={u.created_at} /></td>
+              <td>
+                {u.active ? 'active' : 'deactivated'}{' '}
+                {u.active ? (
+                  <button type="button" onClick={() => setConfirming(u.username)} aria-expanded={confirming === u.username}>Deactivate {u.username}</button>
+                ) : (
+                  <button type="button" onClick={() => onChange({ username: u.username, active: true })}>Reactivate {u.username}</button>
+                )}
+                <ActionError error={failure?.target.username === u.username ? failure.error : null} what={failure ? changeWords(failure.target) : ''} />
+              </td>
+            </tr>
+            {confirming === u.username && u.active ? (
+              <tr>
+                <td colSpan={5}>
+                  <DeactivationConfirm
+                    username={u.username}
+                    onConfirm={() => (setConfirming(null), onChange({ username: u.username, active: false }))}
+                    onCancel={() => setConfirming(null)}
+                  />
+                </td>
+              </tr>
+            ) : null}
+          </Fragment>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function NewUserForm() {
+  const client = useQueryClient();
+  const create = useMutation(createUser(client));
+  const empty = { username: '', password: '', role: 'viewer' as Role };
+  const [form, setForm] = useState(empty);
+  const submit = (e: SyntheticEvent<HTMLFormElement>) => (e.preventDefault(), create.mutate(form, { onSuccess: () => setForm(empty) }));
+  return (
+    <form className="stack" onSubmit={submit} aria-labelledby="new-user">
+      <h2 id="new-user">New user</h2>
+      <label>
+        Username
+        <input required value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} />
+      </label>
+      <label>
+        Password (at least 8 characters)
+        <input type="password" autoComplete="new-password" required minLength={8} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
+      </label>
+      <label>
+        Role
+        <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
+          <option value="viewer">viewer</option>
+          <option value="admin">admin</option>
+        </select>
+      </label>
+      <ActionError error={create.error} what="create the user" />
+      <button type="submit" disabled={create.isPending}>Create user</button>
+    </form>
+  );
+}
 
 export function AdminUsers() {
   const client = useQueryClient();
-  const users = useQuery(queries.users());
-  const [form, setForm] = useState({ username: '', password: '', role: 'viewer' as 'viewer' | 'admin' });
-  const refresh = () => client.invalidateQueries({ queryKey: ['admin', 'users'] });
-  const create = useMutation({ mutationFn: () => unwrap(api.POST('/admin/users', { body: form })), onSuccess: () => (setForm({ username: '', password: '', role: 'viewer' }), refresh()) });
-  const update = useMutation({
-    mutationFn: (change: { username: string; role?: 'viewer' | 'admin'; active?: boolean }) => unwrap(api.PATCH('/admin/users/{username}', { params: { path: { username: change.username } }, body: change })),
-    onSuccess: refresh,
-  });
-  const submit = (e: SyntheticEvent<HTMLFormElement>) => (e.preventDefault(), create.mutate());
+  const query = useQuery(users());
+  const update = useMutation(updateUser(client));
   return (
     <>
       <h1>Users</h1>
-      <QueryView query={users} what="users">
-        {(data) => (
-          <table>
-            <caption>Local accounts</caption>
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">Role</th>
-                <th scope="col">Second factor</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.users.map((u) => (
-                <tr key={u.id}>
-                  <td>{u.username}</td>
-                  <td>
-                    <select aria-label={`Role of ${u.username}`} value={u.role} onChange={(e) => update.mutate({ username: u.username, role: e.target.value as 'viewer' | 'admin' })}>
-                      <option value="viewer">viewer</option>
-                      <option value="admin">admin</option>
-                    </select>
-                  </td>
-                  <td>{u.totp_enabled ? 'on' : 'off'}</td>
-                  <td>
-                    {u.active ? 'active' : 'deactivated'}{' '}
-                    <button type="button" onClick={() => update.mutate({ username: u.username, active: !u.active })}>
-                      {u.active ? 'Deactivate' : 'Reactivate'} {u.username}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+      <QueryView query={query} what="users">
+        {(data) => <UserTable users={data.users} onChange={(change) => update.mutate(change)} failure={failureOf(update)} />}
       </QueryView>
-      {update.error ? <p role="alert" className="error">{errorText(update.error)}</p> : null}
-      <form className="stack" onSubmit={submit} aria-labelledby="new-user">
-        <h2 id="new-user">New user</h2>
-        <label>
-          Username
-          <input required value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} />
-        </label>
-        <label>
-          Password (at least 8 characters)
-          <input type="password" autoComplete="new-password" required minLength={8} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
-        </label>
-        <label>
-          Role
-          <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as 'viewer' | 'admin' })}>
-            <option value="viewer">viewer</option>
-            <option value="admin">admin</option>
-          </select>
-        </label>
-        {create.error ? <p role="alert" className="error">{errorText(create.error)}</p> : null}
-        <button type="submit">Create user</button>
-      </form>
+      <NewUserForm />
     </>
   );
 }
 
 const lines = (text: string) => text.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
 
-export function AdminAccess() {
+function IdleTimeout() {
   const client = useQueryClient();
-  const security = useQuery(queries.securitySettings());
-  const access = useQuery(queries.accessControl());
+  const security = useQuery(securitySettings());
+  const save = useMutation(updateSecuritySettings(client));
   const [idle, setIdle] = useState<string | null>(null);
+  return (
+    <QueryView query={security} what="security settings">
+      {(s) => (
+        <form className="stack" onSubmit={(e) => (e.preventDefault(), save.mutate({ session_idle_timeout_secs: Number(idle ?? s.session_idle_timeout_secs) }, { onSuccess: () => setIdle(null) }))}>
+          <h2>Sessions</h2>
+          <label>
+            Idle timeout in seconds (0 never expires)
+            <input type="number" min={0} value={idle ?? String(s.session_idle_timeout_secs)} onChange={(e) => setIdle(e.target.value)} />
+          </label>
+          <ActionError error={save.error} what="save the idle timeout" />
+          <button type="submit" disabled={save.isPending}>Save idle timeout</button>
+        </form>
+      )}
+    </QueryView>
+  );
+}
+
+function BanList({ bans, onLift, failure }: { bans: Ban[]; onLift: (ip: string) => void; failure: Failure<string> | null }) {
+  if (bans.length === 0) return <p className="muted">No address is banned.</p>;
+  return (
+    <ul>
+      {bans.map((b) => (
+        <li key={b.ip}>
+          {b.ip}: {b.reason}, banned <Time at={b.created_at} />, {b.expires_at ? <>ends <Time at={b.expires_at} /></> : 'until lifted'}{' '}
+          <button type="button" onClick={() => onLift(b.ip)}>Lift ban on {b.ip}</button>
+          <ActionError error={failure?.target === b.ip ? failure.error : null} what={`lift the ban on ${b.ip}`} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function IpAccess() {
+  const client = useQueryClient();
+  const access = useQuery(ipAccess());
+  const saveLists = useMutation(updateIpLists(client));
+  const lift = useMutation(liftBan(client));
   const [lists, setLists] = useState<{ allow: string; deny: string } | null>(null);
-  const saveIdle = useMutation({
-    mutationFn: (secs: number) => unwrap(api.PUT('/admin/settings/security', { body: { session_idle_timeout_secs: secs } })),
-    onSuccess: () => (setIdle(null), client.invalidateQueries({ queryKey: ['admin', 'security'] })),
-  });
-  const saveLists = useMutation({
-    mutationFn: (l: { allow: string; deny: string }) => unwrap(api.PUT('/admin/access-control', { body: { allowlist: lines(l.allow), denylist: lines(l.deny) } })),
-    onSuccess: () => (setLists(null), client.invalidateQueries({ queryKey: ['admin', 'access-control'] })),
-  });
-  const lift = useMutation({
-    mutationFn: (ip: string) => unwrap(api.DELETE('/admin/access-control/bans/{ip}', { params: { path: { ip } } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['admin', 'access-control'] }),
-  });
+  return (
+    <QueryView query={access} what="IP access">
+      {(a) => {
+        const current = lists ?? { allow: a.allowlist.join('\n'), deny: a.denylist.join('\n') };
+        const save = (e: SyntheticEvent<HTMLFormElement>) => {
+          e.preventDefault();
+          saveLists.mutate({ allowlist: lines(current.allow), denylist: lines(current.deny) }, { onSuccess: () => setLists(null) });
+        };
+        return (
+          <>
+            <form className="stack" onSubmit={save}>
+              <h2>IP lists</h2>
+              <p className="muted">You are connecting from {a.your_ip}; a change that would lock you out is refused.</p>
+              <label>
+                Allowlist (one CIDR or address a line; empty allows everyone)
+                <textarea rows={4} value={current.allow} onChange={(e) => setLists({ ...current, allow: e.target.value })} />
+              </label>
+              <label>
+                Denylist
+                <textarea rows={4} value={current.deny} onChange={(e) => setLists({ ...current, deny: e.target.value })} />
+              </label>
+              <ActionError error={saveLists.error} what="save the IP lists" />
+              <button type="submit" disabled={saveLists.isPending}>Save IP lists</button>
+            </form>
+            <h2>Bans</h2>
+            <BanList bans={a.bans} onLift={(ip) => lift.mutate(ip)} failure={failureOf(lift)} />
+          </>
+        );
+      }}
+    </QueryView>
+  );
+}
+
+export function AdminAccess() {
   return (
     <>
       <h1>Access control</h1>
-      <QueryView query={security} what="security settings">
-        {(s) => (
-          <form className="stack" onSubmit={(e) => (e.preventDefault(), saveIdle.mutate(Number(idle ?? s.session_idle_timeout_secs)))}>
-            <h2>Sessions</h2>
-            <label>
-              Idle timeout in seconds (0 never expires)
-              <input type="number" min={0} value={idle ?? String(s.session_idle_timeout_secs)} onChange={(e) => setIdle(e.target.value)} />
-            </label>
-            {saveIdle.error ? <p role="alert" className="error">{errorText(saveIdle.error)}</p> : null}
-            <button type="submit">Save idle timeout</button>
-          </form>
-        )}
-      </QueryView>
-      <QueryView query={access} what="IP access">
-        {(a) => {
-          const current = lists ?? { allow: a.allowlist.join('\n'), deny: a.denylist.join('\n') };
-          return (
-            <>
-              <form className="stack" onSubmit={(e) => (e.preventDefault(), saveLists.mutate(current))}>
-                <h2>IP lists</h2>
-                <p className="muted">You are connecting from {a.your_ip}; a change that would lock you out is refused.</p>
-                <label>
-                  Allowlist (one CIDR or address a line; empty allows everyone)
-                  <textarea rows={4} value={current.allow} onChange={(e) => setLists({ ...current, allow: e.target.value })} />
-                </label>
-                <label>
-                  Denylist
-                  <textarea rows={4} value={current.deny} onChange={(e) => setLists({ ...current, deny: e.target.value })} />
-                </label>
-                {saveLists.error ? <p role="alert" className="error">{errorText(saveLists.error)}</p> : null}
-                <button type="submit">Save IP lists</button>
-              </form>
-              <h2>Bans</h2>
-              {a.bans.length === 0 ? (
-                <p className="muted">No address is banned.</p>
-              ) : (
-                <ul>
-                  {a.bans.map((b) => (
-                    <li key={b.ip}>
-                      {b.ip}: {b.reason}, until {b.expires_at ?? 'lifted'} <button type="button" onClick={() => lift.mutate(b.ip)}>Lift ban on {b.ip}</button>
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </>
-          );
-        }}
-      </QueryView>
+      <IdleTimeout />
+      <IpAccess />
     </>
   );
 }

@@ -1,10 +1,12 @@
 // Creating an application: namespaces and a label selector, with a live preview of the pods
 // it would select right now.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useDeferredValue, useState, type SyntheticEvent } from 'react';
 import { useLocation } from 'wouter';
-import { api, errorText, unwrap } from '../api/client';
-import { queries } from '../api/queries';
+import { errorText } from '../api/client';
+import { appPreview, createApp } from '../api/queries/apps';
+import { namespaces as namespaceList } from '../api/queries/cluster';
+import { ActionError } from '../components/states';
 
 /** `app=web, tier in (front, edge), !canary` → the API's selector (Kubernetes' own syntax). */
 export function parseSelector(text: string): { match_labels: Record<string, string>; match_expressions: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[] } {
@@ -26,36 +28,24 @@ export function parseSelector(text: string): { match_labels: Record<string, stri
 export function NewApp() {
   const client = useQueryClient();
   const [, navigate] = useLocation();
-  const namespaces = useQuery(queries.namespaces());
+  const namespaces = useQuery(namespaceList());
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
   const [selectorText, setSelectorText] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const definition = { name: name || 'preview', namespaces: chosen, selector: parseSelector(selectorText) };
   const deferred = useDeferredValue(JSON.stringify(definition));
-  const preview = useQuery({
-    queryKey: ['apps', 'preview', deferred],
-    queryFn: () => unwrap(api.POST('/apps/preview', { body: JSON.parse(deferred) as typeof definition })),
-    enabled: chosen.length > 0 && selectorText.trim() !== '',
-    retry: false,
-  });
+  const preview = useQuery(appPreview(JSON.parse(deferred) as typeof definition, chosen.length > 0 && selectorText.trim() !== ''));
+  const create = useMutation(createApp(client));
 
-  const submit = async (e: SyntheticEvent<HTMLFormElement>) => {
+  const submit = (e: SyntheticEvent<HTMLFormElement>) => {
     e.preventDefault();
-    setError(null);
-    try {
-      const created = await unwrap(api.POST('/apps', { body: { ...definition, name } }));
-      await client.invalidateQueries({ queryKey: ['apps'] });
-      navigate(`/apps/${created.id}`);
-    } catch (err) {
-      setError(errorText(err));
-    }
+    create.mutate({ ...definition, name }, { onSuccess: (created) => navigate(`/apps/${created.id}`) });
   };
 
   return (
     <>
       <h1>New application</h1>
-      <form className="stack" onSubmit={(e) => void submit(e)}>
+      <form className="stack" onSubmit={submit}>
         <label>
           Name
           <input required value={name} onChange={(e) => setName(e.target.value)} />
@@ -74,8 +64,8 @@ export function NewApp() {
           Label selector (as kubectl: <code>app in (frontend, cart), tier=web, !canary</code>)
           <input required value={selectorText} onChange={(e) => setSelectorText(e.target.value)} />
         </label>
-        {error ? <p role="alert" className="error">{error}</p> : null}
-        <button type="submit">Create</button>
+        <ActionError error={create.error} what="create the application" />
+        <button type="submit" disabled={create.isPending}>Create</button>
       </form>
       <section aria-labelledby="preview" aria-live="polite">
         <h2 id="preview">Matching pods now</h2>

@@ -3,10 +3,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import { queries, type AppMetrics, type AppNetworkHistory, type HistoryWindow } from '../api/queries';
+import { app as appQuery, appMetrics, appNetwork, apps, type AppMetrics, type AppNetworkHistory } from '../api/queries/apps';
+import type { HistoryWindow } from '../api/queries/history';
+import { me } from '../api/queries/session';
 import { bytes, millicores, rate } from '../components/format';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { Empty, QueryView } from '../components/states';
+import { Time } from '../components/time';
 import { TimeChart } from '../components/time-chart';
 import { WindowPicker } from './history';
 
@@ -20,12 +23,12 @@ export const FLAG_HELP: Record<string, string> = {
 };
 
 export function Apps() {
-  const query = useQuery(queries.apps());
-  const me = useQuery(queries.me());
+  const query = useQuery(apps());
+  const who = useQuery(me());
   return (
     <>
       <h1>Applications</h1>
-      {me.data?.role === 'admin' ? (
+      {who.data?.role === 'admin' ? (
         <p>
           <Link href="/apps/new" className="button">New application</Link>
         </p>
@@ -38,7 +41,7 @@ export function Apps() {
             <ul className="grid-list">
               {data.apps.map((a) => (
                 <li key={a.id}>
-                  <Link href={`/apps/${a.id}`}>{a.name}</Link> <span className="muted">{a.namespaces.join(', ')}</span>
+                  <Link href={`/apps/${a.id}`}>{a.name}</Link> <span className="muted">{a.namespaces.join(', ')} · updated <Time at={a.updated_at} /></span>
                 </li>
               ))}
             </ul>
@@ -101,17 +104,21 @@ function NetworkChart({ data }: { data: AppNetworkHistory }) {
 }
 
 export function AppDetail({ id }: { id: string }) {
-  const app = useQuery(queries.app(id));
-  const metrics = useQuery(queries.appMetrics(id));
+  const app = useQuery(appQuery(id));
+  const metrics = useQuery(appMetrics(id));
   const [window, setWindow] = useState<HistoryWindow>('1h');
-  const network = useQuery(queries.appNetwork(id, window));
+  const network = useQuery(appNetwork(id, window));
   return (
     <>
       <p className="crumbs">
         <Link href="/apps">Applications</Link> / {app.data?.name ?? id}
       </p>
       <h1>{app.data?.name ?? 'Application'}</h1>
-      {app.data ? <p className="muted">Namespaces: {app.data.namespaces.join(', ')}</p> : null}
+      {app.data ? (
+        <p className="muted">
+          Namespaces: {app.data.namespaces.join(', ')} · created by {app.data.created_by} <Time at={app.data.created_at} />, updated <Time at={app.data.updated_at} />
+        </p>
+      ) : null}
       <QueryView query={metrics} what="usage">
         {(data) => (
           <>

@@ -3,14 +3,12 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api, unwrap } from '../api/client';
-import { queries, type AuditEvent } from '../api/queries';
+import { AUDIT_FILTERS, auditChain, auditEvent, auditEvents, auditExportUrl, type AuditEvent, type AuditFilters } from '../api/queries/audit';
 import { Empty, QueryView } from '../components/states';
-
-const FILTERS = ['category', 'severity', 'actor', 'namespace', 'action', 'outcome', 'from', 'to', 'q'] as const;
+import { Time } from '../components/time';
 
 function Chain() {
-  const chain = useQuery(queries.chain());
+  const chain = useQuery(auditChain());
   return (
     <QueryView query={chain} what="chain verification">
       {(c) =>
@@ -29,7 +27,7 @@ function Chain() {
 function Row({ e }: { e: AuditEvent }) {
   return (
     <tr>
-      <td><Link href={`/admin/audit/${e.id}`}>{e.ts}</Link></td>
+      <td><Link href={`/admin/audit/${e.id}`}><Time at={e.ts} /></Link></td>
       <td>{e.actor}</td>
       <td>{e.category}</td>
       <td><span className={`badge ${e.severity === 'critical' ? 'critical' : e.severity === 'warning' ? 'degraded' : 'healthy'}`}>{e.severity}</span></td>
@@ -64,26 +62,20 @@ export function AdminAudit() {
   const search = useSearch();
   const [, navigate] = useLocation();
   const params = new URLSearchParams(search);
-  const filters = Object.fromEntries(FILTERS.flatMap((f) => (params.get(f) ? [[f, params.get(f) ?? '']] : [])));
-  const [draft, setDraft] = useState<Record<string, string>>(filters);
-  const timeline = useInfiniteQuery({
-    queryKey: ['admin', 'audit', filters],
-    queryFn: ({ pageParam }) => unwrap(api.GET('/admin/audit/events', { params: { query: { ...filters, ...(pageParam ? { cursor: String(pageParam) } : {}) } } })),
-    initialPageParam: null as number | null,
-    getNextPageParam: (page) => page.next_cursor,
-  });
+  const filters: AuditFilters = Object.fromEntries(AUDIT_FILTERS.flatMap((f) => (params.get(f) ? [[f, params.get(f) ?? '']] : [])));
+  const [draft, setDraft] = useState<AuditFilters>(filters);
+  const timeline = useInfiniteQuery(auditEvents(filters));
   const apply = (e: SyntheticEvent<HTMLFormElement>) => {
     e.preventDefault();
     const next = new URLSearchParams(Object.entries(draft).filter(([, v]) => v.trim() !== ''));
     navigate(`/admin/audit${next.size > 0 ? `?${next.toString()}` : ''}`);
   };
-  const exportQuery = new URLSearchParams(filters);
   return (
     <>
       <h1>Audit</h1>
       <Chain />
       <form className="filters" onSubmit={apply} aria-label="Audit filters">
-        {FILTERS.map((f) => (
+        {AUDIT_FILTERS.map((f) => (
           <label key={f}>
             {f === 'q' ? 'text' : f}
             <input value={draft[f] ?? ''} onChange={(e) => setDraft({ ...draft, [f]: e.target.value })} placeholder={f === 'from' || f === 'to' ? '2026-11-23T00:00:00Z' : undefined} />
@@ -92,8 +84,7 @@ export function AdminAudit() {
         <button type="submit">Apply filters</button>
       </form>
       <p>
-        Export: <a href={`/api/agent/admin/audit/export?${new URLSearchParams({ ...Object.fromEntries(exportQuery), format: 'csv' }).toString()}`}>CSV</a> ·{' '}
-        <a href={`/api/agent/admin/audit/export?${new URLSearchParams({ ...Object.fromEntries(exportQuery), format: 'json' }).toString()}`}>JSON</a>
+        Export: <a href={auditExportUrl(filters, 'csv')}>CSV</a> · <a href={auditExportUrl(filters, 'json')}>JSON</a>
       </p>
       <QueryView query={{ ...timeline, data: timeline.data }} what="audit events">
         {(data) => {
@@ -113,7 +104,7 @@ export function AdminAudit() {
 }
 
 export function AuditEventView({ id }: { id: string }) {
-  const query = useQuery(queries.auditEvent(id));
+  const query = useQuery(auditEvent(id));
   return (
     <>
       <p className="crumbs"><Link href="/admin/audit">Audit</Link> / event {id}</p>
@@ -122,7 +113,7 @@ export function AuditEventView({ id }: { id: string }) {
           <>
             <h1>{data.event.action}</h1>
             <dl className="facts">
-              <dt>When</dt><dd>{data.event.ts}</dd>
+              <dt>When</dt><dd><Time at={data.event.ts} /></dd>
               <dt>Actor</dt><dd>{data.event.actor}</dd>
               <dt>Category</dt><dd>{data.event.category}</dd>
               <dt>Outcome</dt><dd>{data.event.outcome}</dd>

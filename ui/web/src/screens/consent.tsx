@@ -1,28 +1,18 @@
 // The OAuth consent screen: an MCP client asks to read the cluster as you. It names the
 // client and what it gets (read-only MCP tools, one hour); nothing happens without a click.
-import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSearch } from 'wouter';
-import { ApiError, api, unwrap } from '../api/client';
-import type { operations } from '../api/schema';
-import { QueryView } from '../components/states';
-
-type AuthorizationRequest = operations['get_oauth_consent']['parameters']['query'];
+import { consentRequest, decideConsent, type AuthorizationRequest } from '../api/queries/oauth';
+import { ActionError, QueryView } from '../components/states';
 
 export function Consent() {
   const search = useSearch();
   // The agent validates every field; the browser only carries them from the authorize redirect.
   const params = Object.fromEntries(new URLSearchParams(search)) as AuthorizationRequest;
-  const preview = useQuery({ queryKey: ['oauth', 'consent', search], queryFn: () => unwrap(api.GET('/oauth/consent', { params: { query: params } })), retry: false });
-  const [error, setError] = useState<string | null>(null);
-  const decide = async (approve: boolean) => {
-    try {
-      const { redirect_to } = await unwrap(api.POST('/oauth/consent', { body: { ...params, approve } }));
-      window.location.assign(redirect_to);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.body.message : String(err));
-    }
-  };
+  const client = useQueryClient();
+  const preview = useQuery(consentRequest(params));
+  const decision = useMutation(decideConsent(client));
+  const decide = (approve: boolean) => decision.mutate({ ...params, approve }, { onSuccess: ({ redirect_to }) => window.location.assign(redirect_to) });
   return (
     <>
       <h1>Connect an app</h1>
@@ -40,9 +30,10 @@ export function Consent() {
             <p className="muted">
               It will be sent back to <code>{p.redirect_uri}</code>.
             </p>
-            {error ? <p role="alert" className="error">{error}</p> : null}
+            <ActionError error={decision.error} what="answer the request" />
             <p>
-              <button type="button" onClick={() => void decide(true)}>Allow</button> <button type="button" onClick={() => void decide(false)}>Deny</button>
+              <button type="button" onClick={() => decide(true)} disabled={decision.isPending}>Allow</button>{' '}
+              <button type="button" onClick={() => decide(false)} disabled={decision.isPending}>Deny</button>
             </p>
           </section>
         )}

@@ -2,13 +2,13 @@
 // each a link to its own view. The stable target of a model node's deep link.
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { queries } from '../api/queries';
+import { entity, subgraph } from '../api/queries/graph';
 import { Empty, QueryView } from '../components/states';
 import { Topology } from '../components/topology';
 
 export function EntityView({ id }: { id: string }) {
-  const query = useQuery(queries.entity(id));
-  const graph = useQuery(queries.subgraph(id));
+  const query = useQuery(entity(id));
+  const graph = useQuery(subgraph(id));
   return (
     <QueryView query={query} what="the object">
       {(data) => (

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { queries, type History, type HistoryWindow } from '../api/queries';
+import { history, type History, type HistoryWindow } from '../api/queries/history';
 import { bytes, millicores, rate } from '../components/format';
 import { QueryView } from '../components/states';
 import { TimeChart } from '../components/time-chart';
@@ -57,7 +57,7 @@ export function HistoryScreen() {
   const namespace = params.get('namespace') ?? undefined;
   const name = params.get('name') ?? undefined;
   const window = (params.get('window') ?? '1h') as HistoryWindow;
-  const query = useQuery(queries.history({ scope, window, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) }));
+  const query = useQuery(history({ scope, window, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) }));
   const setWindow = (w: HistoryWindow) => {
     params.set('window', w);
     navigate(`/history?${params.toString()}`);

@@ -2,9 +2,10 @@
 // and resource gauges against request and limit. A pod without an incident shows the same view.
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { queries, type IncidentDetail } from '../api/queries';
+import { incident, type IncidentDetail } from '../api/queries/cluster';
 import { bytes, millicores, pct } from '../components/format';
 import { Empty, QueryView } from '../components/states';
+import { Time } from '../components/time';
 
 function Gauge({ label, used, request, limit, pctOfLimit, format }: { label: string; used: number | null; request: number | null; limit: number | null; pctOfLimit: number | null; format: (n: number | null) => string }) {
   return (
@@ -49,7 +50,7 @@ function Story({ data, namespace, pod }: { data: IncidentDetail; namespace: stri
             <dt>Reason</dt>
             <dd>{exit.reason ?? '–'}</dd>
             <dt>Finished</dt>
-            <dd>{exit.finished_at ?? '–'}</dd>
+            <dd><Time at={exit.finished_at} /></dd>
           </dl>
         ) : (
           <Empty>No container of this pod has terminated.</Empty>
@@ -93,7 +94,7 @@ function Story({ data, namespace, pod }: { data: IncidentDetail; namespace: stri
 }
 
 export function IncidentStory({ namespace, pod }: { namespace: string; pod: string }) {
-  const query = useQuery(queries.incident(namespace, pod));
+  const query = useQuery(incident(namespace, pod));
   return (
     <>
       <p className="crumbs">

@@ -2,7 +2,7 @@
 // is a link someone can share.
 import { useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
-import { queries, type Incident } from '../api/queries';
+import { incidents, namespaces as namespaceList, type Incident } from '../api/queries/cluster';
 import { Empty, QueryView } from '../components/states';
 
 function Filter({ label, value, options, onChange }: { label: string; value: string; options: string[]; onChange: (v: string) => void }) {
@@ -27,8 +27,8 @@ export function IncidentList() {
   const namespace = params.get('namespace') ?? '';
   const severity = params.get('severity') ?? '';
   const reason = params.get('reason') ?? '';
-  const query = useQuery(queries.incidents(namespace || '*'));
-  const namespaces = useQuery(queries.namespaces());
+  const query = useQuery(incidents(namespace || '*'));
+  const namespaces = useQuery(namespaceList());
   const set = (key: string, value: string) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);

@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { queries, type PodList } from '../api/queries';
+import { namespaces, pods, type PodList } from '../api/queries/cluster';
 import { bytes, millicores } from '../components/format';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { Empty, QueryView } from '../components/states';
 
 export function NamespaceList() {
-  const query = useQuery(queries.namespaces());
+  const query = useQuery(namespaces());
   return (
     <>
       <h1>Namespaces</h1>
@@ -32,7 +32,7 @@ export function NamespaceList() {
 type Pod = PodList['pods'][number];
 
 export function NamespacePods({ namespace }: { namespace: string }) {
-  const query = useQuery(queries.pods(namespace));
+  const query = useQuery(pods(namespace));
   const columns: Column<Pod>[] = [
     { key: 'name', label: 'Pod', value: (p) => p.name, render: (p) => <Link href={`/namespaces/${namespace}/pods/${p.name}`}>{p.name}</Link> },
     { key: 'phase', label: 'Phase', value: (p) => p.phase },

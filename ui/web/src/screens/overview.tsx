@@ -1,23 +1,12 @@
 // Namespace health, worst first (the agent sorts), refreshed every 30 s from its 30 s cache.
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
-import { queries } from '../api/queries';
-import { secondsAgo } from '../components/format';
+import { overview } from '../api/queries/cluster';
 import { Empty, QueryView } from '../components/states';
-
-function useNow(everyMs: number): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(t);
-  }, [everyMs]);
-  return now;
-}
+import { Time } from '../components/time';
 
 export function Overview() {
-  const query = useQuery(queries.overview());
-  const now = useNow(5000);
+  const query = useQuery(overview());
   return (
     <>
       <h1>Overview</h1>
@@ -25,7 +14,7 @@ export function Overview() {
         {(data) => (
           <>
             <p className="muted" aria-live="polite">
-              {data.total_namespaces} namespaces · cached {secondsAgo(data.cached_at, now)} (refreshes every {data.cache_ttl_secs} s)
+              {data.total_namespaces} namespaces · cached <Time at={data.cached_at} /> (refreshes every {data.cache_ttl_secs} s)
             </p>
             {data.namespaces.length === 0 ? (
               <Empty>No namespace is visible to Capstan.</Empty>
@@ -65,7 +54,7 @@ export function Overview() {
                           {ns.deployments_degraded}/{ns.deployments_total}
                         </td>
                         <td className="num">{ns.pvcs_unbound}</td>
-                        <td>{ns.last_event_time ? secondsAgo(ns.last_event_time, now) : '–'}</td>
+                        <td><Time at={ns.last_event_time} /></td>
                       </tr>
                     ))}
                   </tbody>

@@ -1,36 +1,34 @@
 // Password sign-in; a second field for the TOTP code appears when the account has one.
-import type { QueryClient } from '@tanstack/react-query';
+import { useMutation, type QueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
-import { ApiError, api, unwrap } from '../api/client';
+import { ApiError } from '../api/client';
+import { signIn } from '../api/queries/session';
+
+const needsSecondFactor = (err: unknown): boolean => err instanceof ApiError && err.body.error === 'second_factor_required';
+
+/** What went wrong, as the person at the form needs it. */
+function problem(err: unknown, sentCode: boolean): string | null {
+  if (err === null) return null;
+  if (needsSecondFactor(err)) return sentCode ? 'That code was not accepted. Try the next one.' : null;
+  return err instanceof ApiError ? err.body.message : 'Sign-in failed: the agent could not be reached.';
+}
 
 export function SignIn({ client }: { client: QueryClient }) {
+  const login = useMutation(signIn(client));
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [needsCode, setNeedsCode] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (e: SyntheticEvent<HTMLFormElement>) => {
+  const submit = (e: SyntheticEvent<HTMLFormElement>) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await unwrap(api.POST('/auth/login', { body: { username, password, ...(needsCode ? { code } : {}) } }));
-      await client.invalidateQueries({ queryKey: ['me'] });
-    } catch (err) {
-      if (err instanceof ApiError && err.body.error === 'second_factor_required') {
-        setNeedsCode(true);
-        setError(needsCode ? 'That code was not accepted. Try the next one.' : null);
-      } else setError(err instanceof ApiError ? err.body.message : 'Sign-in failed: the agent could not be reached.');
-    } finally {
-      setBusy(false);
-    }
+    login.mutate({ username, password, ...(needsCode ? { code } : {}) }, { onError: (err) => needsSecondFactor(err) && setNeedsCode(true) });
   };
+  const error = problem(login.error, login.variables?.code !== undefined);
 
   return (
     <main id="main" className="sign-in">
-      <form onSubmit={(e) => void submit(e)} aria-labelledby="sign-in-title">
+      <form onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in to Capstan</h1>
         <label>
           Username
@@ -47,7 +45,7 @@ export function SignIn({ client }: { client: QueryClient }) {
           </label>
         ) : null}
         {error ? <p role="alert" className="error">{error}</p> : null}
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" disabled={login.isPending}>{login.isPending ? 'Signing in…' : 'Sign in'}</button>
       </form>
     </main>
   );
