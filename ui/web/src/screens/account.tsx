@@ -215,7 +215,7 @@ function GrantList({ grants, onDisconnect, failure }: { grants: Grant[]; onDisco
     <ul>
       {grants.map((g) => (
         <li key={g.id}>
-          <strong>{g.client_name}</strong>, connected <Time at={g.created_at} />, access until <Time at={g.expires_at} />, last used <Time at={g.last_used_at} absent="never" />{' '}
+          <strong>{g.client_name}</strong>, connected <Time at={g.created_at} />, access ends <Time at={g.expires_at} />, last used <Time at={g.last_used_at} absent="never" />{' '}
           <button type="button" onClick={() => onDisconnect(g.id)}>Disconnect {g.client_name}</button>
           <ActionError error={failure?.target === g.id ? failure.error : null} what={`disconnect ${g.client_name}`} />
         </li>
