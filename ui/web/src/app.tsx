@@ -1,10 +1,10 @@
 // The dashboard shell: one query client, the session gate (401 anywhere → sign-in), the
 // navigation, and a stable URL for every view (the copilot's citations will link here).
-import { QueryCache, QueryClient, QueryClientProvider, useMutation, useQuery } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider, useMutation, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { ApiError } from './api/client';
-import { isMeQuery, me as meQuery, recheckSession, signOut, type Me } from './api/queries/session';
+import { isMeQuery, me as meQuery, recheckSession, signInKey, signOut, type Me } from './api/queries/session';
 import { ErrorView, Loading } from './components/states';
 import { SignIn } from './screens/sign-in';
 import { Overview } from './screens/overview';
@@ -31,6 +31,12 @@ const client: QueryClient = new QueryClient({
   queryCache: new QueryCache({
     onError: (error, query) => {
       if (error instanceof ApiError && error.status === 401 && !isMeQuery(query.queryKey)) void recheckSession(client);
+    },
+  }),
+  // A write can end the session too (the fifth wrong code when turning the second factor off).
+  mutationCache: new MutationCache({
+    onError: (error, _variables, _context, mutation) => {
+      if (error instanceof ApiError && error.status === 401 && mutation.options.mutationKey !== signInKey) void recheckSession(client);
     },
   }),
 });

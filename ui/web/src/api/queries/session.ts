@@ -15,8 +15,12 @@ export const me = () => queryOptions({ queryKey: meKey, queryFn: () => unwrap(ap
 /** Asks the gate who we are again; a 401 there (an expired session) shows sign-in. */
 export const recheckSession = (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: meKey, exact: true });
 
+/** Marks the writes whose 401 is an answer (a wrong password), not a session that ended. */
+export const signInKey = ['sign-in'] as const;
+
 export const signIn = (queryClient: QueryClient) =>
   mutationOptions({
+    mutationKey: signInKey,
     mutationFn: (credentials: Body<'post_auth_login'>) => unwrap(api.POST('/auth/login', { body: credentials })),
     onSuccess: () => recheckSession(queryClient),
   });
