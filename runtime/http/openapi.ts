@@ -35,6 +35,17 @@ export function operationId(route: Route): string {
   return [route.method.toLowerCase(), ...words].join('_');
 }
 
+/** Whether the runtime reads a body for this route (the methods readInput takes one for). */
+function takesBody(route: Route): boolean {
+  return route.method !== 'GET' && route.method !== 'DELETE';
+}
+
+/** The media types a route's declared body formats are read as. */
+const MEDIA_TYPE: Readonly<Record<Route['bodyFormats'][number], string>> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+};
+
 function errorResponses(route: Route, hasInput: boolean): Record<string, unknown> {
   const statuses = new Set<number>();
   if (hasInput || route.method !== 'GET') statuses.add(STATUS_OF.invalid_input);
@@ -44,6 +55,14 @@ function errorResponses(route: Route, hasInput: boolean): Record<string, unknown
   }
   if (route.path.includes(':')) statuses.add(STATUS_OF.not_found);
   if (route.path === '/readyz') statuses.add(STATUS_OF.not_ready);
+  // What the request-shape stage answers before any handler (runtime/http/middleware/request-shape.ts).
+  if (takesBody(route)) {
+    statuses.add(STATUS_OF.payload_too_large);
+    statuses.add(STATUS_OF.unsupported_media_type);
+    if (route.crossOrigin === 'refuse') statuses.add(STATUS_OF.cross_site_request);
+  }
+  // Per-class limits, and the anonymous allowance before authentication; probes are unmetered.
+  if (!route.probe) statuses.add(STATUS_OF.rate_limited);
   const out: Record<string, unknown> = {};
   for (const status of [...statuses].sort()) {
     out[String(status)] = { description: 'Error', content: { 'application/json': { schema: ERROR_REF } } };
@@ -84,13 +103,15 @@ function operation(route: Route): Record<string, unknown> {
   if (bodyFields.length > 0) {
     op.requestBody = {
       required: bodyFields.some(([name]) => required.has(name)),
-      content: {
-        'application/json': {
-          schema: { type: 'object', properties: Object.fromEntries(bodyFields), required: bodyFields.map(([n]) => n).filter((n) => required.has(n)) },
-        },
-      },
+      content: Object.fromEntries(
+        route.bodyFormats.map((format) => [
+          MEDIA_TYPE[format],
+          { schema: { type: 'object', properties: Object.fromEntries(bodyFields), required: bodyFields.map(([n]) => n).filter((n) => required.has(n)) } },
+        ]),
+      ),
     };
   }
+  if (takesBody(route)) op['x-capstan-body-limit-bytes'] = route.bodyLimitBytes;
   if (op.security === undefined) delete op.security;
   return op;
 }

@@ -82,3 +82,30 @@ describe('OpenAPI operations from route input schemas', () => {
     assert.deepEqual(body.required, ['name']);
   });
 });
+
+describe('OpenAPI answers from the request-shape declarations', () => {
+  const doc = openApiDocument(routes, '0.0.0-test');
+  type Op = { responses: Record<string, unknown>; requestBody?: { content: Record<string, unknown> }; 'x-capstan-body-limit-bytes'?: number };
+  const op = (method: string, path: string) => doc.paths[path]?.[method] as Op;
+
+  // One row per kind of route: what the runtime can answer before any handler runs.
+  const cases: { name: string; method: string; path: string; want: string[]; notWant: string[] }[] = [
+    { name: 'a JSON write refuses big, non-JSON and cross-site bodies', method: 'post', path: '/admin/users', want: ['403', '413', '415', '429'], notWant: [] },
+    { name: 'a public sign-in is cross-site checked and rate limited too', method: 'post', path: '/auth/login', want: ['403', '413', '415', '429'], notWant: [] },
+    { name: 'a read takes no body', method: 'get', path: '/namespaces', want: ['429'], notWant: ['413', '415'] },
+    { name: 'a probe is unmetered and takes no body', method: 'get', path: '/healthz', want: [], notWant: ['413', '415', '429'] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const responses = Object.keys(op(c.method, c.path).responses);
+      for (const status of c.want) assert.ok(responses.includes(status), `${c.method} ${c.path} lacks ${status}`);
+      for (const status of c.notWant) assert.ok(!responses.includes(status), `${c.method} ${c.path} claims ${status}`);
+    });
+  }
+
+  it('declares the token endpoint form body (RFC 6749 §4.1.3) and every write body limit', () => {
+    const token = op('post', '/oauth/token');
+    assert.ok(token.requestBody?.content['application/x-www-form-urlencoded'], 'the token endpoint takes forms');
+    assert.equal(op('post', '/admin/users')['x-capstan-body-limit-bytes'], 1024 * 1024);
+  });
+});
