@@ -11,36 +11,12 @@ import { down, up } from '../runtime/localcluster/cluster.ts';
 import { waitFor } from '../runtime/localcluster/kubectl.ts';
 import { benchDashboard } from './bench-dashboard.ts';
 import { markdownReport, type BenchReport, type LoadResult } from './bench-report.ts';
+import { load, type Fetcher } from './bench-load.ts';
 
 const PASSWORD = 'bench-admin-password';
 const CONCURRENCY = [1, 10, 50] as const;
 const REQUESTS_PER_LEVEL = Number(process.env.BENCH_REQUESTS ?? 2000);
 const LIST_REQUESTS_PER_LEVEL = Number(process.env.BENCH_LIST_REQUESTS ?? 100);
-
-type Fetcher = () => Promise<Response>;
-
-async function load(fetcher: Fetcher, concurrency: number, total: number): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let next = 0;
-  let errors = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        next++;
-        const t = performance.now();
-        const res = await fetcher();
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t);
-        if (!res.ok) errors++;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { concurrency, requests: latencies.length, errors, p50_ms: round(pick(0.5)), p99_ms: round(pick(0.99)), throughput_rps: round(latencies.length / elapsed) };
-}
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
