@@ -4,10 +4,11 @@ import * as v from 'valibot';
 export const GRAPH_KINDS = [
   'Namespace', 'Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'Job', 'CronJob', 'Pod', 'Image',
   'Service', 'Ingress', 'ConfigMap', 'Secret', 'PersistentVolumeClaim', 'PersistentVolume', 'Node', 'Problem',
+  'StorageClass', 'IngressClass', 'ResourceQuota', 'LimitRange', 'HorizontalPodAutoscaler', 'PodDisruptionBudget',
 ] as const;
 export const GraphKind = v.picklist(GRAPH_KINDS);
 
-export const EDGE_TYPES = ['contains', 'owns', 'selects', 'routes-to', 'mounts', 'bound-to', 'uses-config', 'uses-secret', 'scheduled-on', 'runs-image', 'has-problem'] as const;
+export const EDGE_TYPES = ['contains', 'owns', 'selects', 'routes-to', 'mounts', 'bound-to', 'uses-config', 'uses-secret', 'scheduled-on', 'runs-image', 'has-problem', 'caused-by'] as const;
 
 export const GraphNode = v.object({
   /** `kind:namespace/name` or `kind:name` (docs/cluster-model.md). */

@@ -35,6 +35,15 @@ export interface ContainerStatus {
   lastTerminated: Termination | null;
 }
 
+/** A Kubernetes status condition, as every kind below keeps it. */
+export interface Condition {
+  type: string;
+  status: string;
+  reason: string | null;
+  message: string | null;
+  lastTransition: string | null;
+}
+
 /** A pod as the informer keeps it. */
 export interface PodObject {
   namespace: string;
@@ -57,12 +66,27 @@ export interface PodObject {
   unschedulable: { reason: string; message: string | null } | null;
   containers: { name: string; image: string; resources: ContainerResources }[];
   statuses: ContainerStatus[];
+  /** Init containers, in the order they run, and their statuses (same shape as `statuses`). */
+  initContainers: { name: string; image: string }[];
+  initStatuses: ContainerStatus[];
+  /** `status.reason`/`status.message`: the kubelet's word on the whole pod (Evicted, NodeLost...). */
+  statusReason: { reason: string; message: string | null } | null;
+  /** Set once deletion was requested: when, with the grace period granted (seconds). */
+  deletion: { at: string; graceSecs: number | null } | null;
+  finalizers: string[];
+  /** `spec.nodeSelector`, for explaining an unschedulable pod. */
+  nodeSelector: Readonly<Record<string, string>>;
 }
 
 /** A node as the informer keeps it. */
 export interface NodeObject {
   name: string;
   ready: boolean;
+  /** Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable as the node reports them. */
+  conditions: Condition[];
+  taints: { key: string; value: string | null; effect: string }[];
+  /** `spec.unschedulable`: cordoned. */
+  unschedulable: boolean;
   createdAt: string | null;
   labels: Readonly<Record<string, string>>;
   /** Where its kubelet serves container metrics: `/metrics/cadvisor` unless the node's `capstan.dev/container-metrics-path` annotation says otherwise. */
@@ -74,7 +98,11 @@ export interface NodeObject {
 export interface EventObject {
   namespace: string;
   involvedKind: string;
+  /** The involved object's namespace: empty for cluster-scoped objects (a Node's events live in `default`). */
+  involvedNamespace: string;
   involvedName: string;
+  /** The component that reported it (`default-scheduler`, `kubelet`, `replicaset-controller`...). */
+  source: string;
   type: string;
   reason: string;
   message: string;
@@ -89,6 +117,15 @@ export interface WorkloadObject {
   kind: 'Deployment' | 'DaemonSet';
   desired: number;
   available: number;
+  /** Pods of the current template (updatedReplicas / updatedNumberScheduled). */
+  updated: number;
+  ready: number;
+  /** Deployment conditions (Progressing with ProgressDeadlineExceeded, Available, ReplicaFailure). */
+  conditions: Condition[];
+  paused: boolean;
+  createdAt: string | null;
+  /** The pod label selector's matchLabels. */
+  selector: Readonly<Record<string, string>>;
 }
 
 export interface NamespacedName {
@@ -100,23 +137,104 @@ export interface PvcObject extends NamespacedName {
   phase: string;
   /** The PersistentVolume it is bound to. */
   volumeName: string | null;
+  /** `spec.storageClassName`; null when unset (the default class applies), '' for "no class". */
+  storageClass: string | null;
+  createdAt: string | null;
+  requestBytes: number | null;
+  accessModes: string[];
 }
 
 export interface ServiceObject extends NamespacedName {
   /** Null: a Service without a selector (its endpoints are managed by hand). */
   selector: Readonly<Record<string, string>> | null;
+  /** ClusterIP, NodePort, LoadBalancer, ExternalName. */
+  type: string;
+  ports: { name: string | null; port: number; targetPort: string | number | null }[];
+  createdAt: string | null;
 }
 
-/** ReplicaSets, StatefulSets, Jobs and CronJobs: what the cluster model needs to draw ownership. */
+/** An EndpointSlice, reduced to counts per Service (label `kubernetes.io/service-name`). */
+export interface EndpointSliceObject extends NamespacedName {
+  service: string | null;
+  ready: number;
+  notReady: number;
+  /** Pods behind the not-ready endpoints (targetRef). */
+  notReadyPods: string[];
+}
+
+/** ReplicaSets, StatefulSets, Jobs and CronJobs: ownership for the cluster model, status for diagnosis. */
 export interface ControllerObject extends NamespacedName {
   kind: 'ReplicaSet' | 'StatefulSet' | 'Job' | 'CronJob';
   owner: { kind: string; name: string } | null;
+  createdAt: string | null;
+  conditions: Condition[];
+  /** ReplicaSet/StatefulSet: spec.replicas; Job: parallelism; CronJob: 0. */
+  desired: number;
+  ready: number;
+  available: number;
+  /** ReplicaSet: the Deployment revision annotation; null elsewhere. */
+  revision: number | null;
+  job: { active: number; succeeded: number; failed: number; backoffLimit: number; completions: number | null; startedAt: string | null; completedAt: string | null; suspended: boolean } | null;
+  cronJob: { schedule: string; suspended: boolean; lastScheduleTime: string | null; lastSuccessfulTime: string | null; active: string[] } | null;
 }
 
 export interface IngressObject extends NamespacedName {
   /** Backend Services, by name. */
   services: string[];
   hosts: string[];
+  /** Each backend with the port it names (number or port name). */
+  backends: { service: string; port: number | string | null }[];
+  /** TLS Secrets, by name. */
+  tlsSecrets: string[];
+  ingressClassName: string | null;
+}
+
+export interface IngressClassObject {
+  name: string;
+  controller: string;
+  isDefault: boolean;
+}
+
+export interface StorageClassObject {
+  name: string;
+  provisioner: string;
+  isDefault: boolean;
+  /** Immediate or WaitForFirstConsumer. */
+  bindingMode: string;
+}
+
+/** A node's heartbeat: the Lease in kube-node-lease named after the node. */
+export interface LeaseObject {
+  name: string;
+  renewTime: string | null;
+  durationSecs: number | null;
+}
+
+export interface ResourceQuotaObject extends NamespacedName {
+  /** Resource name → quantity as the API writes it (`pods: "2"`, `requests.cpu: "1"`). */
+  hard: Readonly<Record<string, string>>;
+  used: Readonly<Record<string, string>>;
+}
+
+export interface LimitRangeObject extends NamespacedName {
+  limits: { type: string; max: Readonly<Record<string, string>>; min: Readonly<Record<string, string>> }[];
+}
+
+export interface HpaObject extends NamespacedName {
+  target: { kind: string; name: string };
+  minReplicas: number;
+  maxReplicas: number;
+  currentReplicas: number;
+  desiredReplicas: number;
+  conditions: Condition[];
+}
+
+export interface PdbObject extends NamespacedName {
+  selector: Readonly<Record<string, string>>;
+  currentHealthy: number;
+  desiredHealthy: number;
+  disruptionsAllowed: number;
+  expectedPods: number;
 }
 
 /** Metadata only: a Secret's data never enters Capstan's cache. */
@@ -129,6 +247,11 @@ export interface PvObject {
   phase: string;
   claim: NamespacedName | null;
   storageClass: string | null;
+  /** `status.reason`/`status.message` (a Failed volume's recycler or deleter error). */
+  reason: string | null;
+  message: string | null;
+  capacityBytes: number | null;
+  accessModes: string[];
 }
 
 export interface PodUsage {
@@ -146,6 +269,8 @@ export interface CacheSyncStatus {
   synced: boolean;
   /** ISO time since which this informer has failed to LIST or WATCH; null while healthy. */
   failing_since: string | null;
+  /** RBAC refuses this resource (an optional informer): it is served empty. */
+  forbidden: boolean;
 }
 
 /** Live cluster state, served from informers: never a LIST per HTTP request. */
@@ -162,6 +287,15 @@ export interface ClusterView {
   configMaps(): readonly NamespacedName[];
   secrets(): readonly SecretObject[];
   pvs(): readonly PvObject[];
+  endpointSlices(): readonly EndpointSliceObject[];
+  ingressClasses(): readonly IngressClassObject[];
+  storageClasses(): readonly StorageClassObject[];
+  /** Leases of kube-node-lease only (named after their nodes). */
+  nodeLeases(): readonly LeaseObject[];
+  resourceQuotas(): readonly ResourceQuotaObject[];
+  limitRanges(): readonly LimitRangeObject[];
+  hpas(): readonly HpaObject[];
+  pdbs(): readonly PdbObject[];
   /** Keyed `namespace/pod`. */
   metrics(): MetricsSnapshot;
   syncStatus(): readonly CacheSyncStatus[];

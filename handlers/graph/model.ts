@@ -6,6 +6,7 @@ import type { GraphEdge, GraphNode } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
 import { listIncidents } from '../incidents/list.ts';
 import { redactRecord, redactText } from '../../domain/redaction/redact.ts';
+import { isNodeKind, nodeId } from '../../domain/cluster/node-id.ts';
 
 export interface ClusterGraph {
   nodes: ReadonlyMap<string, GraphNode>;
@@ -14,30 +15,7 @@ export interface ClusterGraph {
   adjacency: ReadonlyMap<string, readonly GraphEdge[]>;
 }
 
-const KIND_PREFIX: Record<GraphNode['kind'], string> = {
-  Namespace: 'namespace',
-  Deployment: 'deployment',
-  DaemonSet: 'daemonset',
-  ReplicaSet: 'replicaset',
-  StatefulSet: 'statefulset',
-  Job: 'job',
-  CronJob: 'cronjob',
-  Pod: 'pod',
-  Image: 'image',
-  Service: 'service',
-  Ingress: 'ingress',
-  ConfigMap: 'configmap',
-  Secret: 'secret',
-  PersistentVolumeClaim: 'pvc',
-  PersistentVolume: 'pv',
-  Node: 'node',
-  Problem: 'problem',
-};
-
-/** `pod:shop/checkout-7d9f-x2`, `namespace:shop`, `node:kwok-node-1`, `image:ghcr.io/acme/app:1.2`, `problem:shop/checkout-7d9f-x2/CrashLoopBackOff`. */
-export function nodeId(kind: GraphNode['kind'], namespace: string | null, name: string): string {
-  return `${KIND_PREFIX[kind]}:${namespace === null ? name : `${namespace}/${name}`}`;
-}
+export { nodeId };
 
 /** The dashboard view of a node: its own screen where one exists, else its entity view. */
 function linkOf(kind: GraphNode['kind'], namespace: string | null, name: string, id: string): string {
@@ -48,7 +26,7 @@ function linkOf(kind: GraphNode['kind'], namespace: string | null, name: string,
 }
 
 const CONTROLLER_KINDS = new Set<string>(['Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'Job', 'CronJob']);
-const isGraphKind = (kind: string): kind is GraphNode['kind'] => kind in KIND_PREFIX;
+const isGraphKind = isNodeKind;
 
 export function buildGraph(ctx: HandlerContext): ClusterGraph {
   // Already cut to the visible namespaces (PVs bound to hidden claims included).
