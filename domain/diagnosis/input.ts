@@ -3,8 +3,14 @@
 import type { ClusterView, ControllerObject, EventObject, NodeObject, PodObject } from '../cluster/model.ts';
 import type { Finding } from '../../schema/diagnosis.ts';
 
-/** A finding as an analyzer emits it: the engine sets `caused_by` while chaining. */
-export type DraftFinding = Omit<Finding, 'caused_by'>;
+/**
+ * A finding as an analyzer emits it: the engine sets `caused_by` while chaining.
+ * `suspects`: node ids of the objects that may cause it, most likely first (a Deployment's
+ * ReplicaSet, a ReplicaSet's quota, a pod's node or the Secret it misses); the engine links
+ * it to the finding on the first suspect that has one. Evidence is what is shown; suspects
+ * are what may explain it.
+ */
+export type DraftFinding = Omit<Finding, 'caused_by'> & { suspects: string[] };
 
 /** An analyzer: pure, cached state in, findings out. Chaining is the engine's job. */
 export type Analyzer = (input: DiagnosisInput) => DraftFinding[];
