@@ -1,10 +1,11 @@
-import type { CacheSyncStatus, ClusterView, ControllerObject, EventObject, IngressObject, MetricsSnapshot, NamespacedName, NamespaceObject, NodeObject, PodObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
+import type { CacheSyncStatus, ClusterView, ControllerObject, EndpointSliceObject, EventObject, HpaObject, IngressClassObject, IngressObject, LeaseObject, LimitRangeObject, MetricsSnapshot, NamespacedName, NamespaceObject, NodeObject, PdbObject, PodObject, PvcObject, PvObject, ResourceQuotaObject, SecretObject, ServiceObject, StorageClassObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { Logger } from '../log.ts';
 import type { KubeTransport } from './client.ts';
 import { Informer } from './informer.ts';
 import { MetricsPoller } from './metrics-poller.ts';
 import { slimPod } from './slim-pod.ts';
+import { slimEndpointSlice, slimHpa, slimIngressClass, slimLease, slimLimitRange, slimPdb, slimResourceQuota, slimStorageClass } from './slim-policy.ts';
 import { slimConfigMap, slimController, slimDaemonSet, slimDeployment, slimEvent, slimIngress, slimNamespace, slimNode, slimPv, slimPvc, slimSecret, slimService } from './slim.ts';
 
 /** The informers behind ClusterView. Handlers read these maps; no request ever LISTs the API server. */
@@ -22,6 +23,14 @@ export class ClusterCache implements ClusterView {
   private readonly configMapInformer: Informer<NamespacedName>;
   private readonly secretInformer: Informer<SecretObject>;
   private readonly pvInformer: Informer<PvObject>;
+  private readonly endpointSliceInformer: Informer<EndpointSliceObject>;
+  private readonly ingressClassInformer: Informer<IngressClassObject>;
+  private readonly storageClassInformer: Informer<StorageClassObject>;
+  private readonly leaseInformer: Informer<LeaseObject>;
+  private readonly quotaInformer: Informer<ResourceQuotaObject>;
+  private readonly limitRangeInformer: Informer<LimitRangeObject>;
+  private readonly hpaInformer: Informer<HpaObject>;
+  private readonly pdbInformer: Informer<PdbObject>;
   private readonly metricsPoller: MetricsPoller;
 
   // Nodes and the cluster model's kinds are optional: an agent whose RBAC leaves them out
@@ -47,6 +56,16 @@ export class ClusterCache implements ClusterView {
     this.configMapInformer = informer('configmaps', '/api/v1/configmaps', slimConfigMap, true);
     this.secretInformer = informer('secrets', '/api/v1/secrets', slimSecret, true);
     this.pvInformer = informer('persistentvolumes', '/api/v1/persistentvolumes', slimPv, true);
+    // What the diagnosis reads to explain failures (docs/diagnosis.md): each optional, so a
+    // narrower RBAC leaves the analyzer that needs it silent (and says so) instead of unready.
+    this.endpointSliceInformer = informer('endpointslices', '/apis/discovery.k8s.io/v1/endpointslices', slimEndpointSlice, true);
+    this.ingressClassInformer = informer('ingressclasses', '/apis/networking.k8s.io/v1/ingressclasses', slimIngressClass, true);
+    this.storageClassInformer = informer('storageclasses', '/apis/storage.k8s.io/v1/storageclasses', slimStorageClass, true);
+    this.leaseInformer = informer('leases', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', slimLease, true);
+    this.quotaInformer = informer('resourcequotas', '/api/v1/resourcequotas', slimResourceQuota, true);
+    this.limitRangeInformer = informer('limitranges', '/api/v1/limitranges', slimLimitRange, true);
+    this.hpaInformer = informer('horizontalpodautoscalers', '/apis/autoscaling/v2/horizontalpodautoscalers', slimHpa, true);
+    this.pdbInformer = informer('poddisruptionbudgets', '/apis/policy/v1/poddisruptionbudgets', slimPdb, true);
     this.metricsPoller = new MetricsPoller(transport, clock, log.child('metrics'));
   }
 
@@ -65,6 +84,14 @@ export class ClusterCache implements ClusterView {
       this.configMapInformer,
       this.secretInformer,
       this.pvInformer,
+      this.endpointSliceInformer,
+      this.ingressClassInformer,
+      this.storageClassInformer,
+      this.leaseInformer,
+      this.quotaInformer,
+      this.limitRangeInformer,
+      this.hpaInformer,
+      this.pdbInformer,
     ];
   }
 
@@ -128,12 +155,44 @@ export class ClusterCache implements ClusterView {
     return this.pvcInformer.values();
   }
 
+  endpointSlices(): readonly EndpointSliceObject[] {
+    return this.endpointSliceInformer.values();
+  }
+
+  ingressClasses(): readonly IngressClassObject[] {
+    return this.ingressClassInformer.values();
+  }
+
+  storageClasses(): readonly StorageClassObject[] {
+    return this.storageClassInformer.values();
+  }
+
+  nodeLeases(): readonly LeaseObject[] {
+    return this.leaseInformer.values();
+  }
+
+  resourceQuotas(): readonly ResourceQuotaObject[] {
+    return this.quotaInformer.values();
+  }
+
+  limitRanges(): readonly LimitRangeObject[] {
+    return this.limitRangeInformer.values();
+  }
+
+  hpas(): readonly HpaObject[] {
+    return this.hpaInformer.values();
+  }
+
+  pdbs(): readonly PdbObject[] {
+    return this.pdbInformer.values();
+  }
+
   metrics(): MetricsSnapshot {
     return this.metricsPoller.current();
   }
 
   syncStatus(): readonly CacheSyncStatus[] {
-    return this.informers.map((i) => ({ resource: i.resource, synced: i.hasSynced(), failing_since: i.failingSince()?.toISOString() ?? null }));
+    return this.informers.map((i) => ({ resource: i.resource, synced: i.hasSynced(), failing_since: i.failingSince()?.toISOString() ?? null, forbidden: i.isForbidden() }));
   }
 
   staleSince(): string | null {

@@ -58,6 +58,11 @@ export class Informer<T> {
     return this.synced;
   }
 
+  /** RBAC refuses the LIST of an optional resource: it is served empty. */
+  isForbidden(): boolean {
+    return this.forbidden;
+  }
+
   /** Resolves after the first complete LIST; the watch keeps running in the background. */
   start(): Promise<void> {
     void this.relist();

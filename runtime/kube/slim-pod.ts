@@ -54,25 +54,52 @@ function podRefs(pod: RawPod): PodObject['refs'] {
   return { configMaps: [...configMaps], secrets: [...secrets], pvcs: [...pvcs] };
 }
 
+interface RawContainerStatus {
+  name?: string;
+  ready?: boolean;
+  restartCount?: number;
+  state?: RawContainerState;
+  lastState?: RawContainerState;
+}
+
+function containerStatus(s: RawContainerStatus): ContainerStatus {
+  return {
+    name: s.name ?? '',
+    ready: s.ready ?? false,
+    restartCount: s.restartCount ?? 0,
+    waiting: s.state?.waiting ? { reason: s.state.waiting.reason ?? 'Waiting', message: s.state.waiting.message ?? null } : null,
+    runningSince: s.state?.running?.startedAt ?? null,
+    terminated: termination(s.state?.terminated),
+    lastTerminated: termination(s.lastState?.terminated),
+  };
+}
+
 interface RawPod {
   metadata?: {
     name?: string;
     namespace?: string;
     creationTimestamp?: string;
+    deletionTimestamp?: string;
+    deletionGracePeriodSeconds?: number;
+    finalizers?: string[];
     labels?: Record<string, string>;
     ownerReferences?: { kind?: string; name?: string; controller?: boolean }[];
   };
   spec?: {
     nodeName?: string;
+    nodeSelector?: Record<string, string>;
     containers?: RawContainer[];
     initContainers?: RawContainer[];
     volumes?: { configMap?: { name?: string }; secret?: { secretName?: string }; persistentVolumeClaim?: { claimName?: string }; projected?: { sources?: { configMap?: { name?: string }; secret?: { name?: string } }[] } }[];
   };
   status?: {
     phase?: string;
+    reason?: string;
+    message?: string;
     startTime?: string;
     conditions?: { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string }[];
-    containerStatuses?: { name?: string; ready?: boolean; restartCount?: number; state?: RawContainerState; lastState?: RawContainerState }[];
+    containerStatuses?: RawContainerStatus[];
+    initContainerStatuses?: RawContainerStatus[];
   };
 }
 
@@ -103,15 +130,6 @@ export function slimPod(raw: unknown): PodObject | null {
   const conditions = pod.status?.conditions ?? [];
   const ready = conditions.find((c) => c.type === 'Ready');
   const scheduled = conditions.find((c) => c.type === 'PodScheduled');
-  const statuses: ContainerStatus[] = (pod.status?.containerStatuses ?? []).map((s) => ({
-    name: s.name ?? '',
-    ready: s.ready ?? false,
-    restartCount: s.restartCount ?? 0,
-    waiting: s.state?.waiting ? { reason: s.state.waiting.reason ?? 'Waiting', message: s.state.waiting.message ?? null } : null,
-    runningSince: s.state?.running?.startedAt ?? null,
-    terminated: termination(s.state?.terminated),
-    lastTerminated: termination(s.lastState?.terminated),
-  }));
   return {
     namespace,
     name,
@@ -136,6 +154,12 @@ export function slimPod(raw: unknown): PodObject | null {
         memLimitBytes: bytes(c.resources?.limits?.memory),
       },
     })),
-    statuses,
+    statuses: (pod.status?.containerStatuses ?? []).map(containerStatus),
+    initContainers: (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name ?? '', image: c.image ?? '' })),
+    initStatuses: (pod.status?.initContainerStatuses ?? []).map(containerStatus),
+    statusReason: pod.status?.reason ? { reason: pod.status.reason, message: pod.status.message ?? null } : null,
+    deletion: pod.metadata?.deletionTimestamp ? { at: pod.metadata.deletionTimestamp, graceSecs: pod.metadata.deletionGracePeriodSeconds ?? null } : null,
+    finalizers: pod.metadata?.finalizers ?? [],
+    nodeSelector: pod.spec?.nodeSelector ?? {},
   };
 }

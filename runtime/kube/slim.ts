@@ -1,6 +1,20 @@
 // Slimmers turn API objects into what the service reads, dropping managedFields,
 // annotations and everything else no handler uses, so 5000 pods stay small in memory.
-import type { ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
+import type { Condition, ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
+import { bytes } from '../../domain/resources/quantity.ts';
+
+interface RawCondition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+/** Conditions as every kind keeps them; messages stay whole (they are what explains a failure). */
+export function slimConditions(raw: RawCondition[] | undefined): Condition[] {
+  return (raw ?? []).map((c) => ({ type: c.type ?? '', status: c.status ?? 'Unknown', reason: c.reason ?? null, message: c.message ?? null, lastTransition: c.lastTransitionTime ?? null }));
+}
 
 interface RawNamespace {
   metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string> };
@@ -24,8 +38,9 @@ export const CONTAINER_METRICS_PATH_ANNOTATION = 'capstan.dev/container-metrics-
 
 interface RawNode {
   metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { unschedulable?: boolean; taints?: { key?: string; value?: string; effect?: string }[] };
   status?: {
-    conditions?: { type?: string; status?: string }[];
+    conditions?: RawCondition[];
     addresses?: { type?: string; address?: string }[];
     daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
   };
@@ -41,6 +56,9 @@ export function slimNode(raw: unknown): NodeObject | null {
   return {
     name: node.metadata.name,
     ready: node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    conditions: slimConditions(node.status?.conditions),
+    taints: (node.spec?.taints ?? []).map((t) => ({ key: t.key ?? '', value: t.value ?? null, effect: t.effect ?? '' })),
+    unschedulable: node.spec?.unschedulable ?? false,
     createdAt: node.metadata.creationTimestamp ?? null,
     labels: node.metadata.labels ?? {},
     containerMetricsPath: path?.startsWith('/') ? path : DEFAULT_CONTAINER_METRICS_PATH,
@@ -49,24 +67,47 @@ export function slimNode(raw: unknown): NodeObject | null {
 }
 
 interface RawMeta {
-  metadata?: { name?: string; namespace?: string };
+  metadata?: { name?: string; namespace?: string; creationTimestamp?: string };
 }
+
+const createdAtOf = (raw: unknown): string | null => (raw as RawMeta).metadata?.creationTimestamp ?? null;
 
 function namespaced(raw: unknown): NamespacedName | null {
   const meta = (raw as RawMeta).metadata;
   return meta?.name && meta.namespace ? { namespace: meta.namespace, name: meta.name } : null;
 }
 
+interface RawService {
+  spec?: { type?: string; selector?: Record<string, string>; ports?: { name?: string; port?: number; targetPort?: string | number }[] };
+}
+
 export function slimService(raw: unknown): ServiceObject | null {
   const id = namespaced(raw);
-  const selector = (raw as { spec?: { selector?: Record<string, string> } }).spec?.selector;
-  return id ? { ...id, selector: selector && Object.keys(selector).length > 0 ? selector : null } : null;
+  if (!id) return null;
+  const spec = (raw as RawService).spec;
+  const selector = spec?.selector;
+  return {
+    ...id,
+    selector: selector && Object.keys(selector).length > 0 ? selector : null,
+    type: spec?.type ?? 'ClusterIP',
+    ports: (spec?.ports ?? []).map((p) => ({ name: p.name ?? null, port: p.port ?? 0, targetPort: p.targetPort ?? null })),
+    createdAt: createdAtOf(raw),
+  };
 }
 
 export function slimPvc(raw: unknown): PvcObject | null {
   const id = namespaced(raw);
-  const pvc = raw as { status?: { phase?: string }; spec?: { volumeName?: string } };
-  return id ? { ...id, phase: pvc.status?.phase ?? 'Pending', volumeName: pvc.spec?.volumeName || null } : null;
+  if (!id) return null;
+  const pvc = raw as { status?: { phase?: string }; spec?: { volumeName?: string; storageClassName?: string | null; accessModes?: string[]; resources?: { requests?: { storage?: string } } } };
+  return {
+    ...id,
+    phase: pvc.status?.phase ?? 'Pending',
+    volumeName: pvc.spec?.volumeName || null,
+    storageClass: pvc.spec?.storageClassName ?? null,
+    createdAt: createdAtOf(raw),
+    requestBytes: bytes(pvc.spec?.resources?.requests?.storage),
+    accessModes: pvc.spec?.accessModes ?? [],
+  };
 }
 
 export const slimConfigMap = namespaced;
@@ -77,20 +118,88 @@ export function slimSecret(raw: unknown): SecretObject | null {
   return id ? { ...id, type: (raw as { type?: string }).type ?? 'Opaque' } : null;
 }
 
+interface RawController {
+  metadata?: { annotations?: Record<string, string>; ownerReferences?: { kind?: string; name?: string; controller?: boolean }[] };
+  spec?: {
+    replicas?: number;
+    parallelism?: number;
+    completions?: number;
+    backoffLimit?: number;
+    suspend?: boolean;
+    schedule?: string;
+  };
+  status?: {
+    conditions?: RawCondition[];
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    active?: number | { name?: string }[];
+    succeeded?: number;
+    failed?: number;
+    startTime?: string;
+    completionTime?: string;
+    lastScheduleTime?: string;
+    lastSuccessfulTime?: string;
+  };
+}
+
+/** ReplicaSets, StatefulSets, Jobs and CronJobs: ownership, and the status the diagnosis reads. */
 export function slimController(kind: ControllerObject['kind']): (raw: unknown) => ControllerObject | null {
   return (raw) => {
     const id = namespaced(raw);
     if (!id) return null;
-    const refs = (raw as { metadata?: { ownerReferences?: { kind?: string; name?: string; controller?: boolean }[] } }).metadata?.ownerReferences ?? [];
+    const c = raw as RawController;
+    const refs = c.metadata?.ownerReferences ?? [];
     const owner = refs.find((o) => o.controller) ?? refs[0];
-    return { ...id, kind, owner: owner?.kind && owner.name ? { kind: owner.kind, name: owner.name } : null };
+    const revision = Number(c.metadata?.annotations?.['deployment.kubernetes.io/revision']);
+    const active = c.status?.active;
+    return {
+      ...id,
+      kind,
+      owner: owner?.kind && owner.name ? { kind: owner.kind, name: owner.name } : null,
+      createdAt: createdAtOf(raw),
+      conditions: slimConditions(c.status?.conditions),
+      desired: kind === 'Job' ? (c.spec?.parallelism ?? 1) : kind === 'CronJob' ? 0 : (c.spec?.replicas ?? 1),
+      ready: c.status?.readyReplicas ?? 0,
+      available: c.status?.availableReplicas ?? 0,
+      revision: kind === 'ReplicaSet' && Number.isInteger(revision) ? revision : null,
+      job:
+        kind === 'Job'
+          ? {
+              active: typeof active === 'number' ? active : 0,
+              succeeded: c.status?.succeeded ?? 0,
+              failed: c.status?.failed ?? 0,
+              backoffLimit: c.spec?.backoffLimit ?? 6,
+              completions: c.spec?.completions ?? null,
+              startedAt: c.status?.startTime ?? null,
+              completedAt: c.status?.completionTime ?? null,
+              suspended: c.spec?.suspend ?? false,
+            }
+          : null,
+      cronJob:
+        kind === 'CronJob'
+          ? {
+              schedule: c.spec?.schedule ?? '',
+              suspended: c.spec?.suspend ?? false,
+              lastScheduleTime: c.status?.lastScheduleTime ?? null,
+              lastSuccessfulTime: c.status?.lastSuccessfulTime ?? null,
+              active: Array.isArray(active) ? active.map((a) => a.name ?? '').filter((n) => n !== '') : [],
+            }
+          : null,
+    };
   };
+}
+
+interface RawBackend {
+  service?: { name?: string; port?: { number?: number; name?: string } };
 }
 
 interface RawIngress {
   spec?: {
-    defaultBackend?: { service?: { name?: string } };
-    rules?: { host?: string; http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[];
+    ingressClassName?: string;
+    defaultBackend?: RawBackend;
+    tls?: { secretName?: string }[];
+    rules?: { host?: string; http?: { paths?: { backend?: RawBackend }[] } }[];
   };
 }
 
@@ -98,14 +207,31 @@ export function slimIngress(raw: unknown): IngressObject | null {
   const id = namespaced(raw);
   if (!id) return null;
   const spec = (raw as RawIngress).spec;
-  const services = new Set<string>();
-  if (spec?.defaultBackend?.service?.name) services.add(spec.defaultBackend.service.name);
-  for (const rule of spec?.rules ?? []) for (const path of rule.http?.paths ?? []) if (path.backend?.service?.name) services.add(path.backend.service.name);
-  return { ...id, services: [...services], hosts: (spec?.rules ?? []).map((r) => r.host ?? '').filter((h) => h !== '') };
+  const backends = new Map<string, IngressObject['backends'][number]>();
+  const addBackend = (b: RawBackend | undefined) => {
+    const name = b?.service?.name;
+    if (!name) return;
+    const port = b.service?.port?.number ?? b.service?.port?.name ?? null;
+    backends.set(`${name}:${String(port)}`, { service: name, port });
+  };
+  addBackend(spec?.defaultBackend);
+  for (const rule of spec?.rules ?? []) for (const path of rule.http?.paths ?? []) addBackend(path.backend);
+  return {
+    ...id,
+    services: [...new Set([...backends.values()].map((b) => b.service))],
+    hosts: (spec?.rules ?? []).map((r) => r.host ?? '').filter((h) => h !== ''),
+    backends: [...backends.values()],
+    tlsSecrets: [...new Set((spec?.tls ?? []).map((t) => t.secretName ?? '').filter((n) => n !== ''))],
+    ingressClassName: spec?.ingressClassName ?? null,
+  };
 }
 
 export function slimPv(raw: unknown): PvObject | null {
-  const pv = raw as { metadata?: { name?: string }; spec?: { claimRef?: { namespace?: string; name?: string }; storageClassName?: string }; status?: { phase?: string } };
+  const pv = raw as {
+    metadata?: { name?: string };
+    spec?: { claimRef?: { namespace?: string; name?: string }; storageClassName?: string; capacity?: { storage?: string }; accessModes?: string[] };
+    status?: { phase?: string; reason?: string; message?: string };
+  };
   if (!pv.metadata?.name) return null;
   const claim = pv.spec?.claimRef;
   return {
@@ -113,27 +239,70 @@ export function slimPv(raw: unknown): PvObject | null {
     phase: pv.status?.phase ?? 'Pending',
     claim: claim?.namespace && claim.name ? { namespace: claim.namespace, name: claim.name } : null,
     storageClass: pv.spec?.storageClassName || null,
+    reason: pv.status?.reason ?? null,
+    message: pv.status?.message ?? null,
+    capacityBytes: bytes(pv.spec?.capacity?.storage),
+    accessModes: pv.spec?.accessModes ?? [],
+  };
+}
+
+interface RawWorkload {
+  spec?: { replicas?: number; paused?: boolean; selector?: { matchLabels?: Record<string, string> } };
+  status?: {
+    conditions?: RawCondition[];
+    availableReplicas?: number;
+    readyReplicas?: number;
+    updatedReplicas?: number;
+    desiredNumberScheduled?: number;
+    numberAvailable?: number;
+    numberReady?: number;
+    updatedNumberScheduled?: number;
   };
 }
 
 export function slimDeployment(raw: unknown): WorkloadObject | null {
   const id = namespaced(raw);
   if (!id) return null;
-  const d = raw as { spec?: { replicas?: number }; status?: { availableReplicas?: number } };
-  return { ...id, kind: 'Deployment', desired: d.spec?.replicas ?? 1, available: d.status?.availableReplicas ?? 0 };
+  const d = raw as RawWorkload;
+  return {
+    ...id,
+    kind: 'Deployment',
+    desired: d.spec?.replicas ?? 1,
+    available: d.status?.availableReplicas ?? 0,
+    updated: d.status?.updatedReplicas ?? 0,
+    ready: d.status?.readyReplicas ?? 0,
+    conditions: slimConditions(d.status?.conditions),
+    paused: d.spec?.paused ?? false,
+    createdAt: createdAtOf(raw),
+    selector: d.spec?.selector?.matchLabels ?? {},
+  };
 }
 
 export function slimDaemonSet(raw: unknown): WorkloadObject | null {
   const id = namespaced(raw);
   if (!id) return null;
-  const d = raw as { status?: { desiredNumberScheduled?: number; numberAvailable?: number } };
-  return { ...id, kind: 'DaemonSet', desired: d.status?.desiredNumberScheduled ?? 0, available: d.status?.numberAvailable ?? 0 };
+  const d = raw as RawWorkload;
+  return {
+    ...id,
+    kind: 'DaemonSet',
+    desired: d.status?.desiredNumberScheduled ?? 0,
+    available: d.status?.numberAvailable ?? 0,
+    updated: d.status?.updatedNumberScheduled ?? 0,
+    ready: d.status?.numberReady ?? 0,
+    conditions: slimConditions(d.status?.conditions),
+    paused: false,
+    createdAt: createdAtOf(raw),
+    selector: d.spec?.selector?.matchLabels ?? {},
+  };
 }
 
 interface RawEvent {
   metadata?: { name?: string; namespace?: string; creationTimestamp?: string };
-  involvedObject?: { kind?: string; name?: string };
-  regarding?: { kind?: string; name?: string };
+  involvedObject?: { kind?: string; name?: string; namespace?: string };
+  regarding?: { kind?: string; name?: string; namespace?: string };
+  source?: { component?: string };
+  reportingComponent?: string;
+  reportingController?: string;
   type?: string;
   reason?: string;
   message?: string;
@@ -154,7 +323,9 @@ export function slimEvent(raw: unknown): EventObject | null {
   return {
     namespace,
     involvedKind: involved.kind ?? '',
+    involvedNamespace: involved.namespace ?? '',
     involvedName: involved.name,
+    source: e.source?.component || e.reportingComponent || e.reportingController || '',
     type: e.type ?? 'Normal',
     reason: e.reason ?? '',
     message: e.message ?? e.note ?? '',

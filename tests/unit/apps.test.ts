@@ -9,12 +9,13 @@ import { memberFlags } from '../../handlers/apps/metrics.ts';
 import { sumSeries } from '../../handlers/apps/network-history.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster } from '../support/services.ts';
+import { podDefaults } from '../support/objects.ts';
 
 const MI = 1024 * 1024;
 const res = (cpuRequestM: number | null, memRequestBytes: number | null, memLimitBytes: number | null = null, cpuLimitM: number | null = null): ContainerResources => ({ cpuRequestM, cpuLimitM, memRequestBytes, memLimitBytes });
 
 function pod(namespace: string, name: string, labels: Record<string, string>, resources: ContainerResources[], extra: Partial<PodObject> = {}): PodObject {
-  return {
+  return { ...podDefaults,
     namespace,
     name,
     phase: 'Running',

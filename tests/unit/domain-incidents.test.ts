@@ -8,6 +8,7 @@ import { NOT_READY_SECS, OOM_RISK_PCT, STUCK_PENDING_SECS, compareIncidents, inc
 import { memberFlags } from '../../handlers/apps/metrics.ts';
 import type { Incident } from '../../schema/incidents.ts';
 import { ManualClock } from '../support/services.ts';
+import { eventDefaults, podDefaults } from '../support/objects.ts';
 
 /** Pods are created at T0; each row advances the clock by `after` seconds before judging. */
 const T0 = new Date('2026-11-21T12:00:00Z');
@@ -23,7 +24,7 @@ function status(extra: Partial<ContainerStatus> = {}): ContainerStatus {
 const exit = (reason: string | null, exitCode: number, finishedAt = iso(0)) => ({ exitCode, reason, signal: null, startedAt: iso(0), finishedAt });
 
 function pod(extra: Partial<PodObject> = {}): PodObject {
-  return {
+  return { ...podDefaults,
     namespace: 'shop',
     name: 'web-1',
     phase: 'Running',
@@ -119,9 +120,9 @@ const rows: { name: string; pod: PodObject; after?: number; metrics?: MetricsSna
     pod: pod({ statuses: [status({ restartCount: 1, lastTerminated: exit('OOMKilled', 137, iso(50)) })] }),
     after: 100,
     events: [
-      { namespace: 'shop', involvedKind: 'Pod', involvedName: 'web-1', type: 'Normal', reason: 'Pulled', message: '', count: 1, firstSeen: iso(1), lastSeen: iso(1) },
-      { namespace: 'shop', involvedKind: 'Pod', involvedName: 'web-1', type: 'Warning', reason: 'BackOff', message: '', count: 1, firstSeen: iso(40), lastSeen: iso(90) },
-      { namespace: 'shop', involvedKind: 'Pod', involvedName: 'web-1', type: 'Warning', reason: 'OOMKilling', message: '', count: 1, firstSeen: iso(20), lastSeen: iso(20) },
+      { ...eventDefaults, namespace: 'shop', involvedKind: 'Pod', involvedName: 'web-1', type: 'Normal', reason: 'Pulled', message: '', count: 1, firstSeen: iso(1), lastSeen: iso(1) },
+      { ...eventDefaults, namespace: 'shop', involvedKind: 'Pod', involvedName: 'web-1', type: 'Warning', reason: 'BackOff', message: '', count: 1, firstSeen: iso(40), lastSeen: iso(90) },
+      { ...eventDefaults, namespace: 'shop', involvedKind: 'Pod', involvedName: 'web-1', type: 'Warning', reason: 'OOMKilling', message: '', count: 1, firstSeen: iso(20), lastSeen: iso(20) },
     ],
     want: { first_failure_ts: iso(20), crashing_for_secs: 80 },
   },

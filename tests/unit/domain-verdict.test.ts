@@ -6,9 +6,10 @@ import type { PodObject, PvcObject, WorkloadObject } from '../../domain/cluster/
 import { compareHealth, namespaceHealth, type NamespaceInputs } from '../../domain/health/verdict.ts';
 import type { Incident } from '../../schema/incidents.ts';
 import type { NamespaceHealth } from '../../schema/overview.ts';
+import { eventDefaults, podDefaults, pvcDefaults, workloadDefaults } from '../support/objects.ts';
 
 function pod(name: string, phase = 'Running'): PodObject {
-  return {
+  return { ...podDefaults,
     namespace: 'shop',
     name,
     phase,
@@ -28,9 +29,9 @@ function pod(name: string, phase = 'Running'): PodObject {
 }
 
 const incident = (podName: string, reason: string, severity: Incident['severity']) => ({ pod: podName, reason, severity }) as Incident;
-const deployment = (name: string, desired: number, available: number): WorkloadObject => ({ namespace: 'shop', name, kind: 'Deployment', desired, available });
-const daemonset = (name: string, desired: number, available: number): WorkloadObject => ({ namespace: 'shop', name, kind: 'DaemonSet', desired, available });
-const pvc = (name: string, phase: string): PvcObject => ({ namespace: 'shop', name, phase, volumeName: null });
+const deployment = (name: string, desired: number, available: number): WorkloadObject => ({ ...workloadDefaults, namespace: 'shop', name, kind: 'Deployment', desired, available });
+const daemonset = (name: string, desired: number, available: number): WorkloadObject => ({ ...workloadDefaults, namespace: 'shop', name, kind: 'DaemonSet', desired, available });
+const pvc = (name: string, phase: string): PvcObject => ({ ...pvcDefaults, namespace: 'shop', name, phase, volumeName: null });
 
 const base: NamespaceInputs = { namespace: 'shop', complete: true, pods: [], incidents: [], workloads: [], services: [], pvcs: [], events: [] };
 
@@ -64,9 +65,9 @@ const rows: { name: string; input: Partial<NamespaceInputs>; want: Partial<Names
     name: 'the last event time is the newest lastSeen',
     input: {
       events: [
-        { namespace: 'shop', involvedKind: 'Pod', involvedName: 'a', type: 'Normal', reason: 'Pulled', message: '', count: 1, firstSeen: null, lastSeen: '2026-11-21T11:00:00Z' },
-        { namespace: 'shop', involvedKind: 'Pod', involvedName: 'a', type: 'Normal', reason: 'Started', message: '', count: 1, firstSeen: null, lastSeen: '2026-11-21T11:30:00Z' },
-        { namespace: 'shop', involvedKind: 'Pod', involvedName: 'a', type: 'Normal', reason: 'Old', message: '', count: 1, firstSeen: null, lastSeen: null },
+        { ...eventDefaults, namespace: 'shop', involvedKind: 'Pod', involvedName: 'a', type: 'Normal', reason: 'Pulled', message: '', count: 1, firstSeen: null, lastSeen: '2026-11-21T11:00:00Z' },
+        { ...eventDefaults, namespace: 'shop', involvedKind: 'Pod', involvedName: 'a', type: 'Normal', reason: 'Started', message: '', count: 1, firstSeen: null, lastSeen: '2026-11-21T11:30:00Z' },
+        { ...eventDefaults, namespace: 'shop', involvedKind: 'Pod', involvedName: 'a', type: 'Normal', reason: 'Old', message: '', count: 1, firstSeen: null, lastSeen: null },
       ],
     },
     want: { last_event_time: '2026-11-21T11:30:00.000Z' },

@@ -6,9 +6,10 @@ import fc from 'fast-check';
 import type { ClusterView, PodObject } from '../../domain/cluster/model.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster } from '../support/services.ts';
+import { controllerDefaults, ingressDefaults, nodeDefaults, podDefaults, pvDefaults, serviceDefaults, workloadDefaults } from '../support/objects.ts';
 
 function pod(namespace: string, name: string, extra: Partial<PodObject> = {}): PodObject {
-  return {
+  return { ...podDefaults,
     namespace,
     name,
     phase: 'Running',
@@ -47,17 +48,17 @@ const crashing = (name: string) =>
 const cluster: ClusterView = {
   ...emptyCluster,
   namespaces: () => ['shop', 'kube-system'].map((name) => ({ name, phase: 'Active', createdAt: null, labels: {} })),
-  nodes: () => [{ name: 'node-1', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null }],
-  workloads: () => [{ namespace: 'shop', name: 'web', kind: 'Deployment', desired: 12, available: 9 }],
+  nodes: () => [{ ...nodeDefaults, name: 'node-1', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null }],
+  workloads: () => [{ ...workloadDefaults, namespace: 'shop', name: 'web', kind: 'Deployment', desired: 12, available: 9 }],
   controllers: () => [
-    { namespace: 'shop', name: 'web-5d8f', kind: 'ReplicaSet', owner: { kind: 'Deployment', name: 'web' } },
-    { namespace: 'kube-system', name: 'dns-1', kind: 'ReplicaSet', owner: null },
+    { ...controllerDefaults, namespace: 'shop', name: 'web-5d8f', kind: 'ReplicaSet', owner: { kind: 'Deployment', name: 'web' } },
+    { ...controllerDefaults, namespace: 'kube-system', name: 'dns-1', kind: 'ReplicaSet', owner: null },
   ],
-  services: () => [{ namespace: 'shop', name: 'web', selector: { app: 'web' } }],
-  ingresses: () => [{ namespace: 'shop', name: 'web', services: ['web'], hosts: ['shop.example.com'] }],
+  services: () => [{ ...serviceDefaults, namespace: 'shop', name: 'web', selector: { app: 'web' } }],
+  ingresses: () => [{ ...ingressDefaults, namespace: 'shop', name: 'web', services: ['web'], hosts: ['shop.example.com'] }],
   configMaps: () => [{ namespace: 'shop', name: 'web-config' }],
   secrets: () => [{ namespace: 'shop', name: 'web-keys', type: 'Opaque' }, { namespace: 'kube-system', name: 'bootstrap', type: 'Opaque' }],
-  pvs: () => [{ name: 'pv-dns', phase: 'Bound', claim: { namespace: 'kube-system', name: 'dns-data' }, storageClass: null }],
+  pvs: () => [{ ...pvDefaults, name: 'pv-dns', phase: 'Bound', claim: { namespace: 'kube-system', name: 'dns-data' }, storageClass: null }],
   pods: () => [...Array.from({ length: 9 }, (_, i) => pod('shop', `web-5d8f-${i}`)), crashing('web-5d8f-9'), crashing('web-5d8f-10'), crashing('web-5d8f-11'), pod('kube-system', 'dns-1-abc', { owner: { kind: 'ReplicaSet', name: 'dns-1' } })],
 };
 

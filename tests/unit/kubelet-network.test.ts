@@ -5,6 +5,7 @@ import { parseSampleLine, podNetworkCounters } from '../../runtime/metrics/conta
 import { KubeletNetworkScraper, ratesBetween } from '../../runtime/metrics/kubelet-scraper.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { ManualClock } from '../support/services.ts';
+import { nodeDefaults } from '../support/objects.ts';
 
 // The shape a real kubelet serves: the pod cgroup (container="") and every container repeat
 // the pod's network namespace; two interfaces; other metrics around it.
@@ -59,8 +60,8 @@ describe('kubelet container network', () => {
         return Promise.resolve(node.name === 'node-1' ? CADVISOR : '');
       },
       () => [
-        { name: 'node-1', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: { address: '10.0.0.1', port: 10250 } },
-        { name: 'node-2', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null },
+        { ...nodeDefaults, name: 'node-1', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: { address: '10.0.0.1', port: 10250 } },
+        { ...nodeDefaults, name: 'node-2', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null },
       ],
       clock,
       silentLogger,
@@ -96,8 +97,8 @@ describe('kubelet container network', () => {
         return cadvisor(node.name === 'node-1' ? 'web-1' : 'web-2');
       },
       () => [
-        { name: 'node-1', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: { address: '10.0.0.1', port: 10250 } },
-        { name: 'node-2', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: { address: '10.0.0.2', port: 10250 } },
+        { ...nodeDefaults, name: 'node-1', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: { address: '10.0.0.1', port: 10250 } },
+        { ...nodeDefaults, name: 'node-2', ready: true, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: { address: '10.0.0.2', port: 10250 } },
       ],
       clock,
       silentLogger,

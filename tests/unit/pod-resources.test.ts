@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { ClusterView, ContainerResources, PodObject } from '../../domain/cluster/model.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster } from '../support/services.ts';
+import { podDefaults } from '../support/objects.ts';
 
 const MI = 1024 * 1024;
 const unset: ContainerResources = { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null };
@@ -39,7 +40,7 @@ const rows: { name: string; containers: ContainerResources[]; want: Want }[] = [
 ];
 
 function pod(name: string, containers: ContainerResources[]): PodObject {
-  return {
+  return { ...podDefaults,
     namespace: 'shop',
     name,
     phase: 'Running',

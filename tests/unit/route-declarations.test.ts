@@ -12,9 +12,11 @@ import type { AppEnv } from '../../runtime/http/env.ts';
 import { defineRoute, type Route } from '../../runtime/http/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { emptyCluster, testServices } from '../support/services.ts';
+import { eventDefaults, podDefaults, pvDefaults, pvcDefaults } from '../support/objects.ts';
 
 /** A pod as the informer keeps it; only its namespace and name matter here. */
 const podShape = {
+  ...podDefaults,
   phase: 'Running',
   createdAt: null,
   startedAt: null,
@@ -184,12 +186,12 @@ describe('route declarations the runtime enforces', () => {
         ...emptyCluster,
         namespaces: () => ['shop', 'billing', 'kube-system'].map((name) => ({ name, phase: 'Active', createdAt: null, labels: {} })),
         pods: () => [pod('shop', 'a'), pod('billing', 'b'), pod('kube-system', 'c')],
-        events: () => ['shop', 'kube-system'].map((namespace) => ({ namespace, involvedKind: 'Pod', involvedName: 'x', type: 'Warning', reason: 'R', message: 'm', count: 1, firstSeen: null, lastSeen: null })),
-        pvcs: () => [{ namespace: 'shop', name: 'data', phase: 'Bound', volumeName: 'pv-1' }, { namespace: 'billing', name: 'data', phase: 'Bound', volumeName: 'pv-2' }],
+        events: () => ['shop', 'kube-system'].map((namespace) => ({ ...eventDefaults, namespace, involvedKind: 'Pod', involvedName: 'x', type: 'Warning', reason: 'R', message: 'm', count: 1, firstSeen: null, lastSeen: null })),
+        pvcs: () => [{ ...pvcDefaults, namespace: 'shop', name: 'data', phase: 'Bound', volumeName: 'pv-1' }, { ...pvcDefaults, namespace: 'billing', name: 'data', phase: 'Bound', volumeName: 'pv-2' }],
         pvs: () => [
-          { name: 'pv-1', phase: 'Bound', claim: { namespace: 'shop', name: 'data' }, storageClass: null },
-          { name: 'pv-2', phase: 'Bound', claim: { namespace: 'billing', name: 'data' }, storageClass: null },
-          { name: 'pv-free', phase: 'Available', claim: null, storageClass: null },
+          { ...pvDefaults, name: 'pv-1', phase: 'Bound', claim: { namespace: 'shop', name: 'data' }, storageClass: null },
+          { ...pvDefaults, name: 'pv-2', phase: 'Bound', claim: { namespace: 'billing', name: 'data' }, storageClass: null },
+          { ...pvDefaults, name: 'pv-free', phase: 'Available', claim: null, storageClass: null },
         ],
         metrics: () => ({ available: true, at: '2026-11-21T12:00:00Z', pods: new Map([['shop/a', { cpuM: 1, memBytes: 1 }], ['kube-system/c', { cpuM: 2, memBytes: 2 }]]) }),
       },

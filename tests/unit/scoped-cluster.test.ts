@@ -5,8 +5,9 @@ import { it } from 'node:test';
 import type { ClusterView, EventObject, NamespaceObject } from '../../domain/cluster/model.ts';
 import { scopeClusterView } from '../../domain/cluster/scoped.ts';
 import { emptyCluster } from '../support/services.ts';
+import { eventDefaults } from '../support/objects.ts';
 
-const event = (namespace: string, involvedName: string): EventObject => ({ namespace, involvedKind: 'Pod', involvedName, type: 'Normal', reason: 'R', message: 'm', count: 1, firstSeen: null, lastSeen: null });
+const event = (namespace: string, involvedName: string): EventObject => ({ ...eventDefaults, namespace, involvedKind: 'Pod', involvedName, type: 'Normal', reason: 'R', message: 'm', count: 1, firstSeen: null, lastSeen: null });
 
 it('filters each source array once and answers the same filtered array until the source changes', () => {
   let events: readonly EventObject[] = Array.from({ length: 5000 }, (_, i) => event(i % 2 === 0 ? 'shop' : 'kube-system', `p${String(i)}`));
