@@ -79,6 +79,8 @@ interface World {
   events?: EventObject[];
   configMaps?: NamespacedName[];
   secrets?: SecretObject[];
+  /** Informers RBAC refuses (served empty): absence from them proves nothing. */
+  forbidden?: string[];
 }
 
 function view(w: World): ClusterView {
@@ -104,7 +106,7 @@ function view(w: World): ClusterView {
     hpas: () => [],
     pdbs: () => [],
     metrics: () => ({ available: false, reason: 'not in this test' }),
-    syncStatus: () => [],
+    syncStatus: () => ['configmaps', 'secrets'].map((resource) => ({ resource, synced: true, failing_since: null, forbidden: w.forbidden?.includes(resource) ?? false })),
     staleSince: () => null,
   };
 }
@@ -207,6 +209,19 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
       secrets: [{ namespace: 'shop', name: 'creds', type: 'Opaque' }],
     },
     want: [{ code: 'CreateContainerConfigError', noAttributes: ['missing_kind'], suspects: ['configmap:shop/gone', NODE], summary: 'web-1: container app has a bad configuration' }],
+  },
+  {
+    name: 'CreateContainerConfigError with an unreadable message and Secrets forbidden: a Secret missing from the view is no suspect',
+    world: {
+      pods: [pending({ refs: { configMaps: [], secrets: ['creds'], pvcs: [] }, statuses: [waiting('CreateContainerConfigError', 'failed to sync secret cache: timed out waiting for the condition')] })],
+      forbidden: ['secrets'],
+    },
+    want: [{ code: 'CreateContainerConfigError', suspects: [NODE] }],
+  },
+  {
+    name: 'CreateContainerConfigError about a ConfigMap created since: still the suspect, no longer called absent',
+    world: { pods: [pending({ statuses: [waiting('CreateContainerConfigError', 'configmap "app-config" not found')] })], configMaps: [{ namespace: 'shop', name: 'app-config' }] },
+    want: [{ code: 'CreateContainerConfigError', suspects: ['configmap:shop/app-config', NODE], evidence: ['status configmap:shop/app-config'] }],
   },
   {
     name: 'CreateContainerError: the message is redacted',

@@ -241,7 +241,10 @@ function configError(ctx: PodContext, s: ContainerStatus, init: boolean, who: st
     attributes.missing_kind = missing.kind;
     attributes.missing_name = missing.name;
     if (missing.key !== null) attributes.missing_key = missing.key;
-    evidence.push(fact(id, absenceFact(missing, namespace), 'absence'));
+    // The kubelet retries on its own schedule: an object created since its last attempt
+    // exists already, which the fact says rather than claim an absence that is over.
+    const nowExists = missing.key === null && ctx.exists(missing.kind, namespace, missing.name) === true;
+    evidence.push(nowExists ? fact(id, `${absenceFact(missing, namespace)} at the kubelet's last attempt; it exists now`, 'status') : fact(id, absenceFact(missing, namespace), 'absence'));
     suspects.push(id);
     what = missing.key !== null ? `key ${missing.key} of ${missing.kind} ${missing.name}` : `${missing.kind} ${missing.name}`;
   } else {

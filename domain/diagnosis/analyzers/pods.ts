@@ -102,16 +102,17 @@ function lazy<T>(make: () => T): () => T {
 
 export const analyzePods: Analyzer = (input) => {
   const nodeBlocks = lazy(() => indexNodes(input.view.nodes()));
-  const existing = lazy(() => ({
-    configMaps: new Set(input.view.configMaps().map((o) => `${o.namespace}/${o.name}`)),
-    secrets: new Set(input.view.secrets().map((o) => `${o.namespace}/${o.name}`)),
-    secretsForbidden: input.view.syncStatus().some((s) => s.resource === 'secrets' && s.forbidden),
-    configMapsForbidden: input.view.syncStatus().some((s) => s.resource === 'configmaps' && s.forbidden),
-  }));
+  // Absence is only known from an informer that has synced and is allowed to list.
+  const existing = lazy(() => {
+    const known = (resource: string) => input.view.syncStatus().some((s) => s.resource === resource && s.synced && !s.forbidden);
+    return {
+      configMaps: known('configmaps') ? new Set(input.view.configMaps().map((o) => `${o.namespace}/${o.name}`)) : null,
+      secrets: known('secrets') ? new Set(input.view.secrets().map((o) => `${o.namespace}/${o.name}`)) : null,
+    };
+  });
   const exists: PodContext['exists'] = (kind, namespace, name) => {
-    const e = existing();
-    if (kind === 'ConfigMap') return e.configMapsForbidden ? null : e.configMaps.has(`${namespace}/${name}`);
-    return e.secretsForbidden ? null : e.secrets.has(`${namespace}/${name}`);
+    const names = kind === 'ConfigMap' ? existing().configMaps : existing().secrets;
+    return names === null ? null : names.has(`${namespace}/${name}`);
   };
   const findings: DraftFinding[] = [];
   for (const pod of input.view.pods()) {
