@@ -105,15 +105,19 @@ function validTimeZone(zone: string): boolean {
   }
 }
 
-/** Parses a CronJob's `spec.schedule`. */
-export function parseCron(expression: string): CronParse {
+/**
+ * Parses a CronJob's `spec.schedule`, read in `zone` (a CronJob's `spec.timeZone`, UTC when
+ * unset) unless the schedule itself starts with CRON_TZ=/TZ= (the API refuses both at once).
+ */
+export function parseCron(expression: string, zone: string | null = null): CronParse {
   let text = expression.trim();
-  let timeZone = 'UTC';
-  const zone = /^(?:CRON_TZ|TZ)=(\S+)\s+/.exec(text);
-  if (zone) {
-    timeZone = zone[1] ?? 'UTC';
+  let timeZone = zone ?? 'UTC';
+  if (!validTimeZone(timeZone)) return { ok: false, error: `unknown time zone "${timeZone}"` };
+  const prefix = /^(?:CRON_TZ|TZ)=(\S+)\s+/.exec(text);
+  if (prefix) {
+    timeZone = prefix[1] ?? 'UTC';
     if (!validTimeZone(timeZone)) return { ok: false, error: `unknown time zone "${timeZone}"` };
-    text = text.slice(zone[0].length);
+    text = text.slice(prefix[0].length);
   }
   if (text.startsWith('@')) {
     const expanded = SHORTHANDS[text.toLowerCase()];

@@ -99,3 +99,17 @@ describe('previousRun and nextRun', () => {
     });
   }
 });
+
+describe('parseCron with a zone from the CronJob', () => {
+  it('reads the fields in that zone unless the schedule names its own', () => {
+    assert.equal(schedule('0 0 * * *').timeZone, 'UTC');
+    const zoned = parseCron('0 3 * * *', 'Europe/Berlin');
+    assert.ok(zoned.ok);
+    assert.equal(zoned.schedule.timeZone, 'Europe/Berlin');
+    assert.equal(previousRun(zoned.schedule, new Date('2026-11-21T12:00:00Z'))?.toISOString(), '2026-11-21T02:00:00.000Z');
+    const prefixed = parseCron('CRON_TZ=Asia/Tokyo 0 3 * * *', 'Europe/Berlin');
+    assert.ok(prefixed.ok);
+    assert.equal(prefixed.schedule.timeZone, 'Asia/Tokyo');
+    assert.equal(parseCron('0 3 * * *', 'Nowhere/Atlantis').ok, false);
+  });
+});

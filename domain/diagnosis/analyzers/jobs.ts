@@ -6,10 +6,15 @@
 //
 // A CronJob missed its schedule when, MISSED_SCHEDULE_TOLERANCE_SECS before now, a scheduled
 // time had come that is later than its lastScheduleTime (or than its creation when it never
-// ran). The tolerance absorbs the controller's own delay; the read model does not carry
-// `startingDeadlineSeconds`, which would otherwise widen it. Schedules are read in UTC unless
-// they name a zone (CRON_TZ=...), see ../cron.ts; a schedule the evaluator cannot read (e.g.
-// `@every`) is not checked.
+// ran: the controller owes no run at the creation instant itself). The tolerance absorbs the
+// controller's own delay. A run due exactly the tolerance ago counts as missed. Schedules are
+// read in UTC unless they name a zone (CRON_TZ=...), see ../cron.ts; a schedule the evaluator
+// cannot read (e.g. `@every`) is not checked. The read model carries neither `spec.timeZone`
+// nor `spec.startingDeadlineSeconds` yet: with them, pass the zone to parseCron and add the
+// deadline to the tolerance (until its deadline passes, a late run may still start).
+//
+// A running Job is a suspect of a missed schedule: under concurrencyPolicy Forbid the
+// controller skips runs while one is active, so a Job stuck on its pods holds the CronJob back.
 import type { Condition, ControllerObject, ContainerStatus, PodObject } from '../../cluster/model.ts';
 import { nodeId } from '../../cluster/node-id.ts';
 import { redactText } from '../../redaction/redact.ts';
@@ -33,7 +38,7 @@ export const JOB_CODES: readonly CodeSpec[] = [
     code: 'CronJobMissedSchedule',
     kind: 'CronJob',
     severity: 'warning',
-    rule: `The CronJob is not suspended and a scheduled time more than ${MISSED_SCHEDULE_TOLERANCE_SECS} s ago is later than its last scheduled run (or its creation when it never ran).`,
+    rule: `The CronJob is not suspended and a scheduled time at least ${MISSED_SCHEDULE_TOLERANCE_SECS} s ago is later than its last scheduled run (or its creation when it never ran).`,
   },
   { code: 'CronJobSuspended', kind: 'CronJob', severity: 'info', rule: 'The CronJob is suspended (spec.suspend): it starts no Job until resumed.' },
 ];
