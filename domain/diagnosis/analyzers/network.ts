@@ -290,7 +290,7 @@ export const analyzeNetwork: Analyzer = (input) => {
     if (!found) continue;
     findings.push(found);
     let inNamespace = serviceFindings.get(service.namespace);
-    if (!inNamespace) serviceFindings.set(service.namespace, (inNamespace = new Map()));
+    if (!inNamespace) serviceFindings.set(service.namespace, (inNamespace = new Map<string, DraftFinding>()));
     inNamespace.set(service.name, found);
   }
 
