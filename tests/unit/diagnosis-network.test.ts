@@ -3,7 +3,7 @@
 // set of findings it must produce (by id), with the fields that matter for each.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CacheSyncStatus, ClusterView, EndpointSliceObject, IngressClassObject, IngressObject, PodObject, SecretObject, ServiceObject } from '../../domain/cluster/model.ts';
+import type { CacheSyncStatus, ClusterView, EndpointSliceObject, IngressClassObject, IngressObject, PodObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { SERVICE_GRACE_SECS, analyzeNetwork, NETWORK_CODES } from '../../domain/diagnosis/analyzers/network.ts';
 import { diagnosisInput, type DraftFinding } from '../../domain/diagnosis/input.ts';
 
@@ -49,6 +49,10 @@ function ingress(name: string, backends: IngressObject['backends'], extra: Parti
   return { namespace: 'shop', name, services: backends.map((b) => b.service), hosts: ['shop.example'], backends, tlsSecrets: [], ingressClassName: null, ...extra };
 }
 
+function workload(name: string, selector: Record<string, string>, extra: Partial<WorkloadObject> = {}): WorkloadObject {
+  return { namespace: 'shop', name, kind: 'Deployment', desired: 2, available: 0, updated: 0, ready: 0, conditions: [], paused: false, createdAt: iso(0), selector, ...extra };
+}
+
 const secret = (name: string): SecretObject => ({ namespace: 'shop', name, type: 'kubernetes.io/tls' });
 const ingressClass = (name: string): IngressClassObject => ({ name, controller: 'example.com/ingress', isDefault: false });
 const forbidden = (resource: string): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden: true });
@@ -56,6 +60,7 @@ const unsynced = (resource: string): CacheSyncStatus => ({ resource, synced: fal
 
 interface World {
   pods?: PodObject[];
+  workloads?: WorkloadObject[];
   services?: ServiceObject[];
   slices?: EndpointSliceObject[];
   ingresses?: IngressObject[];
@@ -70,7 +75,7 @@ function view(w: World): ClusterView {
     pods: () => w.pods ?? [],
     nodes: () => [],
     events: () => [],
-    workloads: () => [],
+    workloads: () => w.workloads ?? [],
     services: () => w.services ?? [],
     pvcs: () => [],
     controllers: () => [],
@@ -128,6 +133,21 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     world: { services: [service('web', web)], pods: [pod('web-1', web, { phase: 'Succeeded', ready: false }), pod('web-2', web, { phase: 'Failed', ready: false })] },
     want: [{ id: 'service:shop/web#ServiceNoMatchingPods', evidenceNodes: ['service:shop/web', 'pod:shop/web-1', 'pod:shop/web-2'] }],
   },
+  {
+    name: 'a selector matching nothing suspects the workloads whose selector agrees, covering ones first',
+    world: {
+      services: [service('web', web)],
+      workloads: [
+        workload('web-partial', { app: 'web' }),
+        workload('web', { app: 'web', tier: 'front', track: 'stable' }),
+        workload('web-agent', { app: 'web', tier: 'front' }, { kind: 'DaemonSet' }),
+        workload('web-back', { app: 'web', tier: 'back' }),
+        workload('db', { app: 'db' }),
+        workload('web', { app: 'web', tier: 'front' }, { namespace: 'other' }),
+      ],
+    },
+    want: [{ id: 'service:shop/web#ServiceNoMatchingPods', suspects: ['deployment:shop/web', 'daemonset:shop/web-agent', 'deployment:shop/web-partial'] }],
+  },
   // ServiceEndpointsNotReady.
   {
     name: 'every endpoint not ready: suspects the not-ready pods from the slices first',
@@ -169,7 +189,7 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
   },
   {
     name: 'a backend port number the service does not expose',
-    world: { services: [service('web', web)], pods: healthyWeb, ingresses: [ingress('shop', [{ service: 'web', port: 8080 }])] },
+    world: { services: [service('web', web)], pods: healthyWeb, ingresses: [ingress('shop', [{ service: 'web', port: 8080 }, { service: 'web', port: 8080 }])] },
     want: [{ id: 'ingress:shop/shop#IngressBackendPortMissing', suspects: [], attributes: { service: 'web', port: 8080 }, evidenceNodes: ['service:shop/web'] }],
   },
   { name: 'a backend port named after a service port: quiet', world: { services: [service('web', web)], pods: healthyWeb, ingresses: [ingress('shop', [{ service: 'web', port: 'http' }])] }, want: [] },

@@ -156,6 +156,7 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     want: [{ id: `${C}#PvcProvisioningFailed`, suspects: ['storageclass:fast'], attributes: { message: 'create volume: rpc error: password=[REDACTED] quota exceeded', provisioner: 'csi.example.com', storage_class: 'fast' }, evidenceSources: ['event'], since: iso(5) }],
   },
   { name: 'a Normal event with that reason does not count', world: { pvcs: [pvc('data')], classes: [fast], events: [provisioningFailed('data', 'x', { type: 'Normal' })] }, want: [{ id: `${C}#PvcPending` }] },
+  { name: 'a Warning event with another reason does not count', world: { pvcs: [pvc('data')], classes: [fast], events: [provisioningFailed('data', 'x', { reason: 'VolumeResizeFailed' })] }, want: [{ id: `${C}#PvcPending` }] },
   { name: "another claim's ProvisioningFailed does not count", world: { pvcs: [pvc('data')], classes: [fast], events: [provisioningFailed('logs', 'x')] }, want: [{ id: `${C}#PvcPending` }] },
   { name: 'a missing class wins over the provisioning events it causes', world: { pvcs: [pvc('data', { storageClass: 'nope' })], classes: [fast], events: [provisioningFailed('data', 'storageclass "nope" not found')] }, want: [{ id: `${C}#PvcStorageClassMissing` }] },
   // PvcNoMatchingVolume.
@@ -174,7 +175,7 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
   { name: 'PersistentVolumes forbidden: no claim is judged to lack a volume', world: { pvcs: [pvc('data', { storageClass: 'local' })], classes: [localNow], sync: [forbidden('persistentvolumes')] }, want: [{ id: `${C}#PvcPending` }] },
   // WaitForFirstConsumer.
   { name: 'WaitForFirstConsumer and no pod uses it: healthy', world: { pvcs: [pvc('data', { storageClass: 'lazy' })], classes: [lazy] }, want: [] },
-  { name: 'WaitForFirstConsumer, used only by a finished pod: healthy', world: { pvcs: [pvc('data', { storageClass: 'lazy' })], classes: [lazy], pods: [consumer('data', { phase: 'Succeeded' })] }, want: [] },
+  { name: 'WaitForFirstConsumer, used only by a finished pod: healthy even with no volume to bind', world: { pvcs: [pvc('data', { storageClass: 'local' })], classes: [local], pods: [consumer('data', { phase: 'Succeeded' })] }, want: [] },
   { name: 'WaitForFirstConsumer, a pod uses it, nothing failed: no fallback (the pod says why)', world: { pvcs: [pvc('data', { storageClass: 'lazy' })], classes: [lazy], pods: [consumer('data')] }, want: [] },
   { name: 'WaitForFirstConsumer, a pod uses it, provisioning failed', world: { pvcs: [pvc('data', { storageClass: 'lazy' })], classes: [lazy], pods: [consumer('data')], events: [provisioningFailed('data', 'no capacity')] }, want: [{ id: `${C}#PvcProvisioningFailed`, suspects: ['storageclass:lazy'] }] },
   {
@@ -196,6 +197,11 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
       { id: `${C}#PvcNoMatchingVolume`, suspects: ['pv:pv-1'], attributes: { volume: 'pv-1', volume_phase: 'Released' } },
       { id: 'pv:pv-1#PvReleased', severity: 'warning', namespace: null, suspects: [], attributes: { claim: 'shop/old-data' }, evidenceNodes: ['pv:pv-1'] },
     ],
+  },
+  {
+    name: 'pre-bound to a Failed volume that names this claim: suspects it',
+    world: { pvcs: [pvc('data', { volumeName: 'pv-1' })], classes: [fast], pvs: [pv('pv-1', { phase: 'Failed', claim: { namespace: 'shop', name: 'data' } })] },
+    want: [{ id: `${C}#PvcNoMatchingVolume`, suspects: ['pv:pv-1'], attributes: { volume: 'pv-1', volume_phase: 'Failed' } }, { id: 'pv:pv-1#PvFailed' }],
   },
   { name: 'pre-bound to an Available volume that fits: the fallback', world: { pvcs: [pvc('data', { volumeName: 'pv-1', storageClass: 'fast' })], classes: [fast], pvs: [pv('pv-1', { storageClass: 'fast' })] }, want: [{ id: `${C}#PvcPending` }] },
   // PvcPending fallback.

@@ -12,6 +12,12 @@
 //   of the matching pods Ready) to agree, so a slice controller that lags the pods never
 //   raises it; when EndpointSlices are forbidden the pods alone decide. Matching pods all
 //   younger than the grace (a fresh rollout) are not judged yet.
+// - ServiceNoMatchingPods suspects the Deployments and DaemonSets of its namespace whose pod
+//   selector agrees with the Service's (no key with another value, at least one pair shared;
+//   those whose selector contains the whole Service selector first): a Service selects nothing
+//   when its workload has no pods (a quota refusal, say), and then that workload's finding is
+//   the cause. With no such workload (the usual typo in a label) it stays its own root cause.
+//   StatefulSets keep no selector in the read model, so they are not suspected.
 // - Ingress checks that read an optional informer (Secrets for TLS, IngressClasses) say nothing
 //   while that informer is forbidden or not synced: silence beats a false alarm.
 // - An Ingress without `ingressClassName` is not judged: the legacy class annotation is not
@@ -19,7 +25,7 @@
 // - Ingress misconfigurations (missing Service, port, Secret, class) are the Ingress's own root
 //   cause: no suspects. IngressBackendUnavailable (added to the agreed list) is the one effect:
 //   its backend Service exists but serves no ready endpoint, and it suspects that Service.
-import type { EndpointSliceObject, IngressObject, PodObject, ServiceObject } from '../../cluster/model.ts';
+import type { EndpointSliceObject, IngressObject, PodObject, ServiceObject, WorkloadObject } from '../../cluster/model.ts';
 import { nodeId } from '../../cluster/node-id.ts';
 import type { Evidence } from '../../../schema/diagnosis.ts';
 import type { CodeSpec } from '../codes.ts';
@@ -37,7 +43,7 @@ export const NETWORK_CODES: readonly CodeSpec[] = [
     code: 'ServiceNoMatchingPods',
     kind: 'Service',
     severity: 'warning',
-    rule: `A Service with a selector (not ExternalName), older than ${SERVICE_GRACE_SECS}s, whose selector matches no running or pending pod in its namespace.`,
+    rule: `A Service with a selector (not ExternalName), older than ${SERVICE_GRACE_SECS}s, whose selector matches no running or pending pod in its namespace; suspects the Deployments and DaemonSets whose selector agrees with it.`,
   },
   {
     code: 'ServiceEndpointsNotReady',
@@ -167,7 +173,33 @@ function nearMissEvidence(nearMisses: { pod: PodObject; key: string }[], selecto
     });
 }
 
-function judgeService(input: DiagnosisInput, service: ServiceObject, index: LabelIndex, slices: readonly EndpointSliceObject[], slicesTrusted: boolean): DraftFinding | null {
+/**
+ * Workloads whose pods the selector would match, as far as their own selector tells: those
+ * whose selector holds every pair of the Service's first, then those that merely agree with it
+ * (the pod template may carry the rest). Ordered by name within each group.
+ */
+function backingWorkloads(selector: Readonly<Record<string, string>>, workloads: readonly WorkloadObject[]): string[] {
+  const pairs = Object.entries(selector);
+  const covering: WorkloadObject[] = [];
+  const agreeing: WorkloadObject[] = [];
+  for (const workload of workloads) {
+    const own = workload.selector;
+    if (pairs.some(([k, v]) => own[k] !== undefined && own[k] !== v)) continue;
+    if (pairs.every(([k]) => own[k] !== undefined)) covering.push(workload);
+    else if (pairs.some(([k]) => own[k] !== undefined)) agreeing.push(workload);
+  }
+  const byName = (a: WorkloadObject, b: WorkloadObject) => a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind);
+  return [...covering.sort(byName), ...agreeing.sort(byName)].map((w) => nodeId(w.kind, w.namespace, w.name));
+}
+
+function judgeService(
+  input: DiagnosisInput,
+  service: ServiceObject,
+  index: LabelIndex,
+  slices: readonly EndpointSliceObject[],
+  slicesTrusted: boolean,
+  workloads: readonly WorkloadObject[],
+): DraftFinding | null {
   const selector = service.selector;
   if (selector === null || Object.keys(selector).length === 0 || service.type === 'ExternalName') return null;
   if (ageSecs(service.createdAt, input.now) < SERVICE_GRACE_SECS) return null;
@@ -183,7 +215,8 @@ function judgeService(input: DiagnosisInput, service: ServiceObject, index: Labe
     evidence.push(...nearMissEvidence(nearMisses, selector));
     const attributes: DraftFinding['attributes'] = { selector: wanted };
     if (nearMisses.length > 0) attributes.near_misses = nearMisses.length;
-    return finding(id, service.namespace, 'ServiceNoMatchingPods', `service ${service.name} selects no pods (${wanted})`, evidence, { attributes });
+    const suspects = backingWorkloads(selector, workloads).slice(0, MAX_SUSPECTS);
+    return finding(id, service.namespace, 'ServiceNoMatchingPods', `service ${service.name} selects no pods (${wanted})`, evidence, { attributes, suspects });
   }
 
   const sliceReady = slices.reduce((n, s) => n + s.ready, 0);
@@ -276,6 +309,9 @@ export const analyzeNetwork: Analyzer = (input) => {
   const slicesByService = new Map<string, EndpointSliceObject[]>();
   for (const slice of input.view.endpointSlices()) if (slice.service !== null) push(slicesByService, `${slice.namespace}/${slice.service}`, slice);
 
+  const workloadsByNamespace = new Map<string, WorkloadObject[]>();
+  for (const workload of input.view.workloads()) push(workloadsByNamespace, workload.namespace, workload);
+
   const services = new Map<string, ServiceObject>();
   const serviceFindings = new Map<string, Map<string, DraftFinding>>();
   const indexes = new Map<string, LabelIndex>();
@@ -286,7 +322,7 @@ export const analyzeNetwork: Analyzer = (input) => {
       index = new LabelIndex(input.podsByNamespace.get(service.namespace) ?? []);
       indexes.set(service.namespace, index);
     }
-    const found = judgeService(input, service, index, slicesByService.get(`${service.namespace}/${service.name}`) ?? [], slicesTrusted);
+    const found = judgeService(input, service, index, slicesByService.get(`${service.namespace}/${service.name}`) ?? [], slicesTrusted, workloadsByNamespace.get(service.namespace) ?? []);
     if (!found) continue;
     findings.push(found);
     let inNamespace = serviceFindings.get(service.namespace);

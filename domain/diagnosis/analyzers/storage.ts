@@ -122,9 +122,8 @@ const clip = (text: string): string => {
 /** A claim's ask in words: `10Gi ReadWriteOnce`. */
 const askText = (pvc: PvcObject): string => [pvc.requestBytes === null ? null : formatBytes(pvc.requestBytes), pvc.accessModes.join(',') || null].filter((s) => s !== null).join(' ') || 'a volume';
 
-/** Whether `pv` could bind `pvc`: Available, not reserved for another claim, of the class, big enough, with every mode asked. */
+/** Whether an Available `pv` could bind `pvc`: not reserved for another claim, of the class, big enough, with every mode asked. */
 function fits(pv: PvObject, pvc: PvcObject, className: string): boolean {
-  if (pv.phase !== 'Available') return false;
   if (pv.claim !== null && (pv.claim.namespace !== pvc.namespace || pv.claim.name !== pvc.name)) return false;
   if ((pv.storageClass ?? '') !== className) return false;
   // An unknown capacity is given the benefit of the doubt: a false alarm costs more than silence.
