@@ -98,7 +98,7 @@ function view(w: World): ClusterView {
 }
 
 /** The fields a row checks on one finding; anything left out is not checked. */
-type Want = { id: string } & Partial<Pick<DraftFinding, 'severity' | 'suspects' | 'attributes'>> & { evidenceNodes?: string[]; evidenceSources?: string[]; summaryIncludes?: string };
+type Want = { id: string } & Partial<Pick<DraftFinding, 'severity' | 'suspects' | 'attributes' | 'since'>> & { evidenceNodes?: string[]; evidenceSources?: string[]; summaryIncludes?: string };
 
 const web = { app: 'web', tier: 'front' };
 const healthyWeb = [pod('web-1', web), pod('web-2', web)];
@@ -151,8 +151,8 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
   // ServiceEndpointsNotReady.
   {
     name: 'every endpoint not ready: suspects the not-ready pods from the slices first',
-    world: { services: [service('web', web)], pods: [pod('web-1', web, { ready: false }), pod('web-2', web, { ready: false })], slices: [slice('web', 0, ['web-2', 'web-1'])] },
-    want: [{ id: 'service:shop/web#ServiceEndpointsNotReady', severity: 'warning', suspects: ['pod:shop/web-2', 'pod:shop/web-1'], attributes: { selector: 'app=web,tier=front', pods: 2, not_ready_endpoints: 2 } }],
+    world: { services: [service('web', web)], pods: [pod('web-1', web, { ready: false, readySince: iso(200) }), pod('web-2', web, { ready: false, readySince: iso(100) })], slices: [slice('web', 0, ['web-2', 'web-1'])] },
+    want: [{ id: 'service:shop/web#ServiceEndpointsNotReady', severity: 'warning', since: iso(200), suspects: ['pod:shop/web-2', 'pod:shop/web-1'], attributes: { selector: 'app=web,tier=front', pods: 2, not_ready_endpoints: 2 } }],
   },
   { name: 'one ready endpoint: quiet', world: { services: [service('web', web)], pods: [pod('web-1', web), pod('web-2', web, { ready: false })], slices: [slice('web', 1, ['web-2'])] }, want: [] },
   {
@@ -162,8 +162,8 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
   },
   {
     name: 'pods matching but none Ready and no slice at all (pods Pending, no address yet)',
-    world: { services: [service('web', web)], pods: [pod('web-1', web, { phase: 'Pending', ready: false, nodeName: null })] },
-    want: [{ id: 'service:shop/web#ServiceEndpointsNotReady', suspects: ['pod:shop/web-1'] }],
+    world: { services: [service('web', web)], pods: [pod('web-1', web, { phase: 'Pending', ready: false, nodeName: null, readySince: null })] },
+    want: [{ id: 'service:shop/web#ServiceEndpointsNotReady', suspects: ['pod:shop/web-1'], since: null }],
   },
   {
     name: 'not-ready pods all younger than the grace (a fresh rollout): not judged yet',
@@ -247,6 +247,7 @@ describe('network analyzer', () => {
         assert.equal(f.id, `${f.object}#${f.code}`);
         if (want.severity) assert.equal(f.severity, want.severity);
         if (want.suspects) assert.deepEqual(f.suspects, want.suspects);
+        if (want.since !== undefined) assert.equal(f.since, want.since);
         if (want.attributes) assert.deepEqual(f.attributes, want.attributes);
         if (want.evidenceNodes) assert.deepEqual(f.evidence.map((e) => e.node_id), want.evidenceNodes);
         if (want.evidenceSources) assert.deepEqual(f.evidence.map((e) => e.source), want.evidenceSources);

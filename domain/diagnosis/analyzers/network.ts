@@ -231,6 +231,8 @@ function judgeService(
   const evidence = [fact(id, `${endpoints}; ${live.length} matching pod${live.length === 1 ? '' : 's'}, none Ready`, 'status')];
   for (const name of notReadyNames.slice(0, MAX_POD_EVIDENCE)) evidence.push(fact(nodeId('Pod', service.namespace, name), `pod ${name} is not Ready`, 'status'));
   return finding(id, service.namespace, 'ServiceEndpointsNotReady', `service ${service.name} has no ready endpoints (${live.length} pod${live.length === 1 ? '' : 's'} not Ready)`, evidence, {
+    // The last pod to turn not Ready took the last endpoint away; unknown if any pod is undated.
+    since: live.every((p) => p.readySince !== null) ? (live.map((p) => p.readySince ?? '').sort().at(-1) ?? null) : null,
     attributes: { selector: wanted, pods: live.length, not_ready_endpoints: sliceNotReady },
     suspects,
   });
