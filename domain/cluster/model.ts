@@ -175,7 +175,7 @@ export interface ControllerObject extends NamespacedName {
   /** ReplicaSet: the Deployment revision annotation; null elsewhere. */
   revision: number | null;
   job: { active: number; succeeded: number; failed: number; backoffLimit: number; completions: number | null; startedAt: string | null; completedAt: string | null; suspended: boolean } | null;
-  cronJob: { schedule: string; suspended: boolean; lastScheduleTime: string | null; lastSuccessfulTime: string | null; active: string[] } | null;
+  cronJob: { schedule: string; timeZone: string | null; startingDeadlineSecs: number | null; suspended: boolean; lastScheduleTime: string | null; lastSuccessfulTime: string | null; active: string[] } | null;
 }
 
 export interface IngressObject extends NamespacedName {
@@ -252,6 +252,8 @@ export interface PvObject {
   message: string | null;
   capacityBytes: number | null;
   accessModes: string[];
+  /** Retain, Delete or Recycle. */
+  reclaimPolicy: string;
 }
 
 export interface PodUsage {

@@ -127,6 +127,8 @@ interface RawController {
     backoffLimit?: number;
     suspend?: boolean;
     schedule?: string;
+    timeZone?: string;
+    startingDeadlineSeconds?: number;
   };
   status?: {
     conditions?: RawCondition[];
@@ -180,6 +182,8 @@ export function slimController(kind: ControllerObject['kind']): (raw: unknown) =
         kind === 'CronJob'
           ? {
               schedule: c.spec?.schedule ?? '',
+              timeZone: c.spec?.timeZone ?? null,
+              startingDeadlineSecs: c.spec?.startingDeadlineSeconds ?? null,
               suspended: c.spec?.suspend ?? false,
               lastScheduleTime: c.status?.lastScheduleTime ?? null,
               lastSuccessfulTime: c.status?.lastSuccessfulTime ?? null,
@@ -229,7 +233,7 @@ export function slimIngress(raw: unknown): IngressObject | null {
 export function slimPv(raw: unknown): PvObject | null {
   const pv = raw as {
     metadata?: { name?: string };
-    spec?: { claimRef?: { namespace?: string; name?: string }; storageClassName?: string; capacity?: { storage?: string }; accessModes?: string[] };
+    spec?: { claimRef?: { namespace?: string; name?: string }; storageClassName?: string; capacity?: { storage?: string }; accessModes?: string[]; persistentVolumeReclaimPolicy?: string };
     status?: { phase?: string; reason?: string; message?: string };
   };
   if (!pv.metadata?.name) return null;
@@ -243,6 +247,7 @@ export function slimPv(raw: unknown): PvObject | null {
     message: pv.status?.message ?? null,
     capacityBytes: bytes(pv.spec?.capacity?.storage),
     accessModes: pv.spec?.accessModes ?? [],
+    reclaimPolicy: pv.spec?.persistentVolumeReclaimPolicy ?? 'Retain',
   };
 }
 

@@ -35,6 +35,6 @@ export const controllerDefaults: Omit<ControllerObject, 'namespace' | 'name' | '
 
 export const serviceDefaults: Pick<ServiceObject, 'type' | 'ports' | 'createdAt'> = { type: 'ClusterIP', ports: [], createdAt: null };
 export const pvcDefaults: Pick<PvcObject, 'storageClass' | 'createdAt' | 'requestBytes' | 'accessModes'> = { storageClass: null, createdAt: null, requestBytes: null, accessModes: [] };
-export const pvDefaults: Pick<PvObject, 'reason' | 'message' | 'capacityBytes' | 'accessModes'> = { reason: null, message: null, capacityBytes: null, accessModes: [] };
+export const pvDefaults: Pick<PvObject, 'reason' | 'message' | 'capacityBytes' | 'accessModes' | 'reclaimPolicy'> = { reason: null, message: null, capacityBytes: null, accessModes: [], reclaimPolicy: 'Retain' };
 export const ingressDefaults: Pick<IngressObject, 'backends' | 'tlsSecrets' | 'ingressClassName'> = { backends: [], tlsSecrets: [], ingressClassName: null };
 export const eventDefaults: Pick<EventObject, 'involvedNamespace' | 'source'> = { involvedNamespace: '', source: '' };

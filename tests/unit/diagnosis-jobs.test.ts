@@ -73,7 +73,7 @@ function cronJob(name: string, spec: Partial<NonNullable<ControllerObject['cronJ
     available: 0,
     revision: null,
     job: null,
-    cronJob: { schedule: '*/5 * * * *', suspended: false, lastScheduleTime: '2026-11-21T11:55:00Z', lastSuccessfulTime: null, active: [], ...spec },
+    cronJob: { schedule: '*/5 * * * *', timeZone: null, startingDeadlineSecs: null, suspended: false, lastScheduleTime: '2026-11-21T11:55:00Z', lastSuccessfulTime: null, active: [], ...spec },
   };
 }
 

@@ -18,7 +18,7 @@ function pvc(name: string, extra: Partial<PvcObject> = {}): PvcObject {
 }
 
 function pv(name: string, extra: Partial<PvObject> = {}): PvObject {
-  return { name, phase: 'Available', claim: null, storageClass: 'local', reason: null, message: null, capacityBytes: 10 * GI, accessModes: ['ReadWriteOnce'], ...extra };
+  return { name, phase: 'Available', claim: null, storageClass: 'local', reason: null, message: null, capacityBytes: 10 * GI, accessModes: ['ReadWriteOnce'], reclaimPolicy: 'Retain', ...extra };
 }
 
 const sc = (name: string, extra: Partial<StorageClassObject> = {}): StorageClassObject => ({ name, provisioner: 'csi.example.com', isDefault: false, bindingMode: 'Immediate', ...extra });

@@ -9,9 +9,8 @@
 // ran: the controller owes no run at the creation instant itself). The tolerance absorbs the
 // controller's own delay. A run due exactly the tolerance ago counts as missed. Schedules are
 // read in UTC unless they name a zone (CRON_TZ=...), see ../cron.ts; a schedule the evaluator
-// cannot read (e.g. `@every`) is not checked. The read model carries neither `spec.timeZone`
-// nor `spec.startingDeadlineSeconds` yet: with them, pass the zone to parseCron and add the
-// deadline to the tolerance (until its deadline passes, a late run may still start).
+// cannot read (e.g. `@every`) is not checked. `spec.timeZone` sets the zone, and
+// `spec.startingDeadlineSeconds` adds to the tolerance (until it passes, a late run may still start).
 //
 // A running Job is a suspect of a missed schedule: under concurrencyPolicy Forbid the
 // controller skips runs while one is active, so a Job stuck on its pods holds the CronJob back.
@@ -172,11 +171,13 @@ function lastRunFailed(cron: ControllerObject, jobs: readonly ControllerObject[]
 }
 
 function missedSchedule(input: DiagnosisInput, cron: ControllerObject, spec: NonNullable<ControllerObject['cronJob']>): DraftFinding | null {
-  const parsed = parseCron(spec.schedule);
+  const parsed = parseCron(spec.schedule, spec.timeZone);
   const reference = spec.lastScheduleTime ?? cron.createdAt;
   if (!parsed.ok || reference === null) return null;
   const referenceAt = new Date(reference);
-  const due = previousRun(parsed.schedule, new Date(input.now.getTime() - MISSED_SCHEDULE_TOLERANCE_SECS * 1000));
+  // Until its startingDeadlineSeconds pass, a late run may still start: it is not missed yet.
+  const toleranceSecs = MISSED_SCHEDULE_TOLERANCE_SECS + (spec.startingDeadlineSecs ?? 0);
+  const due = previousRun(parsed.schedule, new Date(input.now.getTime() - toleranceSecs * 1000));
   if (!due || Number.isNaN(referenceAt.getTime()) || due.getTime() <= referenceAt.getTime()) return null;
   const firstMissed = nextRun(parsed.schedule, referenceAt) ?? due;
   let missed = 0;

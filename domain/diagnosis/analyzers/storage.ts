@@ -23,9 +23,9 @@
 //   held elsewhere (Released, Failed, bound to another claim), it is PvcNoMatchingVolume and
 //   suspects that volume, so a PvReleased or PvFailed finding becomes the root.
 // - A Pending claim suspects its StorageClass when the class exists.
-// - PvReleased does not know the volume's reclaim policy (the read model does not keep it): a
-//   Delete volume is Released only for the moment before its deleter removes it (or marks it
-//   Failed), so a lasting Released phase means Retain, or a deleter that is not running.
+// - PvReleased: a Retain volume stays Released until someone clears it; a Delete volume is
+//   Released only for the moment before its deleter removes it (or marks it Failed), so a
+//   lasting Released phase there means a deleter that is not running. The policy is in the evidence.
 import type { PodObject, PvcObject, PvObject, StorageClassObject } from '../../cluster/model.ts';
 import { nodeId } from '../../cluster/node-id.ts';
 import { redactText } from '../../redaction/redact.ts';
@@ -260,7 +260,7 @@ function judgeVolume(pv: PvObject): DraftFinding | null {
     const attributes: DraftFinding['attributes'] = {};
     if (claim) attributes.claim = claim;
     const from = claim ? ` by claim ${claim}` : '';
-    return finding(id, null, 'PvReleased', `volume ${pv.name} was released${from} and will not bind again`, [fact(id, `phase Released${from}: it still holds the data and will not bind again until its claim reference is cleared`, 'status')], { attributes });
+    return finding(id, null, 'PvReleased', `volume ${pv.name} was released${from} and will not bind again`, [fact(id, `phase Released${from} (reclaim policy ${pv.reclaimPolicy}): it still holds the data and will not bind again until its claim reference is cleared`, 'status')], { attributes });
   }
   return null;
 }
