@@ -217,6 +217,8 @@ export interface CurrentRefusal {
   /** The controller that was refused. */
   name: string;
   refusal: Refusal;
+  /** What it could not create: its pods, or (a StatefulSet) the volume claims its pods need. */
+  creating: 'pods' | 'claims';
   /** The message as the cluster wrote it, redacted and shortened. */
   message: string;
   source: 'event' | 'condition';
@@ -260,6 +262,9 @@ function secondsSince(now: Date, iso: string | null): number | null {
   return Number.isNaN(at) ? null : (now.getTime() - at) / 1000;
 }
 
+/** A StatefulSet reports a refused claim as `create Claim <claim> for Pod <pod> in StatefulSet <set> failed error: persistentvolumeclaims "<claim>" is forbidden: ...`. */
+const creatingOf = (message: string): 'pods' | 'claims' => (/\bcreate Claim \S+ for Pod\b|persistentvolumeclaims "/.test(message) ? 'claims' : 'pods');
+
 const memo = new WeakMap<DiagnosisInput, ReadonlyMap<string, readonly CurrentRefusal[]>>();
 
 /**
@@ -296,6 +301,7 @@ export function currentRefusals(input: DiagnosisInput): ReadonlyMap<string, read
       namespace: controller.namespace,
       name: controller.name,
       refusal: parseRefusal(event.message),
+      creating: creatingOf(event.message),
       message: detailOf(stripPreamble(event.message)),
       source: 'event',
       since: event.firstSeen ?? event.lastSeen,
@@ -310,6 +316,7 @@ export function currentRefusals(input: DiagnosisInput): ReadonlyMap<string, read
       namespace: controller.namespace,
       name: controller.name,
       refusal: parseRefusal(failure.message),
+      creating: creatingOf(failure.message),
       message: detailOf(stripPreamble(failure.message)),
       source: 'condition',
       since: failure.lastTransition,

@@ -208,6 +208,24 @@ const rows: { name: string; objects: Objects; want: Want[] }[] = [
       { id: 'statefulset:shop/db#ReplicaCreateFailed', attributes: { refusal: 'quota', quota: 'pods', resource: 'pods' }, suspects: ['resourcequota:shop/pods'] },
     ],
   },
+  {
+    name: "StatefulSet refused its pod's volume claim by a storage quota: says claims",
+    objects: {
+      controllers: [controller('StatefulSet', 'db', 1, 0)],
+      events: [
+        failedCreate('StatefulSet', 'db', 'create Claim data-db-0 for Pod db-0 in StatefulSet db failed error: persistentvolumeclaims "data-db-0" is forbidden: exceeded quota: storage, requested: requests.storage=10Gi, used: requests.storage=20Gi, limited: requests.storage=20Gi', 30, { source: 'statefulset-controller' }),
+      ],
+    },
+    want: [
+      { id: 'statefulset:shop/db#ReplicasUnavailable', severity: 'critical' },
+      {
+        id: 'statefulset:shop/db#ReplicaCreateFailed',
+        summary: 'StatefulSet db cannot create volume claims for its pods: quota storage refused it (requests.storage 20Gi/20Gi used, 10Gi more requested)',
+        attributes: { refusal: 'quota', quota: 'storage', resource: 'requests.storage', creating: 'claims' },
+        suspects: ['resourcequota:shop/storage'],
+      },
+    ],
+  },
   { name: 'StatefulSet scaled to zero: a note', objects: { controllers: [controller('StatefulSet', 'db', 0, 0)] }, want: [{ id: 'statefulset:shop/db#ScaledToZero', severity: 'info' }] },
   { name: "a Deployment's ReplicaSet short: judged through the Deployment only", objects: { controllers: [replicaSet('api-1', 'api', 1, 3, 1)] }, want: [] },
   { name: 'a bare ReplicaSet short: reported on itself', objects: { controllers: [controller('ReplicaSet', 'solo', 2, 1)] }, want: [{ id: 'replicaset:shop/solo#ReplicasUnavailable', severity: 'warning' }] },

@@ -3,7 +3,7 @@
 // rollouts. Each finding names its suspects so the engine can chain it to its cause:
 //   Deployment ReplicasUnavailable → its ReplicaSets (newest revision first) → their pods;
 //   ReplicaSet ReplicaCreateFailed → the quota or LimitRange that refused the pod.
-import type { Condition, ControllerObject, PodObject, WorkloadObject } from '../../cluster/model.ts';
+import type { Condition, ControllerObject, LimitRangeObject, PodObject, WorkloadObject } from '../../cluster/model.ts';
 import { nodeId } from '../../cluster/node-id.ts';
 import { redactText } from '../../redaction/redact.ts';
 import type { Evidence } from '../../../schema/diagnosis.ts';
@@ -260,11 +260,11 @@ function refusalAttributes(r: CurrentRefusal): Record<string, string> {
   }
 }
 
-function refusalSuspects(input: DiagnosisInput, r: CurrentRefusal): string[] {
+function refusalSuspects(limitRanges: ReadonlyMap<string, readonly LimitRangeObject[]>, r: CurrentRefusal): string[] {
   const refusal = r.refusal;
   if (refusal.kind === 'quota') return [nodeId('ResourceQuota', r.namespace, refusal.quota)];
   if (refusal.kind !== 'limitrange') return [];
-  const inNamespace = input.view.limitRanges().filter((lr) => lr.namespace === r.namespace);
+  const inNamespace = limitRanges.get(r.namespace) ?? [];
   const explaining = refusal.violations.flatMap((v) => explainingLimitRanges(v, inNamespace));
   return [...explaining, ...inNamespace].map((lr) => nodeId('LimitRange', lr.namespace, lr.name));
 }
@@ -272,7 +272,7 @@ function refusalSuspects(input: DiagnosisInput, r: CurrentRefusal): string[] {
 /** Evidence lines kept per refused controller: distinct refusals, newest first. */
 const MAX_REFUSAL_FACTS = 3;
 
-function replicaCreateFailed(input: DiagnosisInput, refusals: CurrentRefusal[]): DraftFinding | null {
+function replicaCreateFailed(limitRanges: ReadonlyMap<string, readonly LimitRangeObject[]>, refusals: CurrentRefusal[]): DraftFinding | null {
   const primary = refusals[0];
   if (!primary) return null;
   const object = nodeId(primary.kind, primary.namespace, primary.name);
@@ -280,11 +280,11 @@ function replicaCreateFailed(input: DiagnosisInput, refusals: CurrentRefusal[]):
   for (const r of refusals) if (!distinct.has(describeRefusal(r.refusal))) distinct.set(describeRefusal(r.refusal), r);
   const shown = [...distinct.values()].slice(0, MAX_REFUSAL_FACTS);
   const since = refusals.reduce<string | null>((a, r) => (r.since !== null && (a === null || r.since < a) ? r.since : a), null);
-  return draft(object, primary.namespace, 'ReplicaCreateFailed', 'critical', `${primary.kind} ${primary.name} cannot create pods: ${describeRefusal(primary.refusal)}`, {
+  return draft(object, primary.namespace, 'ReplicaCreateFailed', 'critical', `${primary.kind} ${primary.name} cannot create ${primary.creating === 'claims' ? 'volume claims for its pods' : 'pods'}: ${describeRefusal(primary.refusal)}`, {
     evidence: shown.map((r) => fact(object, r.message, r.source === 'event' ? 'event' : 'status')),
     since,
-    attributes: refusalAttributes(primary),
-    suspects: [...new Set(shown.flatMap((r) => refusalSuspects(input, r)))],
+    attributes: { ...refusalAttributes(primary), ...(primary.creating === 'claims' ? { creating: 'claims' } : {}) },
+    suspects: [...new Set(shown.flatMap((r) => refusalSuspects(limitRanges, r)))],
   });
 }
 
@@ -299,8 +299,17 @@ export const analyzeWorkloads: Analyzer = (input) => {
     // A ReplicaSet a Deployment owns is judged through its Deployment.
     if (c.kind === 'StatefulSet' || (c.kind === 'ReplicaSet' && c.owner?.kind !== 'Deployment')) analyzeDirectOwner(input, c, refused, out);
   }
+  // LimitRanges by namespace, read once: only refused controllers' namespaces need them.
+  const limitRanges = new Map<string, LimitRangeObject[]>();
+  if (refused.size > 0) {
+    for (const lr of input.view.limitRanges()) {
+      const list = limitRanges.get(lr.namespace);
+      if (list) list.push(lr);
+      else limitRanges.set(lr.namespace, [lr]);
+    }
+  }
   for (const refusals of refused.values()) {
-    const finding = replicaCreateFailed(input, refusals);
+    const finding = replicaCreateFailed(limitRanges, refusals);
     if (finding) out.push(finding);
   }
   return out;
