@@ -17,6 +17,7 @@
 //   webhook:    admission webhook "<name>" denied the request: <reason>
 //               admission webhook "<name>" denied the request without explanation
 //               failed calling webhook "<name>": <transport error>
+//               ValidatingAdmissionPolicy '<name>' [with binding '<binding>'] denied request: <reason>
 // Everything else is `other`. Names taken from a message are checked against the Kubernetes
 // name grammar before they reach a summary; free text (a webhook's reason, an unknown
 // refusal) goes through redactText first.
@@ -55,7 +56,8 @@ export type Refusal =
   | { kind: 'quota'; quota: string; form: 'must_specify'; missing: string[] }
   | { kind: 'quota'; quota: string; form: 'status_unknown' }
   | { kind: 'limitrange'; violations: LimitViolation[] }
-  | { kind: 'webhook'; webhook: string; denied: boolean; reason: string | null }
+  /** `via: 'policy'`: an in-process ValidatingAdmissionPolicy, the webhook's built-in successor; `webhook` then names the policy. */
+  | { kind: 'webhook'; webhook: string; via: 'webhook' | 'policy'; denied: boolean; reason: string | null }
   | { kind: 'other'; detail: string };
 
 /** A DNS subdomain, the grammar of quota, webhook and resource names; anything else is not trusted as a name. */
@@ -73,6 +75,7 @@ const LIMIT_BOUND = new RegExp(
 );
 const LIMIT_RATIO = new RegExp(`(${RESOURCE}) max limit to request ratio per (\\w+) is (${QUANTITY}), but (?:provided ratio is|no request is specified or request is) (${QUANTITY})?`, 'gi');
 const WEBHOOK_DENIED = new RegExp(`admission webhook "(${NAME})" denied the request(?:: ([\\s\\S]*)| without explanation)?`, 'i');
+const POLICY_DENIED = new RegExp(`ValidatingAdmissionPolicy '(${NAME})'(?: with binding '${NAME}')? denied request(?:: ([\\s\\S]*))?`, 'i');
 const WEBHOOK_FAILED = new RegExp(`failed calling webhook "(${NAME})"(?:: ([\\s\\S]*))?`, 'i');
 
 /** Longest free text kept from a message: enough to read, short enough for a summary. */
@@ -147,12 +150,17 @@ export function parseRefusal(message: string): Refusal {
   const denied = WEBHOOK_DENIED.exec(message);
   if (denied) {
     const reason = denied[2]?.trim();
-    return { kind: 'webhook', webhook: denied[1] ?? '', denied: true, reason: reason ? detailOf(reason) : null };
+    return { kind: 'webhook', webhook: denied[1] ?? '', via: 'webhook', denied: true, reason: reason ? detailOf(reason) : null };
+  }
+  const policy = POLICY_DENIED.exec(message);
+  if (policy) {
+    const reason = policy[2]?.trim();
+    return { kind: 'webhook', webhook: policy[1] ?? '', via: 'policy', denied: true, reason: reason ? detailOf(reason) : null };
   }
   const failed = WEBHOOK_FAILED.exec(message);
   if (failed) {
     const reason = failed[2]?.trim();
-    return { kind: 'webhook', webhook: failed[1] ?? '', denied: false, reason: reason ? detailOf(reason) : null };
+    return { kind: 'webhook', webhook: failed[1] ?? '', via: 'webhook', denied: false, reason: reason ? detailOf(reason) : null };
   }
   return { kind: 'other', detail: detailOf(stripPreamble(message)) };
 }
@@ -184,7 +192,7 @@ export function describeRefusal(refusal: Refusal): string {
     }
     case 'webhook':
       if (!refusal.denied) return `admission webhook ${refusal.webhook} could not be called${refusal.reason ? `: ${refusal.reason}` : ''}`;
-      return `admission webhook ${refusal.webhook} denied it${refusal.reason ? `: ${refusal.reason}` : ''}`;
+      return `admission ${refusal.via === 'policy' ? 'policy' : 'webhook'} ${refusal.webhook} denied it${refusal.reason ? `: ${refusal.reason}` : ''}`;
     case 'other':
       return refusal.detail;
   }

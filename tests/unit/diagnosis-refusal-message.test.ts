@@ -83,22 +83,27 @@ const rows: { name: string; message: string; want: Refusal }[] = [
   {
     name: 'webhook: denied with a reason',
     message: 'Error creating: admission webhook "policy.example.com" denied the request: containers must not run as root',
-    want: { kind: 'webhook', webhook: 'policy.example.com', denied: true, reason: 'containers must not run as root' },
+    want: { kind: 'webhook', webhook: 'policy.example.com', via: 'webhook', denied: true, reason: 'containers must not run as root' },
   },
   {
     name: 'webhook: denied without explanation',
     message: 'Error creating: admission webhook "policy.example.com" denied the request without explanation',
-    want: { kind: 'webhook', webhook: 'policy.example.com', denied: true, reason: null },
+    want: { kind: 'webhook', webhook: 'policy.example.com', via: 'webhook', denied: true, reason: null },
   },
   {
     name: 'webhook: could not be called',
     message: 'Error creating: Internal error occurred: failed calling webhook "inject.mesh.io": Post "https://mesh.svc:443/inject": dial tcp 10.0.0.7:443: connect: connection refused',
-    want: { kind: 'webhook', webhook: 'inject.mesh.io', denied: false, reason: 'Post "https://mesh.svc:443/inject": dial tcp 10.0.0.7:443: connect: connection refused' },
+    want: { kind: 'webhook', webhook: 'inject.mesh.io', via: 'webhook', denied: false, reason: 'Post "https://mesh.svc:443/inject": dial tcp 10.0.0.7:443: connect: connection refused' },
   },
   {
     name: 'webhook reason is redacted',
     message: 'Error creating: admission webhook "policy.example.com" denied the request: env API_TOKEN=hunter2hunter2 not allowed',
-    want: { kind: 'webhook', webhook: 'policy.example.com', denied: true, reason: 'env API_TOKEN=[REDACTED] not allowed' },
+    want: { kind: 'webhook', webhook: 'policy.example.com', via: 'webhook', denied: true, reason: 'env API_TOKEN=[REDACTED] not allowed' },
+  },
+  {
+    name: 'admission policy (in-process) denial, with its binding',
+    message: "Error creating: pods \"api-5c9d-x7k2p\" is forbidden: ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest-binding' denied request: image tag latest is not allowed",
+    want: { kind: 'webhook', webhook: 'no-latest', via: 'policy', denied: true, reason: 'image tag latest is not allowed' },
   },
   {
     name: 'other: a missing service account, framing dropped',

@@ -254,7 +254,7 @@ function refusalAttributes(r: CurrentRefusal): Record<string, string> {
       return { refusal: 'limitrange', ...(first ? { resource: first.resource, bound: first.bound, scope: first.scope } : {}) };
     }
     case 'webhook':
-      return { refusal: 'webhook', webhook: refusal.webhook };
+      return { refusal: 'webhook', webhook: refusal.webhook, ...(refusal.via === 'policy' ? { via: 'policy' } : {}) };
     case 'other':
       return { refusal: 'other' };
   }
