@@ -3,9 +3,10 @@
 // issue's whole chain (Deployment ← ReplicaSet ← quota) built once and checked end to end.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { KIND_PREFIX } from '../../domain/cluster/node-id.ts';
 import type { ClusterView, Condition, ContainerStatus, ControllerObject, EventObject, LimitRangeObject, PodObject, ResourceQuotaObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { analyzeQuota } from '../../domain/diagnosis/analyzers/quota.ts';
-import { ROLLOUT_STALL_SECS, STARTUP_GRACE_SECS, analyzeWorkloads } from '../../domain/diagnosis/analyzers/workloads.ts';
+import { ROLLOUT_STALL_SECS, STARTUP_GRACE_SECS, WORKLOAD_CODES, analyzeWorkloads } from '../../domain/diagnosis/analyzers/workloads.ts';
 import { diagnosisInput, type DraftFinding } from '../../domain/diagnosis/input.ts';
 import { REFUSAL_CURRENT_SECS } from '../../domain/diagnosis/refusal-message.ts';
 
@@ -373,6 +374,25 @@ describe('analyzeWorkloads', () => {
       }
     });
   }
+});
+
+describe('WORKLOAD_CODES', () => {
+  it('declares every code the table produces, on the kinds and at the severities it declares', () => {
+    const specs = new Map(WORKLOAD_CODES.map((c) => [c.code, c]));
+    const produced = new Set<string>();
+    for (const row of rows) {
+      for (const f of run(row.objects)) {
+        const spec = specs.get(f.code);
+        assert.ok(spec, `${f.code} is declared`);
+        produced.add(f.code);
+        const prefixes = spec.kind.split('|').map((kind) => KIND_PREFIX[kind as keyof typeof KIND_PREFIX]);
+        assert.ok(prefixes.includes(f.object.slice(0, f.object.indexOf(':'))), `${f.id} is on a ${spec.kind}`);
+        // ReplicasUnavailable is declared at its worst (critical) and drops to warning while some replicas serve.
+        assert.ok(f.severity === spec.severity || (f.code === 'ReplicasUnavailable' && f.severity === 'warning'), `${f.id} severity`);
+      }
+    }
+    assert.deepEqual([...produced].sort(), [...specs.keys()].sort(), 'every declared code is exercised');
+  });
 });
 
 describe('the issue chain: 2 of 4 replicas of api missing ← ReplicaSet cannot create pods ← quota pods is full (2/2)', () => {
