@@ -82,9 +82,13 @@ export const DiagnosisDetail = v.object({
   findings: v.array(Finding),
   /** From this object's first finding up to its root cause, one step per `caused_by`. */
   chain: v.array(Finding),
+  /** Null for a healthy object, and when the chain leaves what the caller may see (`cause_hidden`). */
   root_cause: v.nullable(Finding),
+  /** The chain goes on into a namespace the caller may not see: it stops there, unnamed. */
+  cause_hidden: v.boolean(),
   /** Findings this object's problems cause elsewhere. */
   effects: v.array(Finding),
   notes: v.array(Finding),
   generated_at: Timestamp,
 });
+export type DiagnosisDetail = v.InferOutput<typeof DiagnosisDetail>;

@@ -6,7 +6,7 @@ import type { GraphEdge, GraphNode } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
 import { listIncidents } from '../incidents/list.ts';
 import { redactRecord, redactText } from '../../domain/redaction/redact.ts';
-import { isNodeKind, nodeId } from '../../domain/cluster/node-id.ts';
+import { isNodeKind, linkOf, nodeId } from '../../domain/cluster/node-id.ts';
 
 export interface ClusterGraph {
   nodes: ReadonlyMap<string, GraphNode>;
@@ -16,14 +16,6 @@ export interface ClusterGraph {
 }
 
 export { nodeId };
-
-/** The dashboard view of a node: its own screen where one exists, else its entity view. */
-function linkOf(kind: GraphNode['kind'], namespace: string | null, name: string, id: string): string {
-  if (kind === 'Namespace') return `/namespaces/${name}`;
-  if (kind === 'Pod' && namespace !== null) return `/namespaces/${namespace}/pods/${name}`;
-  if (kind === 'Problem' && namespace !== null) return `/incidents/${namespace}/${name.slice(0, name.lastIndexOf('/'))}`;
-  return `/graph/${encodeURIComponent(id)}`;
-}
 
 const CONTROLLER_KINDS = new Set<string>(['Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'Job', 'CronJob']);
 const isGraphKind = isNodeKind;
@@ -35,7 +27,7 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
   const edges: GraphEdge[] = [];
   const add = (kind: GraphNode['kind'], namespace: string | null, name: string, status: string, extra: Partial<GraphNode> = {}): string => {
     const id = nodeId(kind, namespace, name);
-    if (!nodes.has(id)) nodes.set(id, { id, kind, name, namespace, status, link: linkOf(kind, namespace, name, id), ...extra });
+    if (!nodes.has(id)) nodes.set(id, { id, kind, name, namespace, status, link: linkOf(id), ...extra });
     return id;
   };
   const link = (from: string, to: string, type: GraphEdge['type']) => {

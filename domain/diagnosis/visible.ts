@@ -1,0 +1,137 @@
+// The whole-cluster diagnosis cut to what one caller may see (docs/diagnosis.md
+// "Visibility"): a root cause in a hidden namespace is not shown, and an effect the caller may
+// see whose root is hidden says only that its cause lies outside what they may see.
+import { parseNodeId } from '../cluster/node-id.ts';
+import type { Diagnosis, DiagnosisDetail, Finding, RootCause } from '../../schema/diagnosis.ts';
+import type { ClusterDiagnosis } from './engine.ts';
+
+/** Whether the caller may see a namespace (ScopedClusterView.inScope). */
+export type InScope = (namespace: string) => boolean;
+
+/** The namespace that decides whether an object is visible: its own, a bound volume's claim's, or null (visible to all). */
+export function visibilityNamespace(d: ClusterDiagnosis, id: string): string | null {
+  return parseNodeId(id)?.namespace ?? d.volumeClaimNamespace.get(id) ?? null;
+}
+
+export function isVisible(d: ClusterDiagnosis, id: string, inScope: InScope): boolean {
+  const namespace = visibilityNamespace(d, id);
+  return namespace === null || inScope(namespace);
+}
+
+/** A finding as this caller may read it: no evidence about hidden objects, no link to a hidden cause. */
+function shown(d: ClusterDiagnosis, f: Finding, inScope: InScope): Finding {
+  const evidence = f.evidence.filter((e) => isVisible(d, e.node_id, inScope));
+  const cause = f.caused_by === null ? null : d.findings.get(f.caused_by);
+  const causeVisible = cause !== undefined && cause !== null && isVisible(d, cause.object, inScope);
+  if (evidence.length === f.evidence.length && (f.caused_by === null || causeVisible)) return f;
+  return { ...f, evidence, caused_by: causeVisible ? f.caused_by : null };
+}
+
+/** The root a finding's chain ends at (the finding itself for a root). */
+export function rootOf(d: ClusterDiagnosis, f: Finding): Finding {
+  let at = f;
+  for (let next = at.caused_by === null ? undefined : d.findings.get(at.caused_by); next; next = at.caused_by === null ? undefined : d.findings.get(at.caused_by)) at = next;
+  return at;
+}
+
+/**
+ * `GET /diagnosis`: visible roots (with their visible effects), notes, and the visible effects
+ * of hidden roots. `namespace` keeps roots whose object or some visible effect lies in it.
+ */
+export function diagnosisFor(d: ClusterDiagnosis, inScope: InScope, namespace: string | null): Diagnosis {
+  const inNamespace = (f: Finding) => namespace === null || f.namespace === namespace;
+  const counted = new Set<string>();
+  const root_causes: RootCause[] = [];
+  const hidden_causes: Diagnosis['hidden_causes'] = [];
+  for (const root of d.roots) {
+    const effects = root.effects.filter((e) => isVisible(d, e.object, inScope));
+    if (!isVisible(d, root.finding.object, inScope)) {
+      for (const effect of effects.filter(inNamespace)) {
+        hidden_causes.push({ effect: shown(d, effect, inScope), reason: 'cause_outside_visible_namespaces' });
+        counted.add(effect.id);
+      }
+      continue;
+    }
+    if (!inNamespace(root.finding) && !effects.some(inNamespace)) continue;
+    const also = root.also.filter((id) => isVisible(d, id, inScope));
+    root_causes.push({ finding: shown(d, root.finding, inScope), effects: effects.map((e) => shown(d, e, inScope)), also });
+    for (const f of [root.finding, ...effects]) counted.add(f.id);
+    for (const id of also) counted.add(`${id}#${root.finding.code}`);
+  }
+  const notes = d.notes.filter((f) => isVisible(d, f.object, inScope) && inNamespace(f)).map((f) => shown(d, f, inScope));
+  for (const f of notes) counted.add(f.id);
+  return { namespace, root_causes, notes, hidden_causes, silent: [...d.silent], total_findings: counted.size, generated_at: d.generatedAt };
+}
+
+/**
+ * `GET /diagnosis/{id}` for an object the caller may see (the handler refuses others): its
+ * findings, the chain from its first finding up to its root (cut where it leaves what the
+ * caller may see: `cause_hidden`), and what its problems cause elsewhere.
+ */
+export function detailFor(d: ClusterDiagnosis, inScope: InScope, id: string): DiagnosisDetail {
+  const own = d.byObject.get(id) ?? [];
+  const findings = own.filter((f) => f.severity !== 'info');
+  const notes = own.filter((f) => f.severity === 'info').map((f) => shown(d, f, inScope));
+  const chain: Finding[] = [];
+  let causeHidden = false;
+  let complete = false;
+  for (let at: Finding | undefined = findings[0]; at; ) {
+    chain.push(at);
+    if (at.caused_by === null) {
+      complete = true;
+      break;
+    }
+    const next = d.findings.get(at.caused_by);
+    if (next === undefined || !isVisible(d, next.object, inScope)) {
+      causeHidden = next !== undefined;
+      break;
+    }
+    at = next;
+  }
+  const ownIds = new Set(findings.map((f) => f.id));
+  const seen = new Set<string>();
+  const effects: Finding[] = [];
+  // Breadth first over every own finding at once: nearest first across all of them.
+  let frontier = findings.map((f) => f.id);
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const fid of frontier) {
+      for (const child of d.explains.get(fid) ?? []) {
+        if (ownIds.has(child.id) || seen.has(child.id)) continue;
+        seen.add(child.id);
+        next.push(child.id);
+        if (isVisible(d, child.object, inScope)) effects.push(child);
+      }
+    }
+    frontier = next;
+  }
+  const root = complete ? chain.at(-1) : undefined;
+  return {
+    object: id,
+    healthy: findings.length === 0,
+    findings: findings.map((f) => shown(d, f, inScope)),
+    chain: chain.map((f) => shown(d, f, inScope)),
+    root_cause: root === undefined ? null : shown(d, root, inScope),
+    cause_hidden: causeHidden,
+    effects: effects.map((f) => shown(d, f, inScope)),
+    notes,
+    generated_at: d.generatedAt,
+  };
+}
+
+/**
+ * An incident's `root_cause`: the root of the chain of the object's first finding, when that
+ * is another finding the caller may see; null when its own finding is the root, when it has
+ * none, or when the chain leaves what the caller may see (the cause is never named).
+ */
+export function rootCauseOf(d: ClusterDiagnosis, inScope: InScope, objectId: string): { code: string; summary: string; node_id: string } | null {
+  const first = (d.byObject.get(objectId) ?? []).find((f) => f.severity !== 'info');
+  if (first === undefined) return null;
+  let at = first;
+  while (at.caused_by !== null) {
+    const next = d.findings.get(at.caused_by);
+    if (next === undefined || !isVisible(d, next.object, inScope)) return null;
+    at = next;
+  }
+  return at === first ? null : { code: at.code, summary: at.summary, node_id: at.object };
+}
