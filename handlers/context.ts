@@ -7,6 +7,7 @@ import type { SecondFactorService, UserDirectory } from './accounts/service.ts';
 import type { ApplicationStore } from './apps/service.ts';
 import type { AuditService } from './audit/service.ts';
 import type { AuthService } from './auth/service.ts';
+import type { DiagnosisService } from './diagnosis/service.ts';
 import type { PodLogs } from './incidents/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
@@ -62,6 +63,8 @@ export interface Services {
   licensing: Licensing;
   memo: Memo;
   logs: PodLogs;
+  /** The whole-cluster diagnosis (unscoped: cut it with domain/diagnosis/visible.ts before answering). */
+  diagnosis: DiagnosisService;
   history: HistoryReader;
   network: NetworkView;
   apps: ApplicationStore;

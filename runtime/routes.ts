@@ -18,6 +18,7 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
+import { diagnosisRoutes } from './routes/diagnosis.ts';
 import { defineRoute, type Route } from './http/route.ts';
 import { noApiKeys } from './routes/access.ts';
 
@@ -137,6 +138,7 @@ export const routes: readonly Route[] = [
     handler: revokeAnyApiKey,
   }),
   ...readCoreRoutes,
+  ...diagnosisRoutes,
   ...appRoutes,
   ...graphRoutes,
   ...mcpRoutes,

@@ -16,6 +16,9 @@ import { noPodLogs } from './kube/logs.ts';
 import type { SettingValues } from '../schema/settings.ts';
 import { IpGuard } from './access/ip-guard.ts';
 import { createMemo } from './cache/memo.ts';
+import { diagnose, type AnalyzerEntry } from '../domain/diagnosis/engine.ts';
+import { DIAGNOSIS_TTL_MS, type DiagnosisService } from '../handlers/diagnosis/service.ts';
+import type { Memo } from '../handlers/context.ts';
 import { FREE_TIER } from './access/license.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { AuditWebhookForwarder } from './audit/webhook-forwarder.ts';
@@ -62,6 +65,15 @@ const noHistory = (clock: Clock): HistoryReader => ({
   query: (q) => Promise.resolve({ bucketSecs: planBuckets(q.from, q.to, clock.now(), q.buckets).bucketSecs, points: [] }),
 });
 
+/**
+ * The whole-cluster diagnosis from the raw (unscoped) cluster view, made at most once per
+ * DIAGNOSIS_TTL_MS whoever asks: every surface (diagnosis, incidents, overview, the cluster
+ * model, MCP) reads the same one and cuts it to its caller.
+ */
+export function createDiagnosisService(cluster: ClusterView, clock: Clock, memo: Memo, analyzers?: readonly AnalyzerEntry[]): DiagnosisService {
+  return { current: () => memo.get('diagnosis', DIAGNOSIS_TTL_MS, () => diagnose(cluster, clock.now(), analyzers ? { analyzers } : {})).value };
+}
+
 /** auth_flood: 20 forged or malformed credentials within a minute ban the address for an hour. */
 export const DEFAULT_AUTO_BAN = { threshold: 20, window_secs: 60, ban_secs: 3600 };
 
@@ -91,6 +103,8 @@ export interface ServiceOptions {
   logs?: PodLogs;
   history?: HistoryReader;
   network?: NetworkView;
+  /** The diagnosis analyzers (default: every one in domain/diagnosis/analyzers); tests hand in their own. */
+  analyzers?: readonly AnalyzerEntry[];
   shedding?: SheddingOptions;
   /** Per-minute allowance per rate-limit class (tests raise it to hammer routes). */
   rateLimits?: typeof DEFAULT_RATE_LIMITS;
@@ -135,6 +149,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const oauth = createOAuthService(db, clock);
   const license = options.licensing ?? FREE_TIER;
   const unauthenticatedSummary = new UnauthenticatedSummary(audit, clock);
+  const memo = createMemo(clock);
   // Summaries of an interval that ended quietly (no request came to trigger them) are written by this timer.
   const summaryTimer = setInterval(() => {
     unauthenticatedSummary.flushIfDue().catch((err: unknown) => log.error('unauthenticated summary failed', { error: err instanceof Error ? err.message : String(err) }));
@@ -164,7 +179,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     ipBans: ipGuard,
     addressLists,
     licensing: license,
-    memo: createMemo(clock),
+    memo,
+    diagnosis: createDiagnosisService(options.cluster, clock, memo, options.analyzers),
     logs: options.logs ?? noPodLogs,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,

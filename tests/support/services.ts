@@ -6,6 +6,7 @@ import type { ClusterView } from '../../domain/cluster/model.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { HistoryReader, NetworkView } from '../../handlers/metrics/service.ts';
 import type { Licensing } from '../../handlers/access/service.ts';
+import type { AnalyzerEntry } from '../../domain/diagnosis/engine.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
 import { auditChainKey, loadEncryptionKey } from '../../runtime/crypto/secret-box.ts';
 import type { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
@@ -63,6 +64,7 @@ export interface TestServiceOptions {
   rateLimits?: typeof DEFAULT_RATE_LIMITS;
   history?: HistoryReader;
   network?: NetworkView;
+  analyzers?: readonly AnalyzerEntry[];
 }
 
 export type TestServices = AssembledServices & { dataDir: string; db: Db };
@@ -88,6 +90,7 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     rateLimits: options.rateLimits,
     history: options.history,
     network: options.network,
+    analyzers: options.analyzers,
     log: silentLogger,
   });
   return Object.assign(services, { dataDir, db });

@@ -256,6 +256,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/diagnosis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Root causes with their effects and evidence, critical first, then by effects; history as notes; computed once for the whole cluster and shared for 5 s, then cut to what the caller may see (namespace: roots whose object or some effect lies in it) */
+        get: operations["get_diagnosis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/diagnosis/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Why one object (a cluster-model node id, URL-encoded) is unhealthy: its findings, the chain up to the root cause, what it causes elsewhere, every fact with its deep link; healthy: true with empty lists for a healthy object */
+        get: operations["get_diagnosis_by_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps": {
         parameters: {
             query?: never;
@@ -2111,6 +2145,342 @@ export interface operations {
             };
         };
     };
+    get_diagnosis: {
+        parameters: {
+            query?: {
+                namespace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        namespace: string | null;
+                        root_causes: {
+                            finding: {
+                                id: string;
+                                code: string;
+                                /** @enum {string} */
+                                severity: "critical" | "warning" | "info";
+                                object: string;
+                                namespace: string | null;
+                                summary: string;
+                                evidence: {
+                                    node_id: string;
+                                    fact: string;
+                                    /** @enum {string} */
+                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                    link: string | null;
+                                }[];
+                                since: string | null;
+                                caused_by: string | null;
+                                attributes: {
+                                    [key: string]: string | number | boolean;
+                                };
+                            };
+                            effects: {
+                                id: string;
+                                code: string;
+                                /** @enum {string} */
+                                severity: "critical" | "warning" | "info";
+                                object: string;
+                                namespace: string | null;
+                                summary: string;
+                                evidence: {
+                                    node_id: string;
+                                    fact: string;
+                                    /** @enum {string} */
+                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                    link: string | null;
+                                }[];
+                                since: string | null;
+                                caused_by: string | null;
+                                attributes: {
+                                    [key: string]: string | number | boolean;
+                                };
+                            }[];
+                            also: string[];
+                        }[];
+                        notes: {
+                            id: string;
+                            code: string;
+                            /** @enum {string} */
+                            severity: "critical" | "warning" | "info";
+                            object: string;
+                            namespace: string | null;
+                            summary: string;
+                            evidence: {
+                                node_id: string;
+                                fact: string;
+                                /** @enum {string} */
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                link: string | null;
+                            }[];
+                            since: string | null;
+                            caused_by: string | null;
+                            attributes: {
+                                [key: string]: string | number | boolean;
+                            };
+                        }[];
+                        hidden_causes: {
+                            effect: {
+                                id: string;
+                                code: string;
+                                /** @enum {string} */
+                                severity: "critical" | "warning" | "info";
+                                object: string;
+                                namespace: string | null;
+                                summary: string;
+                                evidence: {
+                                    node_id: string;
+                                    fact: string;
+                                    /** @enum {string} */
+                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                    link: string | null;
+                                }[];
+                                since: string | null;
+                                caused_by: string | null;
+                                attributes: {
+                                    [key: string]: string | number | boolean;
+                                };
+                            };
+                            /** @constant */
+                            reason: "cause_outside_visible_namespaces";
+                        }[];
+                        silent: {
+                            resource: string;
+                            reason: string;
+                        }[];
+                        total_findings: number;
+                        /** Format: date-time */
+                        generated_at: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_diagnosis_by_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        object: string;
+                        healthy: boolean;
+                        findings: {
+                            id: string;
+                            code: string;
+                            /** @enum {string} */
+                            severity: "critical" | "warning" | "info";
+                            object: string;
+                            namespace: string | null;
+                            summary: string;
+                            evidence: {
+                                node_id: string;
+                                fact: string;
+                                /** @enum {string} */
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                link: string | null;
+                            }[];
+                            since: string | null;
+                            caused_by: string | null;
+                            attributes: {
+                                [key: string]: string | number | boolean;
+                            };
+                        }[];
+                        chain: {
+                            id: string;
+                            code: string;
+                            /** @enum {string} */
+                            severity: "critical" | "warning" | "info";
+                            object: string;
+                            namespace: string | null;
+                            summary: string;
+                            evidence: {
+                                node_id: string;
+                                fact: string;
+                                /** @enum {string} */
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                link: string | null;
+                            }[];
+                            since: string | null;
+                            caused_by: string | null;
+                            attributes: {
+                                [key: string]: string | number | boolean;
+                            };
+                        }[];
+                        root_cause: {
+                            id: string;
+                            code: string;
+                            /** @enum {string} */
+                            severity: "critical" | "warning" | "info";
+                            object: string;
+                            namespace: string | null;
+                            summary: string;
+                            evidence: {
+                                node_id: string;
+                                fact: string;
+                                /** @enum {string} */
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                link: string | null;
+                            }[];
+                            since: string | null;
+                            caused_by: string | null;
+                            attributes: {
+                                [key: string]: string | number | boolean;
+                            };
+                        } | null;
+                        cause_hidden: boolean;
+                        effects: {
+                            id: string;
+                            code: string;
+                            /** @enum {string} */
+                            severity: "critical" | "warning" | "info";
+                            object: string;
+                            namespace: string | null;
+                            summary: string;
+                            evidence: {
+                                node_id: string;
+                                fact: string;
+                                /** @enum {string} */
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                link: string | null;
+                            }[];
+                            since: string | null;
+                            caused_by: string | null;
+                            attributes: {
+                                [key: string]: string | number | boolean;
+                            };
+                        }[];
+                        notes: {
+                            id: string;
+                            code: string;
+                            /** @enum {string} */
+                            severity: "critical" | "warning" | "info";
+                            object: string;
+                            namespace: string | null;
+                            summary: string;
+                            evidence: {
+                                node_id: string;
+                                fact: string;
+                                /** @enum {string} */
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                link: string | null;
+                            }[];
+                            since: string | null;
+                            caused_by: string | null;
+                            attributes: {
+                                [key: string]: string | number | boolean;
+                            };
+                        }[];
+                        /** Format: date-time */
+                        generated_at: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_apps: {
         parameters: {
             query?: never;
@@ -2908,7 +3278,7 @@ export interface operations {
                         nodes: ({
                             id: string;
                             /** @enum {string} */
-                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem" | "StorageClass" | "IngressClass" | "ResourceQuota" | "LimitRange" | "HorizontalPodAutoscaler" | "PodDisruptionBudget";
                             name: string;
                             namespace: string | null;
                             status: string;
@@ -2928,7 +3298,7 @@ export interface operations {
                             from: string;
                             to: string;
                             /** @enum {string} */
-                            type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem";
+                            type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem" | "caused-by";
                         }[];
                         truncated: boolean;
                         dropped: {
@@ -3000,7 +3370,7 @@ export interface operations {
                         node: {
                             id: string;
                             /** @enum {string} */
-                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem" | "StorageClass" | "IngressClass" | "ResourceQuota" | "LimitRange" | "HorizontalPodAutoscaler" | "PodDisruptionBudget";
                             name: string;
                             namespace: string | null;
                             status: string;
@@ -3019,14 +3389,14 @@ export interface operations {
                                 from: string;
                                 to: string;
                                 /** @enum {string} */
-                                type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem";
+                                type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem" | "caused-by";
                             };
                             /** @enum {string} */
                             direction: "out" | "in";
                             node: {
                                 id: string;
                                 /** @enum {string} */
-                                kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                                kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem" | "StorageClass" | "IngressClass" | "ResourceQuota" | "LimitRange" | "HorizontalPodAutoscaler" | "PodDisruptionBudget";
                                 name: string;
                                 namespace: string | null;
                                 status: string;
@@ -3097,7 +3467,7 @@ export interface operations {
         parameters: {
             query?: {
                 q?: string;
-                kind?: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                kind?: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem" | "StorageClass" | "IngressClass" | "ResourceQuota" | "LimitRange" | "HorizontalPodAutoscaler" | "PodDisruptionBudget";
                 label?: string;
                 namespace?: string;
                 limit?: string;
@@ -3118,7 +3488,7 @@ export interface operations {
                         results: {
                             id: string;
                             /** @enum {string} */
-                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem";
+                            kind: "Namespace" | "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" | "Job" | "CronJob" | "Pod" | "Image" | "Service" | "Ingress" | "ConfigMap" | "Secret" | "PersistentVolumeClaim" | "PersistentVolume" | "Node" | "Problem" | "StorageClass" | "IngressClass" | "ResourceQuota" | "LimitRange" | "HorizontalPodAutoscaler" | "PodDisruptionBudget";
                             name: string;
                             namespace: string | null;
                             status: string;
