@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ContainerResources, ContainerStatus, EventObject, MetricsSnapshot, PodObject } from '../../domain/cluster/model.ts';
-import { NOT_READY_SECS, OOM_RISK_PCT, STUCK_PENDING_SECS, compareIncidents, incidentOf } from '../../domain/incidents/detect.ts';
+import { NOT_READY_SECS, OOM_HISTORY_SECS, OOM_RISK_PCT, STUCK_PENDING_SECS, compareIncidents, incidentOf } from '../../domain/incidents/detect.ts';
 import { memberFlags } from '../../handlers/apps/metrics.ts';
 import type { Incident } from '../../schema/incidents.ts';
 import { ManualClock } from '../support/services.ts';
@@ -62,6 +62,13 @@ const rows: { name: string; pod: PodObject; after?: number; metrics?: MetricsSna
   { name: 'OOMKilled, restarted once', pod: pod({ statuses: [status({ restartCount: 1, lastTerminated: exit('OOMKilled', 137) })] }), want: { reason: 'OOMKilled', severity: 'critical', last_exit_code: 137, restart_count: 1 } },
   { name: 'OOMKilled but not restarted yet (0 restarts): no incident from it', pod: pod({ statuses: [status({ restartCount: 0, terminated: exit('OOMKilled', 137) })] }), want: null },
   { name: 'OOMKilled as the current termination, restarted', pod: pod({ statuses: [status({ restartCount: 3, terminated: exit('OOMKilled', 137) })] }), want: { reason: 'OOMKilled', restart_count: 3 } },
+  // Now versus history: an OOM kill the container has run Ready past for OOM_HISTORY_SECS is history.
+  { name: 'OOMKilled, Ready since, just under the history bound: still an incident', pod: pod({ statuses: [status({ restartCount: 1, lastTerminated: exit('OOMKilled', 137) })] }), after: OOM_HISTORY_SECS - 1, want: { reason: 'OOMKilled' } },
+  { name: 'OOMKilled, Ready since, exactly at the history bound: history, no incident', pod: pod({ statuses: [status({ restartCount: 1, lastTerminated: exit('OOMKilled', 137) })] }), after: OOM_HISTORY_SECS, want: null },
+  { name: 'OOMKilled days ago, Ready since: history, no incident', pod: pod({ statuses: [status({ restartCount: 4, lastTerminated: exit('OOMKilled', 137) })] }), after: 3 * 86400, want: null },
+  { name: 'OOMKilled long ago but the container is not Ready: still an incident', pod: pod({ ready: false, readySince: iso(0), statuses: [status({ ready: false, restartCount: 1, lastTerminated: exit('OOMKilled', 137) })] }), after: 3 * 86400, want: { reason: 'OOMKilled' } },
+  { name: 'OOMKilled, the pod Ready only recently (a readiness flap): still an incident', pod: pod({ readySince: iso(3 * 86400 - 60), statuses: [status({ restartCount: 1, lastTerminated: exit('OOMKilled', 137) })] }), after: 3 * 86400, want: { reason: 'OOMKilled' } },
+  { name: 'OOMKilled with no record of when it started running: still an incident', pod: pod({ statuses: [status({ restartCount: 1, runningSince: null, lastTerminated: exit('OOMKilled', 137) })] }), after: 3 * 86400, want: { reason: 'OOMKilled' } },
   { name: 'a non-OOM termination with restarts is not OOMKilled', pod: pod({ statuses: [status({ restartCount: 2, lastTerminated: exit('Error', 1) })] }), want: null },
   // Waiting reasons.
   {
@@ -105,7 +112,7 @@ const rows: { name: string; pod: PodObject; after?: number; metrics?: MetricsSna
   // Derived fields.
   {
     name: 'restart rate is restarts per hour since start',
-    pod: pod({ statuses: [status({ restartCount: 6, lastTerminated: exit('OOMKilled', 137) })] }),
+    pod: pod({ statuses: [status({ restartCount: 6, runningSince: iso(2 * 3600 - 30), lastTerminated: exit('OOMKilled', 137) })] }),
     after: 2 * 3600,
     want: { restart_rate: 3, age: '2h' },
   },
