@@ -8,7 +8,7 @@ export const GRAPH_KINDS = [
 ] as const;
 export const GraphKind = v.picklist(GRAPH_KINDS);
 
-export const EDGE_TYPES = ['contains', 'owns', 'selects', 'routes-to', 'mounts', 'bound-to', 'uses-config', 'uses-secret', 'scheduled-on', 'runs-image', 'has-problem', 'caused-by'] as const;
+export const EDGE_TYPES = ['contains', 'owns', 'selects', 'routes-to', 'mounts', 'bound-to', 'uses-config', 'uses-secret', 'scheduled-on', 'runs-image', 'has-problem', 'caused-by', 'uses-class', 'scales'] as const;
 
 export const GraphNode = v.object({
   /** `kind:namespace/name` or `kind:name` (docs/cluster-model.md). */

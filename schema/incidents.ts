@@ -23,6 +23,12 @@ export const Incident = v.object({
   age: v.string(),
   /** Only with reason OOMRisk. */
   mem_pct_of_limit: v.optional(v.number()),
+  /**
+   * The root of the chain of this pod's diagnosis finding (docs/diagnosis.md): what makes it
+   * fail, when that is another object. Null when the pod's own finding is the root, when the
+   * diagnosis has no finding on it, or when the cause lies where the caller may not see.
+   */
+  root_cause: v.nullable(v.object({ code: v.string(), summary: v.string(), node_id: v.string() })),
 });
 export type Incident = v.InferOutput<typeof Incident>;
 

@@ -3,6 +3,7 @@
 import type { Incident } from '../../schema/incidents.ts';
 import type { HealthScore, NamespaceHealth } from '../../schema/overview.ts';
 import type { EventObject, NamespacedName, PodObject, PvcObject, WorkloadObject } from '../cluster/model.ts';
+import type { Diagnosis, FindingSeverity } from '../../schema/diagnosis.ts';
 
 export const HEALTH_ORDER: readonly HealthScore[] = ['critical', 'degraded', 'unknown', 'healthy'];
 
@@ -16,6 +17,45 @@ export interface NamespaceInputs {
   services: readonly NamespacedName[];
   pvcs: readonly PvcObject[];
   events: readonly EventObject[];
+  /** The diagnosis' root causes touching this namespace, as `rootCausesByNamespace` words them (critical first). */
+  rootCauses?: readonly RootCauseLine[];
+}
+
+export interface RootCauseLine {
+  severity: Exclude<FindingSeverity, 'info'>;
+  text: string;
+}
+
+/** At most this many root causes are named in a namespace's reasons; the rest are counted. */
+export const MAX_ROOT_CAUSE_REASONS = 5;
+
+/**
+ * Per namespace, the root causes whose object or some effect lies in it, in the diagnosis'
+ * order, each as "cause → the farthest effect in this namespace" ("quota pods is full (2/2) →
+ * 2 of 4 replicas of api unavailable"); effects whose cause the caller may not see are one
+ * line. `cut` is the caller's diagnosis (domain/diagnosis/visible.ts).
+ */
+export function rootCausesByNamespace(cut: Diagnosis): Map<string, RootCauseLine[]> {
+  const lines = new Map<string, RootCauseLine[]>();
+  const add = (namespace: string, line: RootCauseLine) => {
+    const list = lines.get(namespace);
+    if (list) list.push(line);
+    else lines.set(namespace, [line]);
+  };
+  for (const root of cut.root_causes) {
+    const severity = root.finding.severity === 'critical' ? 'critical' : 'warning';
+    const cause = root.also.length > 0 ? `${root.finding.summary} (and ${root.also.length} more like it)` : root.finding.summary;
+    const namespaces = new Set([root.finding.namespace, ...root.effects.map((e) => e.namespace)].filter((ns): ns is string => ns !== null));
+    for (const namespace of namespaces) {
+      const farthest = root.effects.filter((e) => e.namespace === namespace).at(-1);
+      add(namespace, { severity, text: farthest === undefined ? cause : `${cause} → ${farthest.summary}` });
+    }
+  }
+  const hidden = new Map<string, number>();
+  for (const { effect } of cut.hidden_causes) if (effect.namespace !== null) hidden.set(effect.namespace, (hidden.get(effect.namespace) ?? 0) + 1);
+  for (const [namespace, count] of hidden) add(namespace, { severity: 'warning', text: `${count} problem(s) caused outside what Capstan may show` });
+  for (const list of lines.values()) list.sort((a, b) => Number(b.severity === 'critical') - Number(a.severity === 'critical'));
+  return lines;
 }
 
 export function namespaceHealth(input: NamespaceInputs): NamespaceHealth {
@@ -35,15 +75,25 @@ export function namespaceHealth(input: NamespaceInputs): NamespaceHealth {
     reasons.push('the cluster cache has not finished syncing');
   } else {
     // Critical: something is broken and will not heal by waiting (crash loops, OOM kills,
-    // image or config failures, failed pods). Everything else wrong is degraded.
-    if (failingPods.size > 0) reasons.push(`${failingPods.size} failing pod(s)`);
-    const critical = reasons.length > 0;
-    if (warnings.length > 0) reasons.push(`${warnings.length} warning incident(s): ${[...new Set(warnings.map((w) => w.reason))].join(', ')}`);
-    if (degradedDeployments.length > 0) reasons.push(`deployment(s) below desired replicas: ${degradedDeployments.map((d) => `${d.name} ${d.available}/${d.desired}`).join(', ')}`);
+    // image or config failures, failed pods, or a critical root cause). Everything else
+    // wrong (a warning root cause included) is degraded.
+    const symptoms: string[] = [];
+    if (failingPods.size > 0) symptoms.push(`${failingPods.size} failing pod(s)`);
+    if (warnings.length > 0) symptoms.push(`${warnings.length} warning incident(s): ${[...new Set(warnings.map((w) => w.reason))].join(', ')}`);
+    if (degradedDeployments.length > 0) symptoms.push(`deployment(s) below desired replicas: ${degradedDeployments.map((d) => `${d.name} ${d.available}/${d.desired}`).join(', ')}`);
     const shortDs = daemonsets.filter((d) => d.available < d.desired);
-    if (shortDs.length > 0) reasons.push(`daemonset(s) not on every node: ${shortDs.map((d) => d.name).join(', ')}`);
-    if (unbound > 0) reasons.push(`${unbound} unbound PVC(s)`);
-    score = critical ? 'critical' : reasons.length > 0 ? 'degraded' : 'healthy';
+    if (shortDs.length > 0) symptoms.push(`daemonset(s) not on every node: ${shortDs.map((d) => d.name).join(', ')}`);
+    if (unbound > 0) symptoms.push(`${unbound} unbound PVC(s)`);
+    const roots = input.rootCauses ?? [];
+    const critical = failingPods.size > 0 || roots.some((r) => r.severity === 'critical');
+    score = critical ? 'critical' : symptoms.length > 0 || roots.length > 0 ? 'degraded' : 'healthy';
+    // Root causes when the diagnosis has any here (the symptoms are their effects); the
+    // symptoms only when it has none, so a verdict is never left unexplained.
+    if (roots.length === 0) reasons.push(...symptoms);
+    else {
+      reasons.push(...roots.slice(0, MAX_ROOT_CAUSE_REASONS).map((r) => r.text));
+      if (roots.length > MAX_ROOT_CAUSE_REASONS) reasons.push(`and ${roots.length - MAX_ROOT_CAUSE_REASONS} more root cause(s)`);
+    }
   }
 
   let lastEvent: string | null = null;

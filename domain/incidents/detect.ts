@@ -146,6 +146,8 @@ export function incidentOf(pod: PodObject, podEvents: readonly EventObject[], us
     last_exit_code: lastExitCode(pod.statuses, finding.container),
     age: shortAge(pod.createdAt, now),
     ...(finding.memPct !== undefined ? { mem_pct_of_limit: finding.memPct } : {}),
+    // The diagnosis knows what causes it; the handlers fill this in from there.
+    root_cause: null,
   };
 }
 

@@ -4,9 +4,10 @@
 // through the redaction package. Node ids are readable and stable: docs/cluster-model.md.
 import type { GraphEdge, GraphNode } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
-import { listIncidents } from '../incidents/list.ts';
 import { redactRecord, redactText } from '../../domain/redaction/redact.ts';
 import { isNodeKind, linkOf, nodeId } from '../../domain/cluster/node-id.ts';
+import { isVisible } from '../../domain/diagnosis/visible.ts';
+import type { Finding } from '../../schema/diagnosis.ts';
 
 export interface ClusterGraph {
   nodes: ReadonlyMap<string, GraphNode>;
@@ -16,6 +17,9 @@ export interface ClusterGraph {
 }
 
 export { nodeId };
+
+/** A finding's node in the model: `problem:` and the finding's id (`problem:pod:shop/x#CrashLoopBackOff`). */
+export const problemId = (findingId: string): string => `problem:${findingId}`;
 
 const CONTROLLER_KINDS = new Set<string>(['Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'Job', 'CronJob']);
 const isGraphKind = isNodeKind;
@@ -67,8 +71,12 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
     for (const name of pod.refs.pvcs) link(id, nodeId('PersistentVolumeClaim', pod.namespace, name), 'mounts');
   }
 
-  const podsByNamespace = new Map<string, typeof pods>();
-  for (const pod of pods) podsByNamespace.set(pod.namespace, [...(podsByNamespace.get(pod.namespace) ?? []), pod]);
+  const podsByNamespace = new Map<string, (typeof pods)[number][]>();
+  for (const pod of pods) {
+    const list = podsByNamespace.get(pod.namespace);
+    if (list) list.push(pod);
+    else podsByNamespace.set(pod.namespace, [pod]);
+  }
   for (const svc of cluster.services()) {
     const id = add('Service', svc.namespace, svc.name, svc.selector ? 'selector' : 'no selector');
     contained(svc.namespace, id);
@@ -84,17 +92,51 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
     for (const svc of ing.services) link(id, nodeId('Service', ing.namespace, svc), 'routes-to');
   }
 
-  // Current incidents as problem nodes, from the same (shared) computation as GET /incidents.
-  const incidents = listIncidents({ namespace: '*' }, ctx);
-  if (incidents.ok) {
-    for (const incident of incidents.value.incidents) {
-      const podId = nodeId('Pod', incident.namespace, incident.pod);
-      const problem = { reason: incident.reason, severity: incident.severity };
-      const id = add('Problem', incident.namespace, `${incident.pod}/${incident.reason}`, redactText(incident.detail), { problem });
-      const podNode = nodes.get(podId);
-      if (podNode) nodes.set(podId, { ...podNode, problem });
-      link(podId, id, 'has-problem');
+  for (const sc of cluster.storageClasses()) add('StorageClass', null, sc.name, sc.provisioner);
+  for (const ic of cluster.ingressClasses()) add('IngressClass', null, ic.name, ic.controller);
+  for (const pvc of cluster.pvcs()) if (pvc.storageClass) link(nodeId('PersistentVolumeClaim', pvc.namespace, pvc.name), nodeId('StorageClass', null, pvc.storageClass), 'uses-class');
+  for (const pv of cluster.pvs()) if (pv.storageClass) link(nodeId('PersistentVolume', null, pv.name), nodeId('StorageClass', null, pv.storageClass), 'uses-class');
+  for (const ing of cluster.ingresses()) {
+    const id = nodeId('Ingress', ing.namespace, ing.name);
+    if (ing.ingressClassName) link(id, nodeId('IngressClass', null, ing.ingressClassName), 'uses-class');
+    for (const secret of ing.tlsSecrets) link(id, nodeId('Secret', ing.namespace, secret), 'uses-secret');
+  }
+  for (const q of cluster.resourceQuotas()) contained(q.namespace, add('ResourceQuota', q.namespace, q.name, Object.entries(q.hard).map(([k, hard]) => `${k} ${q.used[k] ?? '0'}/${hard}`).join(', ') || 'no limits'));
+  for (const l of cluster.limitRanges()) contained(l.namespace, add('LimitRange', l.namespace, l.name, 'LimitRange'));
+  for (const hpa of cluster.hpas()) {
+    const id = add('HorizontalPodAutoscaler', hpa.namespace, hpa.name, `${hpa.currentReplicas} (${hpa.minReplicas}–${hpa.maxReplicas})`);
+    contained(hpa.namespace, id);
+    if (isGraphKind(hpa.target.kind)) link(id, nodeId(hpa.target.kind, hpa.namespace, hpa.target.name), 'scales');
+  }
+  for (const pdb of cluster.pdbs()) {
+    const id = add('PodDisruptionBudget', pdb.namespace, pdb.name, `${pdb.disruptionsAllowed} disruption(s) allowed`);
+    contained(pdb.namespace, id);
+    const selector = Object.entries(pdb.selector);
+    if (selector.length === 0) continue;
+    for (const pod of podsByNamespace.get(pdb.namespace) ?? []) {
+      if (selector.every(([k, v]) => pod.labels[k] === v)) link(id, nodeId('Pod', pod.namespace, pod.name), 'selects');
     }
+  }
+
+  // The diagnosis' findings as problem nodes (the same whole-cluster computation as
+  // GET /diagnosis, cut to what the caller may see; history stays out): each hangs off its
+  // object (has-problem) and points at the finding that causes it (caused-by).
+  const diagnosis = ctx.diagnosis.current();
+  const inScope = (ns: string) => cluster.inScope(ns);
+  const shown = (f: Finding | undefined): f is Finding & { severity: 'critical' | 'warning' } => f !== undefined && f.severity !== 'info' && isVisible(diagnosis, f.object, inScope);
+  for (const [object, findings] of diagnosis.byObject) {
+    const objectNode = nodes.get(object);
+    const first = findings.find(shown);
+    if (objectNode && first) nodes.set(object, { ...objectNode, problem: { reason: first.code, severity: first.severity } });
+    for (const f of findings) {
+      if (!shown(f)) continue;
+      const id = problemId(f.id);
+      nodes.set(id, { id, kind: 'Problem', name: f.id, namespace: f.namespace, status: redactText(f.summary), link: linkOf(id), problem: { reason: f.code, severity: f.severity } });
+      link(object, id, 'has-problem');
+    }
+  }
+  for (const f of diagnosis.findings.values()) {
+    if (f.caused_by !== null && shown(f) && shown(diagnosis.findings.get(f.caused_by))) link(problemId(f.id), problemId(f.caused_by), 'caused-by');
   }
 
   const adjacency = new Map<string, GraphEdge[]>();

@@ -4,13 +4,15 @@ import type { HandlerContext } from '../context.ts';
 import { namespaceRefusal } from '../namespaces/scope.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 import { clusterGraph, type ClusterGraph } from './model.ts';
+import { parseNodeId } from '../../domain/cluster/node-id.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Nearer the top of this list is kept first when a budget runs out (after problems and distance). */
 const KIND_RANK: readonly GraphNode['kind'][] = [
   'Problem', 'Namespace', 'Deployment', 'StatefulSet', 'DaemonSet', 'CronJob', 'Job', 'Service', 'Ingress', 'Pod',
-  'ReplicaSet', 'PersistentVolumeClaim', 'PersistentVolume', 'ConfigMap', 'Secret', 'Node', 'Image',
+  'ReplicaSet', 'PersistentVolumeClaim', 'PersistentVolume', 'ResourceQuota', 'LimitRange', 'HorizontalPodAutoscaler',
+  'PodDisruptionBudget', 'ConfigMap', 'Secret', 'StorageClass', 'IngressClass', 'Node', 'Image',
 ];
 const rankOf = (kind: GraphNode['kind']) => KIND_RANK.indexOf(kind);
 const hasProblem = (n: GraphNode) => n.kind === 'Problem' || n.problem !== undefined;
@@ -19,21 +21,17 @@ const hasProblem = (n: GraphNode) => n.kind === 'Problem' || n.problem !== undef
  * service-account ConfigMap. A walk stops at them unless it starts there, or a pod's
  * neighbourhood would be every other pod on its node.
  */
-const HUB_KINDS: ReadonlySet<GraphNode['kind']> = new Set(['Namespace', 'Node', 'Image', 'ConfigMap', 'Secret', 'PersistentVolume']);
+const HUB_KINDS: ReadonlySet<GraphNode['kind']> = new Set(['Namespace', 'Node', 'Image', 'ConfigMap', 'Secret', 'PersistentVolume', 'StorageClass', 'IngressClass', 'ResourceQuota', 'LimitRange']);
 export const NEIGHBOR_LIMIT = 200;
 
 /** Tokens are estimated as JSON characters / 4 (rounded up): the usual rule of thumb for English and JSON. */
 export const estimateTokens = (value: unknown): number => Math.ceil(JSON.stringify(value).length / 4);
 
-/** The namespace an id names (`pod:shop/x` → shop, `namespace:shop` → shop), or null for cluster-scoped kinds. */
+/** The namespace an id names (`pod:shop/x` → shop, `namespace:shop` → shop, a problem → its object's), or null for cluster-scoped kinds. */
 export function namespaceOfId(id: string): string | null {
-  const colon = id.indexOf(':');
-  const kind = id.slice(0, colon);
-  const rest = id.slice(colon + 1);
-  if (kind === 'namespace') return rest;
-  if (kind === 'node' || kind === 'pv' || kind === 'image') return null;
-  const slash = rest.indexOf('/');
-  return slash > 0 ? rest.slice(0, slash) : null;
+  const parsed = parseNodeId(id);
+  if (parsed === null) return null;
+  return parsed.kind === 'Namespace' ? parsed.name : parsed.namespace;
 }
 
 /** 403 for an id in a namespace Capstan may not show, 404 for one that does not exist. */
@@ -54,7 +52,22 @@ export function subgraph(input: Out<typeof SubgraphInput>, ctx: HandlerContext):
   const found = lookUp(graph, input.focus, ctx);
   if ('error' in found) return fail(found.error);
 
-  const distance = new Map<string, number>([[input.focus, 0]]);
+  const distance = new Map<string, number>();
+  // A problem brings its causes with it, whatever the hops: each cause (caused-by, followed
+  // to the root) and the object it is about, at the distance of the problem that led there.
+  // They are not walked from, so the causal chain costs its length, not a neighbourhood.
+  const reach = (id: string, hop: number, asCause = false): boolean => {
+    if (distance.has(id)) return false;
+    distance.set(id, hop);
+    if (graph.nodes.get(id)?.kind === 'Problem') {
+      for (const e of graph.adjacency.get(id) ?? []) {
+        if (e.type === 'caused-by' && e.from === id) reach(e.to, hop, true);
+        else if (asCause && e.type === 'has-problem' && e.to === id) reach(e.from, hop);
+      }
+    }
+    return true;
+  };
+  reach(input.focus, 0);
   let frontier = [input.focus];
   for (let hop = 1; hop <= input.hops && frontier.length > 0; hop++) {
     const next: string[] = [];
@@ -63,10 +76,7 @@ export function subgraph(input: Out<typeof SubgraphInput>, ctx: HandlerContext):
       if (id !== input.focus && kind !== undefined && HUB_KINDS.has(kind)) continue;
       for (const e of graph.adjacency.get(id) ?? []) {
         const other = e.from === id ? e.to : e.from;
-        if (!distance.has(other)) {
-          distance.set(other, hop);
-          next.push(other);
-        }
+        if (reach(other, hop)) next.push(other);
       }
     }
     frontier = next;

@@ -3,7 +3,8 @@ import type { Overview } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 import { ok, type Result } from '../result.ts';
-import { compareHealth, namespaceHealth } from '../../domain/health/verdict.ts';
+import { compareHealth, namespaceHealth, rootCausesByNamespace } from '../../domain/health/verdict.ts';
+import { diagnosisFor } from '../../domain/diagnosis/visible.ts';
 
 export const OVERVIEW_TTL_SECS = 30;
 
@@ -36,6 +37,7 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
   const workloadsByNs = byNamespace(ctx.cluster.workloads());
   const servicesByNs = byNamespace(ctx.cluster.services());
   const pvcsByNs = byNamespace(ctx.cluster.pvcs());
+  const rootCauses = rootCausesByNamespace(diagnosisFor(ctx.diagnosis.current(), (ns) => ctx.cluster.inScope(ns), null));
   const namespaces = ctx.cluster
     .namespaces()
     .map((ns) =>
@@ -48,6 +50,7 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
         services: servicesByNs.get(ns.name) ?? [],
         pvcs: pvcsByNs.get(ns.name) ?? [],
         events: eventsByNs.get(ns.name) ?? [],
+        rootCauses: rootCauses.get(ns.name) ?? [],
       }),
     )
     .sort(compareHealth);

@@ -7,6 +7,8 @@ import { shortAge } from '../../domain/resources/age.ts';
 import { podResources } from '../../domain/resources/pod.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
+import { nodeId } from '../../domain/cluster/node-id.ts';
+import { rootCauseOf } from '../../domain/diagnosis/visible.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
@@ -42,7 +44,8 @@ export async function incidentDetail(input: Out<typeof IncidentDetailInput>, ctx
   if (!pod) return fail({ code: 'not_found', message: `no pod ${input.namespace}/${input.pod}` });
   const now = ctx.clock.now();
   const podEvents = eventsByPod(ctx.cluster.events()).get(`${pod.namespace}/${pod.name}`) ?? [];
-  const incident = incidentOf(pod, podEvents, ctx.cluster.metrics(), now);
+  const found = incidentOf(pod, podEvents, ctx.cluster.metrics(), now);
+  const incident = found && { ...found, root_cause: rootCauseOf(ctx.diagnosis.current(), (ns) => ctx.cluster.inScope(ns), nodeId('Pod', pod.namespace, pod.name)) };
 
   const container = incident?.container || pod.statuses.find((s) => s.restartCount > 0)?.name || pod.containers[0]?.name || '';
   const status = pod.statuses.find((s) => s.name === container);

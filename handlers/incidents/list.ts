@@ -4,6 +4,8 @@ import type { HandlerContext } from '../context.ts';
 import { ALL_NAMESPACES } from '../namespaces/scope.ts';
 import { ok, type Result } from '../result.ts';
 import { compareIncidents, eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
+import { nodeId } from '../../domain/cluster/node-id.ts';
+import { rootCauseOf } from '../../domain/diagnosis/visible.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
@@ -25,11 +27,13 @@ function computeIncidents(namespace: string, ctx: HandlerContext): Out<typeof In
   const inScope = (ns: string) => all || ns === namespace;
   const events = eventsByPod(ctx.cluster.events());
   const metrics = ctx.cluster.metrics();
+  const diagnosis = ctx.diagnosis.current();
+  const visible = (ns: string) => ctx.cluster.inScope(ns);
   const incidents: Incident[] = [];
   for (const pod of ctx.cluster.pods()) {
     if (!inScope(pod.namespace)) continue;
     const incident = incidentOf(pod, events.get(`${pod.namespace}/${pod.name}`) ?? [], metrics, now);
-    if (incident) incidents.push(incident);
+    if (incident) incidents.push({ ...incident, root_cause: rootCauseOf(diagnosis, visible, nodeId('Pod', pod.namespace, pod.name)) });
   }
   incidents.sort(compareIncidents);
   const critical = incidents.filter((i) => i.severity === 'critical').length;

@@ -3,38 +3,14 @@
 // does not exist, a healthy answer for what is fine. Analyzers are hand-made here.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ClusterView, PodObject } from '../../domain/cluster/model.ts';
+import type { ClusterView } from '../../domain/cluster/model.ts';
 import type { AnalyzerEntry } from '../../domain/diagnosis/engine.ts';
 import type { DraftFinding } from '../../domain/diagnosis/input.ts';
 import { DIAGNOSIS_TTL_MS } from '../../handlers/diagnosis/service.ts';
-import type { Diagnosis, DiagnosisDetail, FindingSeverity } from '../../schema/diagnosis.ts';
+import type { Diagnosis, DiagnosisDetail } from '../../schema/diagnosis.ts';
+import { draft, pod } from '../support/diagnosis.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster } from '../support/services.ts';
-
-export function draft(object: string, code: string, severity: FindingSeverity, suspects: string[] = [], evidenceOn: string[] = []): DraftFinding {
-  const rest = object.slice(object.indexOf(':') + 1);
-  return {
-    id: `${object}#${code}`,
-    code,
-    severity,
-    object,
-    namespace: rest.includes('/') ? rest.slice(0, rest.indexOf('/')) : null,
-    summary: `${code} on ${rest}`,
-    evidence: evidenceOn.map((node_id) => ({ node_id, fact: 'a fact', source: 'status' as const, link: null })),
-    since: null,
-    attributes: {},
-    suspects,
-  };
-}
-
-export function pod(namespace: string, name: string): PodObject {
-  return {
-    namespace, name, phase: 'Running', createdAt: null, startedAt: null, nodeName: 'n1', labels: {},
-    workload: { kind: 'Pod', name }, owner: null, refs: { configMaps: [], secrets: [], pvcs: [] },
-    ready: true, readySince: null, unschedulable: null, containers: [], statuses: [], initContainers: [], initStatuses: [],
-    statusReason: null, deletion: null, finalizers: [], nodeSelector: {},
-  };
-}
 
 const cluster: ClusterView = {
   ...emptyCluster,
@@ -136,4 +112,44 @@ describe('GET /diagnosis/{id}', () => {
       if (row.check) row.check(res.body as unknown as DiagnosisDetail);
     });
   }
+});
+
+describe('every surface tells the same story', () => {
+  const crashing = (namespace: string, name: string) => ({
+    ...pod(namespace, name),
+    ready: false,
+    statuses: [{ name: 'app', ready: false, restartCount: 3, waiting: { reason: 'CrashLoopBackOff', message: null }, runningSince: null, terminated: null, lastTerminated: null }],
+  });
+  const broken: ClusterView = { ...cluster, pods: () => [crashing('shop', 'api'), pod('shop', 'fine'), pod('blog', 'db'), pod('kube-system', 'dns'), crashing('shop', 'web'), crashing('shop', 'alone')] };
+  const withAlone = [...found, draft('pod:shop/alone', 'CrashLoopBackOff', 'critical')];
+
+  it("gives each incident its root cause: another visible finding's, else null", async () => {
+    const h = await testApp({ cluster: broken, analyzers: [counting(withAlone).entry] });
+    const cookie = await h.signIn('viewer');
+    const list = await h.call('GET', '/api/agent/incidents', { cookie });
+    assert.equal(list.status, 200, list.text);
+    const causes = Object.fromEntries((list.body.incidents as { pod: string; root_cause: unknown }[]).map((i) => [i.pod, i.root_cause]));
+    assert.deepEqual(causes, {
+      api: { code: 'NodeNotReady', summary: 'NodeNotReady on n1', node_id: 'node:n1' },
+      alone: null,
+      web: null,
+    });
+    assert.ok(!list.text.includes('kube-system'));
+    const one = await h.call('GET', '/api/agent/incidents/shop/api', { cookie });
+    assert.deepEqual((one.body.incident as { root_cause: unknown }).root_cause, causes.api);
+  });
+
+  it('names root causes in the overview reasons, and the hidden ones only as hidden', async () => {
+    const h = await testApp({ cluster: broken, analyzers: [counting(withAlone).entry] });
+    const cookie = await h.signIn('viewer');
+    const res = await h.call('GET', '/api/agent/overview', { cookie });
+    assert.equal(res.status, 200, res.text);
+    const shop = (res.body.namespaces as { namespace: string; health_score: string; reasons: string[] }[]).find((n) => n.namespace === 'shop');
+    assert.deepEqual(shop, {
+      ...shop,
+      health_score: 'critical',
+      reasons: ['NodeNotReady on n1 → PodOnUnhealthyNode on shop/api', 'CrashLoopBackOff on shop/alone', '1 problem(s) caused outside what Capstan may show'],
+    });
+    assert.ok(!res.text.includes('kube-system'));
+  });
 });

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PodObject, PvcObject, WorkloadObject } from '../../domain/cluster/model.ts';
-import { compareHealth, namespaceHealth, type NamespaceInputs } from '../../domain/health/verdict.ts';
+import { MAX_ROOT_CAUSE_REASONS, compareHealth, namespaceHealth, rootCausesByNamespace, type NamespaceInputs, type RootCauseLine } from '../../domain/health/verdict.ts';
+import type { Diagnosis, Finding } from '../../schema/diagnosis.ts';
 import type { Incident } from '../../schema/incidents.ts';
 import type { NamespaceHealth } from '../../schema/overview.ts';
 import { eventDefaults, podDefaults, pvcDefaults, workloadDefaults } from '../support/objects.ts';
@@ -32,6 +33,9 @@ const incident = (podName: string, reason: string, severity: Incident['severity'
 const deployment = (name: string, desired: number, available: number): WorkloadObject => ({ ...workloadDefaults, namespace: 'shop', name, kind: 'Deployment', desired, available });
 const daemonset = (name: string, desired: number, available: number): WorkloadObject => ({ ...workloadDefaults, namespace: 'shop', name, kind: 'DaemonSet', desired, available });
 const pvc = (name: string, phase: string): PvcObject => ({ ...pvcDefaults, namespace: 'shop', name, phase, volumeName: null });
+
+const quotaFull: RootCauseLine = { severity: 'warning', text: 'quota pods is full (2/2) → 2 of 4 replicas of api unavailable' };
+const nodeDown: RootCauseLine = { severity: 'critical', text: 'node n1 is not ready → pod db runs on an unhealthy node' };
 
 const base: NamespaceInputs = { namespace: 'shop', complete: true, pods: [], incidents: [], workloads: [], services: [], pvcs: [], events: [] };
 
@@ -73,6 +77,25 @@ const rows: { name: string; input: Partial<NamespaceInputs>; want: Partial<Names
     want: { last_event_time: '2026-11-21T11:30:00.000Z' },
   },
   { name: 'no events: no last event time', input: {}, want: { last_event_time: null } },
+  // Root causes: they name the reasons; the score rules above stand, with them as one more input.
+  { name: 'a warning root cause alone: degraded, named', input: { rootCauses: [quotaFull] }, want: { health_score: 'degraded', reasons: [quotaFull.text] } },
+  { name: 'a critical root cause alone: critical', input: { rootCauses: [nodeDown] }, want: { health_score: 'critical', reasons: [nodeDown.text] } },
+  {
+    name: 'root causes replace the symptom counts they explain',
+    input: { pods: [pod('a')], incidents: [incident('a', 'CrashLoopBackOff', 'critical')], workloads: [deployment('web', 3, 2)], rootCauses: [nodeDown, quotaFull] },
+    want: { health_score: 'critical', reasons: [nodeDown.text, quotaFull.text], pods_failing: 1 },
+  },
+  {
+    name: 'symptoms with no root cause keep their counts (a verdict is never unexplained)',
+    input: { workloads: [deployment('web', 3, 2)], rootCauses: [] },
+    want: { health_score: 'degraded', reasons: ['deployment(s) below desired replicas: web 2/3'] },
+  },
+  {
+    name: `at most ${MAX_ROOT_CAUSE_REASONS} root causes are named, the rest counted`,
+    input: { rootCauses: Array.from({ length: MAX_ROOT_CAUSE_REASONS + 2 }, (_, i) => ({ severity: 'warning' as const, text: `cause ${i}` })) },
+    want: { reasons: [...Array.from({ length: MAX_ROOT_CAUSE_REASONS }, (_, i) => `cause ${i}`), 'and 2 more root cause(s)'] },
+  },
+  { name: 'root causes do not make a syncing cache known', input: { complete: false, rootCauses: [nodeDown] }, want: { health_score: 'unknown', reasons: ['the cluster cache has not finished syncing'] } },
 ];
 
 describe('namespace verdicts', () => {
@@ -98,5 +121,42 @@ describe('namespace verdicts', () => {
       list.map((h) => h.namespace),
       ['a-critical', 'z-critical', 'c-degraded', 'a-unknown', 'a-healthy', 'b-healthy'],
     );
+  });
+});
+
+describe('root causes in namespace reasons', () => {
+  const finding = (object: string, namespace: string | null, summary: string, severity: Finding['severity'] = 'warning'): Finding => ({
+    id: `${object}#X`, code: 'X', severity, object, namespace, summary, evidence: [], since: null, caused_by: null, attributes: {},
+  });
+  const cut: Diagnosis = {
+    namespace: null,
+    root_causes: [
+      { finding: finding('node:n1', null, 'node n1 is not ready', 'critical'), effects: [finding('pod:shop/a', 'shop', 'pod a runs on an unhealthy node'), finding('pod:blog/b', 'blog', 'pod b runs on an unhealthy node')], also: [] },
+      {
+        finding: finding('resourcequota:shop/pods', 'shop', 'quota pods is full (2/2)'),
+        effects: [finding('replicaset:shop/api-1', 'shop', 'replicaset api-1 cannot create pods'), finding('deployment:shop/api', 'shop', '2 of 4 replicas of api unavailable')],
+        also: [],
+      },
+      { finding: finding('pod:shop/web-1', 'shop', 'container web keeps crashing', 'critical'), effects: [], also: ['pod:shop/web-2', 'pod:shop/web-3'] },
+    ],
+    notes: [],
+    hidden_causes: [{ effect: finding('pod:blog/c', 'blog', 'endpoints not ready'), reason: 'cause_outside_visible_namespaces' }],
+    silent: [],
+    total_findings: 0,
+    generated_at: '2026-11-21T12:00:00.000Z',
+  };
+
+  it('words each root as cause → its farthest effect in the namespace, critical first, in every namespace it touches', () => {
+    const lines = rootCausesByNamespace(cut);
+    assert.deepEqual(lines.get('shop'), [
+      { severity: 'critical', text: 'node n1 is not ready → pod a runs on an unhealthy node' },
+      { severity: 'critical', text: 'container web keeps crashing (and 2 more like it)' },
+      { severity: 'warning', text: 'quota pods is full (2/2) → 2 of 4 replicas of api unavailable' },
+    ]);
+    assert.deepEqual(lines.get('blog'), [
+      { severity: 'critical', text: 'node n1 is not ready → pod b runs on an unhealthy node' },
+      { severity: 'warning', text: '1 problem(s) caused outside what Capstan may show' },
+    ]);
+    assert.equal(lines.get('other'), undefined);
   });
 });

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { ClusterView, PodObject } from '../../domain/cluster/model.ts';
+import type { AnalyzerEntry } from '../../domain/diagnosis/engine.ts';
+import { draft } from '../support/diagnosis.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster } from '../support/services.ts';
 import { controllerDefaults, ingressDefaults, nodeDefaults, podDefaults, pvDefaults, serviceDefaults, workloadDefaults } from '../support/objects.ts';
@@ -60,11 +62,28 @@ const cluster: ClusterView = {
   secrets: () => [{ namespace: 'shop', name: 'web-keys', type: 'Opaque' }, { namespace: 'kube-system', name: 'bootstrap', type: 'Opaque' }],
   pvs: () => [{ ...pvDefaults, name: 'pv-dns', phase: 'Bound', claim: { namespace: 'kube-system', name: 'dns-data' }, storageClass: null }],
   pods: () => [...Array.from({ length: 9 }, (_, i) => pod('shop', `web-5d8f-${i}`)), crashing('web-5d8f-9'), crashing('web-5d8f-10'), crashing('web-5d8f-11'), pod('kube-system', 'dns-1-abc', { owner: { kind: 'ReplicaSet', name: 'dns-1' } })],
+  resourceQuotas: () => [{ namespace: 'shop', name: 'pods', hard: { pods: '12' }, used: { pods: '12' } }],
 };
+
+/** What the diagnosis says about that cluster: three crashing replicas, and a Deployment short because its ReplicaSet hits a full quota. */
+const analyzers: AnalyzerEntry[] = [
+  {
+    name: 'hand',
+    reads: [],
+    analyze: () => [
+      ...['web-5d8f-9', 'web-5d8f-10', 'web-5d8f-11'].map((name) => draft(`pod:shop/${name}`, 'CrashLoopBackOff', 'critical')),
+      draft('deployment:shop/web', 'ReplicasUnavailable', 'warning', ['replicaset:shop/web-5d8f']),
+      draft('replicaset:shop/web-5d8f', 'ReplicaCreateFailed', 'critical', ['resourcequota:shop/pods']),
+      draft('resourcequota:shop/pods', 'QuotaExhausted', 'warning'),
+      draft('pod:kube-system/dns-1-abc', 'CrashLoopBackOff', 'critical'),
+      draft('pod:shop/web-5d8f-0', 'RestartedPreviously', 'info'),
+    ],
+  },
+];
 
 describe('cluster model', () => {
   it('connects what exists, marks problems, and leaves hidden namespaces and secret data out', async () => {
-    const h = await testApp({ cluster });
+    const h = await testApp({ cluster, analyzers });
     const cookie = await h.signIn('viewer');
     const all = await h.call('GET', '/graph/subgraph?focus=namespace:shop&hops=4&budget=100000', { cookie });
     assert.equal(all.status, 200, all.text);
@@ -78,8 +97,13 @@ describe('cluster model', () => {
     assert.ok(has('pod:shop/web-5d8f-0', 'uses-config', 'configmap:shop/web-config'));
     assert.ok(has('pod:shop/web-5d8f-0', 'scheduled-on', 'node:node-1'));
     assert.ok(has('pod:shop/web-5d8f-0', 'runs-image', 'image:example/web:1.0'));
-    assert.ok(has('pod:shop/web-5d8f-9', 'has-problem', 'problem:shop/web-5d8f-9/CrashLoopBackOff'));
+    // Problems are the diagnosis' findings, hung off their objects and chained to their causes; history stays out.
+    assert.ok(has('pod:shop/web-5d8f-9', 'has-problem', 'problem:pod:shop/web-5d8f-9#CrashLoopBackOff'));
     assert.ok(body.nodes.find((n) => n.id === 'pod:shop/web-5d8f-9')?.problem);
+    assert.ok(has('problem:deployment:shop/web#ReplicasUnavailable', 'caused-by', 'problem:replicaset:shop/web-5d8f#ReplicaCreateFailed'));
+    assert.ok(has('problem:replicaset:shop/web-5d8f#ReplicaCreateFailed', 'caused-by', 'problem:resourcequota:shop/pods#QuotaExhausted'));
+    assert.ok(has('namespace:shop', 'contains', 'resourcequota:shop/pods'));
+    assert.ok(!body.nodes.some((n) => n.id.includes('RestartedPreviously')), 'history is not a problem');
     assert.equal(body.truncated, false);
     assert.ok(!all.text.includes('kube-system') && !all.text.includes('pv-dns'), 'nothing of a hidden namespace, even through the node');
     assert.ok(!all.text.includes('abcdefghijklmnopqrstuvwxyz012345'), 'label values are redacted');
@@ -89,8 +113,22 @@ describe('cluster model', () => {
     assert.deepEqual([entity.status, entity.body.link], [200, `/graph/${encodeURIComponent('deployment:shop/web')}`]);
   });
 
+  it('carries the cause of a broken object within a small budget, whatever the hops', async () => {
+    const h = await testApp({ cluster, analyzers });
+    const cookie = await h.signIn('viewer');
+    const res = await h.call('GET', `/graph/subgraph?focus=${encodeURIComponent('deployment:shop/web')}&hops=1&budget=600`, { cookie });
+    assert.equal(res.status, 200, res.text);
+    const body = res.body as { nodes: { id: string; distance: number }[]; truncated: boolean };
+    const ids = body.nodes.map((n) => n.id);
+    for (const id of ['problem:deployment:shop/web#ReplicasUnavailable', 'problem:replicaset:shop/web-5d8f#ReplicaCreateFailed', 'problem:resourcequota:shop/pods#QuotaExhausted', 'resourcequota:shop/pods']) {
+      assert.ok(ids.includes(id), `${id} in ${ids.join(' ')}`);
+    }
+    assert.equal(body.nodes.find((n) => n.id === 'problem:resourcequota:shop/pods#QuotaExhausted')?.distance, 1, 'a cause comes at the distance of the problem it explains');
+    assert.ok(body.truncated, 'the budget did cut something: the cause was kept over it');
+  });
+
   it('never exceeds the budget, keeps the focus first and problems before the rest, and honours hops', async () => {
-    const h = await testApp({ cluster });
+    const h = await testApp({ cluster, analyzers });
     const cookie = await h.signIn('viewer');
     const ids = ['namespace:shop', 'deployment:shop/web', 'pod:shop/web-5d8f-3', 'node:node-1', 'service:shop/web', 'image:example/web:1.0'];
     await fc.assert(
@@ -110,7 +148,7 @@ describe('cluster model', () => {
   });
 
   it('finds nodes by name, kind and label, and refuses bad queries naming the field', async () => {
-    const h = await testApp({ cluster });
+    const h = await testApp({ cluster, analyzers });
     const cookie = await h.signIn('viewer');
     const found = (await h.call('GET', '/graph/search?q=web-5d8f&kind=Pod&label=app=web', { cookie })).body as { results: { id: string; problem?: unknown }[]; total: number };
     assert.equal(found.total, 12);

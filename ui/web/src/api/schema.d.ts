@@ -1883,6 +1883,11 @@ export interface operations {
                             last_exit_code: number | null;
                             age: string;
                             mem_pct_of_limit?: number;
+                            root_cause: {
+                                code: string;
+                                summary: string;
+                                node_id: string;
+                            } | null;
                         }[];
                         total: number;
                         critical: number;
@@ -1970,6 +1975,11 @@ export interface operations {
                             last_exit_code: number | null;
                             age: string;
                             mem_pct_of_limit?: number;
+                            root_cause: {
+                                code: string;
+                                summary: string;
+                                node_id: string;
+                            } | null;
                         } | null;
                         last_exit: {
                             container: string;
@@ -3298,7 +3308,7 @@ export interface operations {
                             from: string;
                             to: string;
                             /** @enum {string} */
-                            type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem" | "caused-by";
+                            type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem" | "caused-by" | "uses-class" | "scales";
                         }[];
                         truncated: boolean;
                         dropped: {
@@ -3389,7 +3399,7 @@ export interface operations {
                                 from: string;
                                 to: string;
                                 /** @enum {string} */
-                                type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem" | "caused-by";
+                                type: "contains" | "owns" | "selects" | "routes-to" | "mounts" | "bound-to" | "uses-config" | "uses-secret" | "scheduled-on" | "runs-image" | "has-problem" | "caused-by" | "uses-class" | "scales";
                             };
                             /** @enum {string} */
                             direction: "out" | "in";
