@@ -8,6 +8,7 @@ import { entity, searchEntities, subgraph } from '../graph/queries.ts';
 import { nodeId } from '../graph/model.ts';
 import { overview } from '../health/overview.ts';
 import { listIncidents } from '../incidents/list.ts';
+import { diagnosis, diagnosisDetail } from '../diagnosis/diagnose.ts';
 import { listNamespaces } from '../namespaces/list.ts';
 import { listPods } from '../namespaces/pods.ts';
 import { namespaceRefusal } from '../namespaces/scope.ts';
@@ -88,14 +89,32 @@ export const MCP_TOOLS: readonly McpTool[] = [
       return ok({ namespace: i.namespace, pod: i.pod, container, previous: i.previous, log: redactText(tail.text) });
     },
   ),
-  namespacedTool('get_health', "A namespace's health verdict with its reasons and counts, and its current incidents.", NamespaceOnly, (i, ctx) => {
-    const all = overview({}, ctx);
-    if (!all.ok) return all;
-    const health = all.value.namespaces.find((n) => n.namespace === i.namespace);
-    if (!health) return fail({ code: 'not_found', message: `no namespace ${i.namespace}` });
-    const incidents = listIncidents({ namespace: i.namespace }, ctx);
-    return ok({ health, incidents: incidents.ok ? incidents.value.incidents : [], cached_at: all.value.cached_at });
-  }),
+  namespacedTool(
+    'diagnose',
+    'Root causes, not symptoms: each broken thing chained to what causes it, with evidence (deep links) and the effects it explains, critical first; history as notes. With `namespace`, the root causes touching it; with `id` (a node id such as pod:shop/checkout-1), why that object is unhealthy: its findings, the chain to the root, what it causes.',
+    v.object({ namespace: v.optional(Namespace), id: v.optional(NodeRef) }),
+    (i, ctx) => {
+      if (i.id !== undefined && i.namespace !== undefined) return fail({ code: 'invalid_input', field: 'arguments.id', message: 'give namespace or id, not both' });
+      return i.id === undefined ? diagnosis(i.namespace === undefined ? {} : { namespace: i.namespace }, ctx) : diagnosisDetail({ id: i.id }, ctx);
+    },
+  ),
+  namespacedTool(
+    'get_health',
+    "Health verdicts with their reasons and counts, and the root causes behind them (from the diagnosis); with `namespace`, that namespace's verdict, its root causes and its current incidents.",
+    v.object({ namespace: v.optional(Namespace) }),
+    (i, ctx) => {
+      const all = overview({}, ctx);
+      if (!all.ok) return all;
+      const diagnosed = diagnosis(i.namespace === undefined ? {} : { namespace: i.namespace }, ctx);
+      if (!diagnosed.ok) return diagnosed;
+      const { root_causes, hidden_causes, generated_at } = diagnosed.value;
+      if (i.namespace === undefined) return ok({ namespaces: all.value.namespaces, root_causes, hidden_causes, cached_at: all.value.cached_at, generated_at });
+      const health = all.value.namespaces.find((n) => n.namespace === i.namespace);
+      if (!health) return fail({ code: 'not_found', message: `no namespace ${i.namespace}` });
+      const incidents = listIncidents({ namespace: i.namespace }, ctx);
+      return ok({ health, root_causes, hidden_causes, incidents: incidents.ok ? incidents.value.incidents : [], cached_at: all.value.cached_at, generated_at });
+    },
+  ),
   namespacedTool(
     'search_entities',
     'Find nodes of the cluster model by name substring, kind, namespace or label (key or key=value); problems first.',

@@ -153,3 +153,57 @@ describe('every surface tells the same story', () => {
     assert.ok(!res.text.includes('kube-system'));
   });
 });
+
+describe('MCP: diagnose and get_health', () => {
+  const callTool = async (name: string, args: Record<string, unknown>) => {
+    const h = await testApp({ cluster, analyzers: [counting(found).entry] });
+    const cookie = await h.signIn('viewer');
+    const direct = await h.call('GET', '/api/agent/diagnosis', { cookie });
+    const res = await h.call('POST', '/api/agent/mcp/tools/call', { cookie, body: { name, arguments: args } });
+    return { status: res.status, text: res.text, content: res.body.structuredContent as Record<string, unknown> | undefined, direct: direct.body };
+  };
+
+  it('diagnose answers what GET /diagnosis answers', async () => {
+    const res = await callTool('diagnose', {});
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.content, res.direct);
+  });
+
+  it('diagnose with an id explains one object', async () => {
+    const res = await callTool('diagnose', { id: 'pod:shop/api' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual((res.content?.chain as { id: string }[]).map((f) => f.id), ['pod:shop/api#PodOnUnhealthyNode', 'node:n1#NodeNotReady']);
+  });
+
+  const refusals: { name: string; args: Record<string, unknown>; status: number; field?: string }[] = [
+    { name: 'a hidden namespace', args: { namespace: 'kube-system' }, status: 403 },
+    { name: 'an id in a hidden namespace', args: { id: 'pod:kube-system/dns' }, status: 403 },
+    { name: 'an id that does not exist', args: { id: 'pod:shop/nope' }, status: 404 },
+    { name: 'both namespace and id', args: { namespace: 'shop', id: 'pod:shop/api' }, status: 400, field: 'arguments.id' },
+  ];
+  for (const row of refusals) {
+    it(`diagnose refuses ${row.name}`, async () => {
+      const res = await callTool('diagnose', row.args);
+      assert.equal(res.status, row.status, res.text);
+      assert.ok(!res.text.includes('CrashLoopBackOff'));
+      if (row.field) assert.match(res.text, new RegExp(row.field));
+    });
+  }
+
+  it("get_health gives a namespace's verdict with the root causes behind it", async () => {
+    const res = await callTool('get_health', { namespace: 'shop' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal((res.content?.health as { health_score: string }).health_score, 'critical');
+    assert.deepEqual((res.content?.root_causes as { finding: { id: string } }[]).map((r) => r.finding.id), ['node:n1#NodeNotReady']);
+    assert.deepEqual((res.content?.hidden_causes as { effect: { id: string } }[]).map((h) => h.effect.id), ['pod:shop/web#ServiceEndpointsNotReady']);
+    assert.ok(Array.isArray(res.content?.incidents));
+  });
+
+  it('get_health without a namespace gives every verdict and every root cause', async () => {
+    const res = await callTool('get_health', {});
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual((res.content?.namespaces as { namespace: string }[]).map((n) => n.namespace).sort(), ['blog', 'shop']);
+    assert.equal((res.content?.root_causes as unknown[]).length, 1);
+    assert.ok(!res.text.includes('kube-system'));
+  });
+});
