@@ -16,6 +16,8 @@ export interface CodeSpec {
   severity: FindingSeverity;
   /** The rule, in one sentence, as docs/diagnosis.md states it. */
   rule: string;
+  /** What the finding shows as evidence and what it suspects, in one sentence (docs/diagnosis.md's table; optional). */
+  evidence?: string;
 }
 
 export const CODES: readonly CodeSpec[] = [...NODE_CODES, ...POD_CODES, ...WORKLOAD_CODES, ...JOB_CODES, ...NETWORK_CODES, ...STORAGE_CODES, ...QUOTA_CODES];
