@@ -10,7 +10,10 @@ export type InScope = (namespace: string) => boolean;
 
 /** The namespace that decides whether an object is visible: its own, a bound volume's claim's, or null (visible to all). */
 export function visibilityNamespace(d: ClusterDiagnosis, id: string): string | null {
-  return parseNodeId(id)?.namespace ?? d.volumeClaimNamespace.get(id) ?? null;
+  const parsed = parseNodeId(id);
+  // An id of a kind the model does not know is read the safe way: `kind:namespace/name`.
+  if (parsed === null) return /^[a-z]+:([^/]+)\//.exec(id)?.[1] ?? null;
+  return parsed.namespace ?? d.volumeClaimNamespace.get(id) ?? null;
 }
 
 export function isVisible(d: ClusterDiagnosis, id: string, inScope: InScope): boolean {
