@@ -15,8 +15,11 @@ const cell = (text: string) => text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').t
 
 export function codeTable(codes: readonly CodeSpec[]): string {
   if (codes.length === 0) return '_No codes yet: every analyzer is a placeholder._';
-  const rows = codes.map((c, i) => `| ${i + 1} | \`${c.code}\` | ${cell(c.kind)} | ${c.severity} | ${cell(c.rule)} | ${c.evidence === undefined ? '–' : cell(c.evidence)} |`);
-  return ['| rank | code | object | severity | rule | evidence and suspects |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  // The evidence column only once some code states its evidence (the field is optional).
+  const evidence = codes.some((c) => c.evidence !== undefined);
+  const rows = codes.map((c, i) => `| ${i + 1} | \`${c.code}\` | ${cell(c.kind)} | ${c.severity} | ${cell(c.rule)} |${evidence ? ` ${c.evidence === undefined ? '–' : cell(c.evidence)} |` : ''}`);
+  const head = evidence ? ['| rank | code | object | severity | rule | evidence and suspects |', '|---|---|---|---|---|---|'] : ['| rank | code | object | severity | rule |', '|---|---|---|---|---|'];
+  return [...head, ...rows].join('\n');
 }
 
 /** `doc` with the text between the markers replaced by the table of `codes`. */

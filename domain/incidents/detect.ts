@@ -4,13 +4,17 @@ import type { ContainerStatus, EventObject, MetricsSnapshot, PodObject } from '.
 import { shortAge } from '../resources/age.ts';
 import { podResources } from '../resources/pod.ts';
 import type { Incident } from '../../schema/incidents.ts';
+import { RECENT_TERMINATION_SECS } from '../diagnosis/analyzers/pod-containers.ts';
 
 /** A pod Pending this long without an unschedulable verdict is stuck anyway. */
 export const STUCK_PENDING_SECS = 300;
 /** A running pod not Ready for this long is an incident (shorter is a normal start-up). */
 export const NOT_READY_SECS = 60;
-/** An OOM kill the container has run Ready past for this long is history, not an incident. */
-export const OOM_HISTORY_SECS = 3600;
+/**
+ * An OOM kill the container has run Ready past for this long is history, not an incident:
+ * the diagnosis' own bound (OOMKilled versus OOMKilledPreviously), so both tell one story.
+ */
+export const OOM_HISTORY_SECS = RECENT_TERMINATION_SECS;
 /** Memory use at or above this share of the limit is OOMRisk. */
 export const OOM_RISK_PCT = 90;
 
@@ -37,7 +41,7 @@ interface Finding {
 function findingOf(pod: PodObject, usage: MetricsSnapshot, now: Date): Finding | null {
   for (const s of pod.statuses) {
     const last = s.lastTerminated ?? s.terminated;
-    if (last?.reason === 'OOMKilled' && s.restartCount > 0 && !pastOomKill(pod, s, now)) {
+    if (last?.reason === 'OOMKilled' && s.restartCount > 0 && !pastOomKill(s, now)) {
       return { reason: 'OOMKilled', severity: 'critical', container: s.name, detail: `container ${s.name} was killed for exceeding its memory limit (exit ${last.exitCode}), ${s.restartCount} restarts` };
     }
   }
@@ -77,15 +81,13 @@ function findingOf(pod: PodObject, usage: MetricsSnapshot, now: Date): Finding |
 }
 
 /**
- * Now versus history: the container has run Ready since the kill for at least
- * OOM_HISTORY_SECS (its current instance started that long ago, it is Ready, and the pod has
- * not left Ready within that time). Without a start time it is not known to have passed.
+ * Now versus history: the container is Ready and its current instance has run for at least
+ * OOM_HISTORY_SECS since the kill (the pods analyzer's rule for OOMKilledPreviously).
+ * Without a start time it is not known to have passed.
  */
-function pastOomKill(pod: PodObject, s: ContainerStatus, now: Date): boolean {
-  if (!s.ready || !pod.ready) return false;
+function pastOomKill(s: ContainerStatus, now: Date): boolean {
   const running = secondsSince(s.runningSince, now);
-  const ready = pod.readySince === null ? running : secondsSince(pod.readySince, now);
-  return running !== null && ready !== null && running >= OOM_HISTORY_SECS && ready >= OOM_HISTORY_SECS;
+  return s.ready && running !== null && running >= OOM_HISTORY_SECS;
 }
 
 function secondsSince(ts: string | null, now: Date): number | null {

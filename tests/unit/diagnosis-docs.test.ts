@@ -24,5 +24,6 @@ describe('docs/diagnosis.md code table', () => {
       { code: 'A', kind: 'Node', severity: 'info', rule: 'r', evidence: 'the node' },
     ]);
     assert.deepEqual(table.split('\n').slice(2), ['| 1 | `B` | Pod | critical | one \\| two three | – |', '| 2 | `A` | Node | info | r | the node |']);
+    assert.deepEqual(codeTable([{ code: 'B', kind: 'Pod', severity: 'critical', rule: 'r' }]).split('\n'), ['| rank | code | object | severity | rule |', '|---|---|---|---|---|', '| 1 | `B` | Pod | critical | r |'], 'no evidence column while no code states one');
   });
 });

@@ -8,6 +8,7 @@ import { diagnose, tieOrder, type AnalyzerEntry, type ClusterDiagnosis } from '.
 import type { DraftFinding } from '../../domain/diagnosis/input.ts';
 import { detailFor, diagnosisFor, rootCauseOf } from '../../domain/diagnosis/visible.ts';
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { pvDefaults } from '../support/objects.ts';
 import type { FindingSeverity } from '../../schema/diagnosis.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
@@ -337,7 +338,7 @@ describe('diagnosis cut to what a caller may see', () => {
     finding('pod:shop/old', 'RestartedPreviously', 'info'),
     finding('pod:kube-system/old', 'RestartedPreviously', 'info'),
   ];
-  const d = run(found, { pvs: () => [{ name: 'pv-dns', phase: 'Released', claim: { namespace: 'kube-system', name: 'dns-data' }, storageClass: null, reason: null, message: null, capacityBytes: null, accessModes: [] }] });
+  const d = run(found, { pvs: () => [{ ...pvDefaults, name: 'pv-dns', phase: 'Released', claim: { namespace: 'kube-system', name: 'dns-data' }, storageClass: null, reason: null, message: null, capacityBytes: null, accessModes: [] }] });
 
   it('shows visible roots with their visible effects, hides hidden roots and names them nowhere', () => {
     const cut = diagnosisFor(d, visible, null);

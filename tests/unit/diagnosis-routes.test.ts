@@ -9,6 +9,7 @@ import type { DraftFinding } from '../../domain/diagnosis/input.ts';
 import { DIAGNOSIS_TTL_MS } from '../../handlers/diagnosis/service.ts';
 import type { Diagnosis, DiagnosisDetail } from '../../schema/diagnosis.ts';
 import { draft, pod } from '../support/diagnosis.ts';
+import { pvDefaults } from '../support/objects.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster } from '../support/services.ts';
 
@@ -17,7 +18,7 @@ const cluster: ClusterView = {
   namespaces: () => ['shop', 'blog', 'kube-system'].map((name) => ({ name, phase: 'Active', createdAt: null, labels: {} })),
   nodes: () => [{ name: 'n1', ready: false, conditions: [], taints: [], unschedulable: false, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null }],
   pods: () => [pod('shop', 'api'), pod('shop', 'fine'), pod('blog', 'db'), pod('kube-system', 'dns'), pod('shop', 'web')],
-  pvs: () => [{ name: 'pv-dns', phase: 'Bound', claim: { namespace: 'kube-system', name: 'dns' }, storageClass: null, reason: null, message: null, capacityBytes: null, accessModes: [] }],
+  pvs: () => [{ ...pvDefaults, name: 'pv-dns', phase: 'Bound', claim: { namespace: 'kube-system', name: 'dns' }, storageClass: null, reason: null, message: null, capacityBytes: null, accessModes: [] }],
 };
 
 function counting(found: DraftFinding[]): { entry: AnalyzerEntry; runs: () => number } {
