@@ -75,24 +75,26 @@ export function namespaceHealth(input: NamespaceInputs): NamespaceHealth {
     reasons.push('the cluster cache has not finished syncing');
   } else {
     // Critical: something is broken and will not heal by waiting (crash loops, OOM kills,
-    // image or config failures, failed pods, or a critical root cause). Everything else
-    // wrong (a warning root cause included) is degraded.
+    // image or config failures, failed pods). Everything else wrong is degraded.
     const symptoms: string[] = [];
     if (failingPods.size > 0) symptoms.push(`${failingPods.size} failing pod(s)`);
+    const critical = symptoms.length > 0;
     if (warnings.length > 0) symptoms.push(`${warnings.length} warning incident(s): ${[...new Set(warnings.map((w) => w.reason))].join(', ')}`);
     if (degradedDeployments.length > 0) symptoms.push(`deployment(s) below desired replicas: ${degradedDeployments.map((d) => `${d.name} ${d.available}/${d.desired}`).join(', ')}`);
     const shortDs = daemonsets.filter((d) => d.available < d.desired);
     if (shortDs.length > 0) symptoms.push(`daemonset(s) not on every node: ${shortDs.map((d) => d.name).join(', ')}`);
     if (unbound > 0) symptoms.push(`${unbound} unbound PVC(s)`);
-    const roots = input.rootCauses ?? [];
-    const critical = failingPods.size > 0 || roots.some((r) => r.severity === 'critical');
-    score = critical ? 'critical' : symptoms.length > 0 || roots.length > 0 ? 'degraded' : 'healthy';
-    // Root causes when the diagnosis has any here (the symptoms are their effects); the
-    // symptoms only when it has none, so a verdict is never left unexplained.
+    score = critical ? 'critical' : symptoms.length > 0 ? 'degraded' : 'healthy';
+    // The score rules above are the verdict; the reasons name the root causes behind it (the
+    // symptoms are their effects). A healthy namespace lists none; where the diagnosis has no
+    // root cause here, the symptom counts stand; and a critical verdict no critical root
+    // cause explains keeps its failing-pod count, so a verdict is never left unexplained.
+    const roots = score === 'healthy' ? [] : (input.rootCauses ?? []);
     if (roots.length === 0) reasons.push(...symptoms);
     else {
       reasons.push(...roots.slice(0, MAX_ROOT_CAUSE_REASONS).map((r) => r.text));
       if (roots.length > MAX_ROOT_CAUSE_REASONS) reasons.push(`and ${roots.length - MAX_ROOT_CAUSE_REASONS} more root cause(s)`);
+      if (critical && !roots.some((r) => r.severity === 'critical')) reasons.push(`${failingPods.size} failing pod(s)`);
     }
   }
 

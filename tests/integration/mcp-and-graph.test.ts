@@ -54,7 +54,7 @@ describe('cluster model and MCP server on the demo scenario', () => {
     const client = await mcpClient(key);
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const name of ['list_namespaces', 'list_pods', 'list_workloads', 'list_services', 'list_nodes', 'get_object', 'search_entities', 'get_entity', 'get_neighbors', 'get_subgraph', 'get_findings', 'get_events', 'get_logs', 'get_health']) {
+    for (const name of ['list_namespaces', 'list_pods', 'list_workloads', 'list_services', 'list_nodes', 'get_object', 'search_entities', 'get_entity', 'get_neighbors', 'get_subgraph', 'get_findings', 'get_events', 'get_logs', 'get_health', 'diagnose']) {
       assert.ok(names.includes(name), name);
     }
     assert.ok(tools.every((t) => t.annotations?.readOnlyHint === true && t.annotations.destructiveHint === false), 'every tool is read-only');
@@ -118,6 +118,47 @@ describe('cluster model and MCP server on the demo scenario', () => {
     await client.close();
     const switches = (await call('GET', '/admin/audit/events?action=PUT%20/admin/mcp')).body.events as { detail: Record<string, string> }[];
     assert.deepEqual(new Set(switches.map((e) => e.detail.mcp).filter(Boolean)), new Set(['closed', 'opened']), 'both directions audited');
+  });
+
+  it('tells one story on every surface: the crash-looping checkout replicas are the root cause of its Service, Deployment and Ingress trouble', async () => {
+    type Root = { finding: { id: string; code: string; object: string }; effects: { id: string; object: string }[]; also: string[] };
+    let roots: Root[] = [];
+    await waitFor('the checkout crash loop as a root cause', async () => {
+      roots = (await call('GET', '/diagnosis?namespace=shop')).body.root_causes as Root[];
+      return roots.some((r) => r.finding.code === 'CrashLoopBackOff' && r.finding.object.startsWith('pod:shop/checkout-') && r.effects.length > 0);
+    }, 120_000, 2000).catch((err: unknown) => assert.fail(`${String(err)}\n${JSON.stringify(roots.map((r) => [r.finding.id, r.effects.map((e) => e.id)]))}`));
+    const checkout = roots.find((r) => r.finding.code === 'CrashLoopBackOff' && r.finding.object.startsWith('pod:shop/checkout-'));
+    assert.ok(checkout);
+    assert.ok(checkout.effects.some((e) => e.object === 'service:shop/checkout' || e.object === 'deployment:shop/checkout'), JSON.stringify(checkout.effects.map((e) => e.id)));
+    const all = await call('GET', '/diagnosis');
+    assert.ok(!all.text.includes('kube-system') && !all.text.includes('"monitoring'), 'nothing of a hidden namespace');
+    assert.equal((await call('GET', '/diagnosis?namespace=kube-system')).status, 403);
+
+    // The effect explains itself up to the root, with deep links.
+    const effect = checkout.effects[0];
+    assert.ok(effect);
+    const detail = await call('GET', `/diagnosis/${encodeURIComponent(effect.object)}`);
+    assert.equal(detail.status, 200, detail.text);
+    // The chain ends at the replica the effect suspects: the folded root's representative or one of its `also`.
+    assert.ok([checkout.finding.object, ...checkout.also].includes((detail.body.root_cause as { object: string }).object), detail.text);
+    assert.equal((await call('GET', `/diagnosis/${encodeURIComponent('pod:kube-system/nope')}`)).status, 403);
+    assert.equal((await call('GET', `/diagnosis/${encodeURIComponent('pod:shop/nope')}`)).status, 404);
+
+    // The subgraph around the Deployment carries the cause even at one hop and a small budget.
+    const sub = await call('GET', `/graph/subgraph?focus=${encodeURIComponent('deployment:shop/checkout')}&hops=1&budget=1500`);
+    const ids = (sub.body.nodes as Node[]).map((n) => n.id);
+    assert.ok(ids.some((id) => id.startsWith('problem:pod:shop/checkout-') && id.endsWith('#CrashLoopBackOff')), ids.join(' '));
+
+    // Incidents say what causes them (the crash-looping pod is its own root: null), and MCP answers the same.
+    const incidents = (await call('GET', '/incidents?namespace=shop')).body.incidents as { workload_name: string; root_cause: unknown }[];
+    assert.ok(incidents.every((i) => 'root_cause' in i));
+    assert.equal(incidents.find((i) => i.workload_name === 'checkout')?.root_cause, null);
+    const client = await mcpClient(key);
+    const diagnosed = parse(await client.callTool({ name: 'diagnose', arguments: { namespace: 'shop' } }));
+    assert.ok((diagnosed.root_causes as Root[]).some((r) => r.finding.id === checkout.finding.id || r.also.includes(checkout.finding.object)));
+    const health = parse(await client.callTool({ name: 'get_health', arguments: { namespace: 'shop' } }));
+    assert.ok((health.health as { reasons: string[] }).reasons.length > 0);
+    await client.close();
   });
 
   it('cuts a subgraph to its hops and budget, problems first, without hidden namespaces or secret data', async () => {

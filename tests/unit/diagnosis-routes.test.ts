@@ -115,13 +115,13 @@ describe('GET /diagnosis/{id}', () => {
   }
 });
 
+const crashing = (namespace: string, name: string) => ({
+  ...pod(namespace, name),
+  ready: false,
+  statuses: [{ name: 'app', ready: false, restartCount: 3, waiting: { reason: 'CrashLoopBackOff', message: null }, runningSince: null, terminated: null, lastTerminated: null }],
+});
+const broken: ClusterView = { ...cluster, pods: () => [crashing('shop', 'api'), pod('shop', 'fine'), pod('blog', 'db'), pod('kube-system', 'dns'), crashing('shop', 'web'), crashing('shop', 'alone')] };
 describe('every surface tells the same story', () => {
-  const crashing = (namespace: string, name: string) => ({
-    ...pod(namespace, name),
-    ready: false,
-    statuses: [{ name: 'app', ready: false, restartCount: 3, waiting: { reason: 'CrashLoopBackOff', message: null }, runningSince: null, terminated: null, lastTerminated: null }],
-  });
-  const broken: ClusterView = { ...cluster, pods: () => [crashing('shop', 'api'), pod('shop', 'fine'), pod('blog', 'db'), pod('kube-system', 'dns'), crashing('shop', 'web'), crashing('shop', 'alone')] };
   const withAlone = [...found, draft('pod:shop/alone', 'CrashLoopBackOff', 'critical')];
 
   it("gives each incident its root cause: another visible finding's, else null", async () => {
@@ -157,7 +157,7 @@ describe('every surface tells the same story', () => {
 
 describe('MCP: diagnose and get_health', () => {
   const callTool = async (name: string, args: Record<string, unknown>) => {
-    const h = await testApp({ cluster, analyzers: [counting(found).entry] });
+    const h = await testApp({ cluster: broken, analyzers: [counting(found).entry] });
     const cookie = await h.signIn('viewer');
     const direct = await h.call('GET', '/api/agent/diagnosis', { cookie });
     const res = await h.call('POST', '/api/agent/mcp/tools/call', { cookie, body: { name, arguments: args } });

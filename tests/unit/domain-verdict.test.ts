@@ -77,13 +77,19 @@ const rows: { name: string; input: Partial<NamespaceInputs>; want: Partial<Names
     want: { last_event_time: '2026-11-21T11:30:00.000Z' },
   },
   { name: 'no events: no last event time', input: {}, want: { last_event_time: null } },
-  // Root causes: they name the reasons; the score rules above stand, with them as one more input.
-  { name: 'a warning root cause alone: degraded, named', input: { rootCauses: [quotaFull] }, want: { health_score: 'degraded', reasons: [quotaFull.text] } },
-  { name: 'a critical root cause alone: critical', input: { rootCauses: [nodeDown] }, want: { health_score: 'critical', reasons: [nodeDown.text] } },
+  // Root causes: they name the reasons; the score rules above stand unchanged.
+  { name: 'root causes name the reasons of a degraded namespace', input: { workloads: [deployment('web', 3, 2)], rootCauses: [quotaFull] }, want: { health_score: 'degraded', reasons: [quotaFull.text] } },
   {
     name: 'root causes replace the symptom counts they explain',
     input: { pods: [pod('a')], incidents: [incident('a', 'CrashLoopBackOff', 'critical')], workloads: [deployment('web', 3, 2)], rootCauses: [nodeDown, quotaFull] },
     want: { health_score: 'critical', reasons: [nodeDown.text, quotaFull.text], pods_failing: 1 },
+  },
+  { name: 'a root cause does not change the score: healthy by the rules stays healthy, and lists nothing', input: { rootCauses: [nodeDown] }, want: { health_score: 'healthy', reasons: [] } },
+  { name: 'a critical root cause does not make a degraded namespace critical', input: { workloads: [deployment('web', 3, 0)], rootCauses: [nodeDown] }, want: { health_score: 'degraded', reasons: [nodeDown.text] } },
+  {
+    name: 'a critical verdict no critical root cause explains keeps its failing-pod count',
+    input: { pods: [pod('a')], incidents: [incident('a', 'CrashLoopBackOff', 'critical')], rootCauses: [quotaFull] },
+    want: { health_score: 'critical', reasons: [quotaFull.text, '1 failing pod(s)'] },
   },
   {
     name: 'symptoms with no root cause keep their counts (a verdict is never unexplained)',
@@ -92,7 +98,7 @@ const rows: { name: string; input: Partial<NamespaceInputs>; want: Partial<Names
   },
   {
     name: `at most ${MAX_ROOT_CAUSE_REASONS} root causes are named, the rest counted`,
-    input: { rootCauses: Array.from({ length: MAX_ROOT_CAUSE_REASONS + 2 }, (_, i) => ({ severity: 'warning' as const, text: `cause ${i}` })) },
+    input: { pvcs: [pvc('data', 'Pending')], rootCauses: Array.from({ length: MAX_ROOT_CAUSE_REASONS + 2 }, (_, i) => ({ severity: 'warning' as const, text: `cause ${i}` })) },
     want: { reasons: [...Array.from({ length: MAX_ROOT_CAUSE_REASONS }, (_, i) => `cause ${i}`), 'and 2 more root cause(s)'] },
   },
   { name: 'root causes do not make a syncing cache known', input: { complete: false, rootCauses: [nodeDown] }, want: { health_score: 'unknown', reasons: ['the cluster cache has not finished syncing'] } },
