@@ -314,6 +314,18 @@ const rows: { name: string; objects: Objects; want: Want[] }[] = [
       { id: 'deployment:shop/api#RolloutStuck' },
     ],
   },
+  {
+    name: 'progress deadline exceeded and short: the shortfall suspects the deadline first (same object)',
+    objects: {
+      workloads: [deployment('api', 2, 0, { createdAt: ago(600), conditions: [cond('Progressing', 'False', 'ProgressDeadlineExceeded', 'ReplicaSet "api-1" has timed out progressing.')] })],
+      controllers: [replicaSet('api-1', 'api', 1, 2, 0)],
+      pods: [pod('api-1-a', rsOwner('api-1'), { createdAt: ago(600) })],
+    },
+    want: [
+      { id: 'deployment:shop/api#ReplicasUnavailable', suspects: ['deployment:shop/api', 'replicaset:shop/api-1', 'pod:shop/api-1-a'] },
+      { id: 'deployment:shop/api#ProgressDeadlineExceeded' },
+    ],
+  },
   { name: 'Progressing=True: no deadline finding', objects: { workloads: [deployment('api', 2, 2, { conditions: [cond('Progressing', 'True', 'NewReplicaSetAvailable')] })] }, want: [] },
   // RolloutStuck.
   {

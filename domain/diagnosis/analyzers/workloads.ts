@@ -157,6 +157,8 @@ function analyzeDeployment(input: DiagnosisInput, d: WorkloadObject, refused: Ma
   const isRefused = (rs: ControllerObject): boolean => refused.has(ownerKey(rs.namespace, 'ReplicaSet', rs.name));
   const available = condition(d.conditions, 'Available');
 
+  const progressing = condition(d.conditions, 'Progressing');
+  const deadlineExceeded = progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded';
   const shortfall = replicasUnavailable(
     {
       object,
@@ -169,7 +171,9 @@ function analyzeDeployment(input: DiagnosisInput, d: WorkloadObject, refused: Ma
       replicaSets,
       pods,
       refused: replicaSets.some(isRefused),
-      firstSuspects: [],
+      // A rollout past its deadline explains the missing replicas: the Deployment's own
+      // ProgressDeadlineExceeded finding is the first suspect (the engine skips this finding itself).
+      firstSuspects: deadlineExceeded ? [object] : [],
       evidence: conditionEvidence(object, condition(d.conditions, 'ReplicaFailure')),
       since: available?.status === 'False' ? available.lastTransition : null,
     },
@@ -178,8 +182,7 @@ function analyzeDeployment(input: DiagnosisInput, d: WorkloadObject, refused: Ma
   if (shortfall) out.push(shortfall);
 
   const newest = replicaSets[0];
-  const progressing = condition(d.conditions, 'Progressing');
-  if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
+  if (deadlineExceeded) {
     out.push(
       draft(object, d.namespace, 'ProgressDeadlineExceeded', 'critical', `rollout of ${d.name} made no progress within its deadline`, {
         evidence: [fact(object, `Progressing=False (ProgressDeadlineExceeded)${progressing.message ? `: ${redactText(progressing.message)}` : ''}`, 'status')],
