@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { namespaces, pods, type PodList } from '../api/queries/cluster';
 import { bytes, millicores } from '../components/format';
+import { RootCauses } from '../components/root-causes';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { Empty, QueryView } from '../components/states';
 
@@ -53,6 +54,8 @@ export function NamespacePods({ namespace }: { namespace: string }) {
       <p>
         <Link href={`/incidents?namespace=${namespace}`}>Incidents here</Link> · <Link href={`/history?scope=namespace&namespace=${namespace}`}>Resource history</Link>
       </p>
+      <RootCauses namespace={namespace} />
+      <h2>Pods</h2>
       <QueryView query={query} what="pods">
         {(data) => (data.pods.length === 0 ? <Empty>No pods in {namespace}.</Empty> : <SortableTable rows={data.pods} columns={columns} rowKey={(p) => p.name} caption={`${data.total} pods`} searchLabel="Search pods" />)}
       </QueryView>

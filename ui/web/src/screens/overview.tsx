@@ -1,7 +1,9 @@
-// Namespace health, worst first (the agent sorts), refreshed every 30 s from its 30 s cache.
+// Root causes first (what is broken at the source, with what it breaks), then namespace
+// health, worst first (the agent sorts), refreshed every 30 s from its 30 s cache.
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { overview } from '../api/queries/cluster';
+import { RootCauses } from '../components/root-causes';
 import { Empty, QueryView } from '../components/states';
 import { Time } from '../components/time';
 
@@ -10,6 +12,8 @@ export function Overview() {
   return (
     <>
       <h1>Overview</h1>
+      <RootCauses />
+      <h2>Namespaces</h2>
       <QueryView query={query} what="namespace health">
         {(data) => (
           <>
