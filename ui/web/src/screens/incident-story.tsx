@@ -1,11 +1,15 @@
-// One pod's story: what happened, the last exit, an events timeline, the redacted log tail
-// and resource gauges against request and limit. A pod without an incident shows the same view.
+// One pod's story: what happened, why (the diagnosis' chain up to the root cause), the last
+// exit, an events timeline, the redacted log tail and resource gauges against request and
+// limit. A pod without an incident shows the same view.
+import type { ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { incident, type IncidentDetail } from '../api/queries/cluster';
+import { why as whyQuery } from '../api/queries/diagnosis';
 import { bytes, millicores, pct } from '../components/format';
 import { Empty, QueryView } from '../components/states';
 import { Time } from '../components/time';
+import { WhyView } from '../components/why';
 
 function Gauge({ label, used, request, limit, pctOfLimit, format }: { label: string; used: number | null; request: number | null; limit: number | null; pctOfLimit: number | null; format: (n: number | null) => string }) {
   return (
@@ -19,7 +23,7 @@ function Gauge({ label, used, request, limit, pctOfLimit, format }: { label: str
   );
 }
 
-function Story({ data, namespace, pod }: { data: IncidentDetail; namespace: string; pod: string }) {
+function Story({ data, namespace, pod, why }: { data: IncidentDetail; namespace: string; pod: string; why: ReactNode }) {
   const { incident, last_exit: exit, resources: r } = data;
   return (
     <>
@@ -38,6 +42,10 @@ function Story({ data, namespace, pod }: { data: IncidentDetail; namespace: stri
           <Link href={`/history?scope=pod&namespace=${namespace}&name=${pod}`}>Resource history of this pod</Link> ·{' '}
           <Link href={`/graph/${encodeURIComponent(`pod:${namespace}/${pod}`)}`}>Its place in the cluster</Link>
         </p>
+      </section>
+      <section aria-labelledby="why">
+        <h2 id="why">Why</h2>
+        {why}
       </section>
       <section aria-labelledby="exit">
         <h2 id="exit">Last exit</h2>
@@ -95,6 +103,7 @@ function Story({ data, namespace, pod }: { data: IncidentDetail; namespace: stri
 
 export function IncidentStory({ namespace, pod }: { namespace: string; pod: string }) {
   const query = useQuery(incident(namespace, pod));
+  const why = useQuery(whyQuery(`pod:${namespace}/${pod}`));
   return (
     <>
       <p className="crumbs">
@@ -102,7 +111,18 @@ export function IncidentStory({ namespace, pod }: { namespace: string; pod: stri
       </p>
       <h1>{pod}</h1>
       <QueryView query={query} what="the pod's story">
-        {(data) => <Story data={data} namespace={namespace} pod={pod} />}
+        {(data) => (
+          <Story
+            data={data}
+            namespace={namespace}
+            pod={pod}
+            why={
+              <QueryView query={why} what="the diagnosis">
+                {(detail) => <WhyView detail={detail} what="pod" />}
+              </QueryView>
+            }
+          />
+        )}
       </QueryView>
     </>
   );
