@@ -9,6 +9,10 @@ const STAGES = fileURLToPath(new URL('./kwok/stages.yaml', import.meta.url));
 /** kwokctl hands Metric objects to KWOK only with metrics-server enabled; without it there is no usage and no network. */
 const METRICS = fileURLToPath(new URL('./kwok/metrics.yaml', import.meta.url));
 
+/** The annotation KWOK selects the nodes it plays by; a node without it is nobody's (docs/local-cluster.md). */
+export const MANAGED_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
+export const MANAGED_NODE_VALUE = 'fake';
+
 export interface LogFile {
   containers?: string[];
   logsFile: string;
@@ -56,7 +60,27 @@ export function kwokConfig(binDir: string, logs: LogFile[]): string {
   const kwokctl = {
     apiVersion: 'config.kwok.x-k8s.io/v1alpha1',
     kind: 'KwokctlConfiguration',
-    options: { runtime: 'binary', bindAddress: '127.0.0.1', kubectlBinary: join(binDir, 'kubectl') },
+    options: {
+      runtime: 'binary',
+      bindAddress: '127.0.0.1',
+      kubectlBinary: join(binDir, 'kubectl'),
+      // kwokctl multiplies every heartbeat setting by 5 by default (node-monitor-grace-period
+      // 200 s); 1 keeps a kubelet's own: a 40 s Lease renewed every 10 s, and the node lifecycle
+      // controller marking a silent node Unknown after 40 s (checked every 5 s).
+      heartbeatFactor: 1,
+    },
+    componentsPatches: [
+      {
+        name: 'kwok-controller',
+        // kwokctl's binary runtime always passes --manage-all-nodes=true, and a flag beats the
+        // KwokConfiguration option it defaults, so the flag itself is overridden: KWOK then plays
+        // only nodes carrying its annotation (ours do), and a node without it has no kubelet at all.
+        extraArgs: [
+          { key: 'manage-all-nodes', value: 'false', override: true },
+          { key: 'manage-nodes-with-annotation-selector', value: `${MANAGED_NODE_ANNOTATION}=${MANAGED_NODE_VALUE}` },
+        ],
+      },
+    ],
   };
   const docs: string[] = [stringify(kwokctl), readFileSync(STAGES, 'utf8'), readFileSync(METRICS, 'utf8')];
   if (logs.length > 0) {
@@ -83,7 +107,7 @@ export function nodeManifests(count: number, capacity: ScenarioSpec['nodeCapacit
       metadata: {
         name,
         annotations: {
-          'kwok.x-k8s.io/node': 'fake',
+          [MANAGED_NODE_ANNOTATION]: MANAGED_NODE_VALUE,
           'node.alpha.kubernetes.io/ttl': '0',
           // metrics-server ≥ 0.7 scrapes this path; KWOK's Metric object serves it per node.
           'metrics.k8s.io/resource-metrics-path': `/metrics/nodes/${name}/metrics/resource`,
