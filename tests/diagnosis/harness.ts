@@ -1,0 +1,373 @@
+// The diagnosis scenario harness: applies every scenario to one real control plane at once,
+// keeps their unmanaged nodes alive (or lets them die), writes the statuses no simulator
+// produces, polls the agent's /diagnosis until each scenario's expected answer appears or its
+// deadline passes, scores it, and cleans up. Format and rules: tests/diagnosis/README.md.
+import type { Diagnosis } from '../../schema/diagnosis.ts';
+import { kubectl } from '../../runtime/localcluster/kubectl.ts';
+import { createKube, type ApiObject, type Kube } from './kube.ts';
+import { nameMatches, resolveTimes, rfc3339, SCENARIO_PREFIX, type Scenario, type StatusPatch, type UnmanagedNode } from './scenario.ts';
+import { scenarioRoots, scoreAnswer, type Score } from './score.ts';
+
+/** `null`: the whole cluster; otherwise `GET /diagnosis?namespace=`. */
+export type Diagnose = (namespace: string | null) => Promise<Diagnosis>;
+
+export interface HarnessOptions {
+  kubeconfig: string;
+  binDir: string;
+  diagnose: Diagnose;
+  log?: (line: string) => void;
+  /** How often each scenario's answer is fetched (3 s). */
+  pollIntervalMs?: number;
+  /** How often heartbeating unmanaged nodes renew their Lease (5 s of its 40 s). */
+  leaseRenewMs?: number;
+}
+
+export interface ScenarioResult {
+  name: string;
+  description: string;
+  /** The expected root cause's code, or `history` for a notes-only scenario. */
+  code: string;
+  expected: string | null;
+  score: Score | null;
+  /** Seconds from the scenario's objects being applied to the first answer whose top root cause was right. */
+  secondsToDiagnosis: number | null;
+  deadlineSeconds: number;
+  /** Setup or polling failed (the last error); the scenario then does not pass. */
+  error: string | null;
+}
+
+/** Every node the harness creates carries these; the taint keeps other scenarios' pods off it. */
+export const UNMANAGED_LABEL = 'diagnosis.capstan.dev/scenario';
+export const UNMANAGED_TAINT = 'diagnosis.capstan.dev/unmanaged';
+const FIELD_MANAGER = 'capstan-diagnosis';
+const LEASE_SECONDS = 40;
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function unmanagedNodeManifest(scenario: string, node: UnmanagedNode): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: node.name,
+      // Deliberately no kwok.x-k8s.io/node annotation: KWOK leaves this node alone.
+      labels: { ...node.labels, 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', [UNMANAGED_LABEL]: scenario },
+    },
+    spec: {
+      unschedulable: node.unschedulable,
+      taints: [{ key: UNMANAGED_TAINT, value: 'true', effect: 'NoSchedule' }, ...node.taints],
+    },
+  };
+}
+
+export function unmanagedNodeStatus(node: UnmanagedNode, now: string): object {
+  const defaults = [
+    { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
+    { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
+    { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
+    { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+  ];
+  const conditions = [...defaults.filter((d) => !node.conditions.some((c) => c.type === d.type)), ...node.conditions].map((c) => ({
+    ...c,
+    lastHeartbeatTime: now,
+    lastTransitionTime: now,
+  }));
+  const resources = { cpu: String(node.capacity.cpu), memory: String(node.capacity.memory), pods: String(node.capacity.pods) };
+  return {
+    capacity: resources,
+    allocatable: resources,
+    conditions,
+    nodeInfo: { architecture: 'amd64', operatingSystem: 'linux', kubeletVersion: 'v1.34.4', containerRuntimeVersion: 'containerd://2.0.0', kernelVersion: '6.1.0', osImage: 'Capstan scenario node', kubeProxyVersion: '', bootID: '', machineID: '', systemUUID: '' },
+  };
+}
+
+/** `renewTime` is a MicroTime. */
+const microTime = (ms: number) => new Date(ms).toISOString().replace('Z', '000Z');
+
+/** True when every field of `patch` is in `actual` (arrays element by element, same length). */
+export function holds(patch: unknown, actual: unknown): boolean {
+  if (Array.isArray(patch)) return Array.isArray(actual) && actual.length === patch.length && patch.every((p, i) => holds(p, actual[i]));
+  if (patch !== null && typeof patch === 'object') {
+    if (actual === null || typeof actual !== 'object') return false;
+    return Object.entries(patch).every(([k, val]) => holds(val, (actual as Record<string, unknown>)[k]));
+  }
+  return patch === actual;
+}
+
+class ScenarioRun {
+  /** Object uids (per status patch) whose patch has held once; after that the cluster owns it. */
+  private readonly held = new Map<StatusPatch, Set<string>>();
+  private readonly deleted = new Set<string>();
+  private readonly clusterScoped: { kind: string; name: string }[] = [];
+  /** Nodes whose Lease exists: only those are renewed (the renewal timer starts before setup ends). */
+  private readonly leased = new Set<string>();
+  appliedAt = 0;
+  done = false;
+  lastScore: Score | null = null;
+  firstTop1: number | null = null;
+  error: string | null = null;
+  /** A resolved copy of every status patch, fixed at first use so `holds` compares like with like. */
+  private readonly patches: { patch: StatusPatch; status: Record<string, unknown> }[] = [];
+
+  constructor(
+    readonly scenario: Scenario,
+    private readonly kube: Kube,
+    private readonly k: { kubeconfig: string; binDir: string },
+  ) {}
+
+  get ns(): string {
+    return this.scenario.spec.namespace;
+  }
+
+  get nodeIds(): string[] {
+    return this.scenario.spec.unmanagedNodes.map((n) => `node:${n.name}`);
+  }
+
+  get deadline(): number {
+    return this.appliedAt + this.scenario.deadlineSeconds * 1000;
+  }
+
+  async setUp(): Promise<void> {
+    const { spec, name } = this.scenario;
+    if (await this.kube.get('Namespace', null, this.ns)) throw new Error(`namespace ${this.ns} already exists (a previous run's leftovers?)`);
+    await this.kube.create('Namespace', null, { metadata: { name: this.ns, labels: { [UNMANAGED_LABEL]: name } } });
+    for (const node of spec.unmanagedNodes) {
+      await this.kube.create('Node', null, unmanagedNodeManifest(name, node));
+      await this.kube.patch('Node', null, node.name, { status: unmanagedNodeStatus(node, rfc3339(Date.now())) }, 'status');
+      // A silent node gets one Lease, as a kubelet that died right after registering would leave.
+      await this.kube.create('Lease', 'kube-node-lease', {
+        metadata: { name: node.name, namespace: 'kube-node-lease', labels: { [UNMANAGED_LABEL]: name } },
+        spec: { holderIdentity: node.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: microTime(Date.now()) },
+      });
+      this.leased.add(node.name);
+    }
+    // Pods need the namespace's default ServiceAccount, which the controller-manager creates.
+    await this.until('the default ServiceAccount', async () => (await this.kube.get('ServiceAccount', this.ns, 'default')) !== null, 60_000);
+    const now = Date.now();
+    const objects = resolveTimes(this.scenario.objects, now);
+    for (const p of spec.statusPatches) this.patches.push({ patch: p, status: resolveTimes(p.status, now) });
+    if (objects.length > 0) {
+      const manifests = objects.map((o) => JSON.stringify(o)).join('\n');
+      const out = await kubectl(['apply', '--server-side', '--force-conflicts', `--field-manager=${FIELD_MANAGER}`, '-n', this.ns, '-o', 'json', '-f', '-'], { ...this.k, input: manifests, timeoutMs: 120_000 });
+      const applied = JSON.parse(out) as ApiObject & { kind?: string; items?: (ApiObject & { kind: string })[] };
+      for (const o of applied.items ?? [applied as ApiObject & { kind: string }]) {
+        if (o.metadata.namespace === undefined) this.clusterScoped.push({ kind: o.kind, name: o.metadata.name });
+      }
+    }
+    this.appliedAt = Date.now();
+  }
+
+  /** One round of status patches and deletions; each patch is re-applied until it holds once. */
+  async drive(): Promise<void> {
+    for (const { patch, status } of this.patches) {
+      const held = this.held.get(patch) ?? new Set<string>();
+      this.held.set(patch, held);
+      for (const target of await this.targets(patch.kind, patch.name)) {
+        const uid = target.metadata.uid ?? target.metadata.name;
+        if (held.has(uid) || target.metadata.deletionTimestamp) continue;
+        if (holds(status, target.status)) {
+          held.add(uid);
+          continue;
+        }
+        const after = await this.kube.patch(patch.kind, this.namespaceOf(patch.kind), target.metadata.name, { status }, 'status');
+        if (holds(status, after.status)) held.add(uid);
+      }
+    }
+    for (const d of this.scenario.spec.deletions) {
+      const key = `${d.kind}/${d.name}`;
+      if (this.deleted.has(key)) continue;
+      const target = await this.kube.get(d.kind, this.namespaceOf(d.kind), d.name);
+      if (!target) continue;
+      const uid = target.metadata.uid ?? d.name;
+      const waiting = this.patches.some(({ patch }) => patch.kind === d.kind && nameMatches(patch.name, d.name) && !this.held.get(patch)?.has(uid));
+      if (waiting) continue;
+      await this.kube.delete(d.kind, this.namespaceOf(d.kind), d.name, d.gracePeriodSeconds);
+      this.deleted.add(key);
+    }
+  }
+
+  private namespaceOf(kind: string): string | null {
+    return kind === 'Node' || kind === 'PersistentVolume' ? null : this.ns;
+  }
+
+  private async targets(kind: string, pattern: string): Promise<ApiObject[]> {
+    if (!pattern.endsWith('*')) {
+      const one = await this.kube.get(kind, this.namespaceOf(kind), pattern);
+      return one ? [one] : [];
+    }
+    return (await this.kube.list(kind, this.namespaceOf(kind))).filter((o) => nameMatches(pattern, o.metadata.name));
+  }
+
+  async renewLeases(): Promise<void> {
+    for (const node of this.scenario.spec.unmanagedNodes) {
+      if (!node.heartbeat || !this.leased.has(node.name)) continue;
+      await this.kube.patch('Lease', 'kube-node-lease', node.name, { spec: { renewTime: microTime(Date.now()), holderIdentity: node.name } });
+    }
+  }
+
+  observe(namespaceAnswer: Diagnosis, clusterAnswer: Diagnosis | null): void {
+    const roots = scenarioRoots(namespaceAnswer, clusterAnswer, this.nodeIds);
+    this.lastScore = scoreAnswer(this.scenario.spec.expect, roots, namespaceAnswer.notes);
+    this.error = null;
+    if (this.lastScore.top1 && this.firstTop1 === null) this.firstTop1 = Date.now();
+    if (this.lastScore.pass) this.done = true;
+  }
+
+  result(): ScenarioResult {
+    const { expect } = this.scenario.spec;
+    return {
+      name: this.scenario.name,
+      description: this.scenario.spec.description,
+      code: expect.rootCause?.code ?? 'history',
+      expected: expect.rootCause?.object ?? null,
+      score: this.lastScore,
+      secondsToDiagnosis: this.firstTop1 === null ? null : Math.round((this.firstTop1 - this.appliedAt) / 100) / 10,
+      deadlineSeconds: this.scenario.deadlineSeconds,
+      error: this.error,
+    };
+  }
+
+  /** Removes everything the scenario made. Pods on unmanaged nodes have no kubelet to confirm a graceful delete, so every pod is forced (finalizers first). */
+  async cleanUp(): Promise<void> {
+    await this.kube.delete('Namespace', null, this.ns).catch(() => false);
+    await this.until(`namespace ${this.ns} to be deleted`, async () => {
+      for (const pod of await this.kube.list('Pod', this.ns)) {
+        if (pod.metadata.finalizers?.length) await this.kube.patch('Pod', this.ns, pod.metadata.name, { metadata: { finalizers: null } }).catch(() => undefined);
+        await this.kube.delete('Pod', this.ns, pod.metadata.name, 0).catch(() => false);
+      }
+      return (await this.kube.get('Namespace', null, this.ns)) === null;
+    }, 120_000, 2000);
+    for (const node of this.scenario.spec.unmanagedNodes) {
+      await this.kube.delete('Node', null, node.name);
+      await this.kube.delete('Lease', 'kube-node-lease', node.name);
+    }
+    for (const o of this.clusterScoped) {
+      await kubectl(['delete', o.kind, o.name, '--ignore-not-found', '--wait=false'], this.k);
+    }
+  }
+
+  private async until(what: string, probe: () => Promise<boolean>, timeoutMs: number, intervalMs = 500): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < end) {
+      try {
+        if (await probe()) return;
+      } catch (err) {
+        last = errorText(err);
+      }
+      await sleep(intervalMs);
+    }
+    throw new Error(`${this.scenario.name}: timed out waiting for ${what}${last ? `: ${last}` : ''}`);
+  }
+}
+
+/** Leftovers of an interrupted run (namespaces and nodes named dq-*, labelled by the harness). */
+export async function removeLeftovers(kube: Kube): Promise<string[]> {
+  const removed: string[] = [];
+  for (const node of await kube.list('Node', null, UNMANAGED_LABEL)) {
+    if (!node.metadata.name.startsWith(SCENARIO_PREFIX)) continue;
+    await kube.delete('Node', null, node.metadata.name);
+    await kube.delete('Lease', 'kube-node-lease', node.metadata.name);
+    removed.push(`node/${node.metadata.name}`);
+  }
+  for (const ns of await kube.list('Namespace', null, UNMANAGED_LABEL)) {
+    if (!ns.metadata.name.startsWith(SCENARIO_PREFIX)) continue;
+    for (const pod of await kube.list('Pod', ns.metadata.name)) {
+      if (pod.metadata.finalizers?.length) await kube.patch('Pod', ns.metadata.name, pod.metadata.name, { metadata: { finalizers: null } });
+      await kube.delete('Pod', ns.metadata.name, pod.metadata.name, 0);
+    }
+    await kube.delete('Namespace', null, ns.metadata.name);
+    removed.push(`namespace/${ns.metadata.name}`);
+  }
+  return removed;
+}
+
+/**
+ * Runs every scenario concurrently on one control plane and returns one result per scenario,
+ * in the order given. Always cleans up what it created.
+ */
+export async function runScenarios(scenarios: readonly Scenario[], options: HarnessOptions): Promise<ScenarioResult[]> {
+  return withScenarios(scenarios, options, async (runs) => {
+    const log = options.log ?? (() => undefined);
+    const pollMs = options.pollIntervalMs ?? 3000;
+    while (runs.some((r) => !r.done)) {
+      const round = Date.now();
+      const active = runs.filter((r) => !r.done);
+      await Promise.all(active.map((r) => r.drive().catch((err: unknown) => log(`${r.scenario.name}: status patches: ${errorText(err)}`))));
+      let clusterAnswer: Diagnosis | null = null;
+      if (active.some((r) => r.nodeIds.length > 0)) clusterAnswer = await options.diagnose(null).catch(() => null);
+      await Promise.all(
+        active.map(async (r) => {
+          try {
+            r.observe(await options.diagnose(r.ns), clusterAnswer);
+          } catch (err) {
+            r.error = `diagnosis: ${errorText(err)}`;
+          }
+          if (r.done) log(`${r.scenario.name}: diagnosed in ${r.result().secondsToDiagnosis ?? '?'} s`);
+          else if (Date.now() > r.deadline) {
+            r.done = true;
+            log(`${r.scenario.name}: deadline (${r.scenario.deadlineSeconds} s) passed`);
+          }
+        }),
+      );
+      await sleep(Math.max(0, pollMs - (Date.now() - round)));
+    }
+    return runs.map((r) => r.result());
+  });
+}
+
+/**
+ * Applies the scenarios and keeps them alive (Leases, status patches, deletions) until `until`
+ * resolves, then cleans up: for checking with kubectl that a scenario reaches the state it
+ * means, with or without an agent (`npm run bench:diagnosis -- --hold`).
+ */
+export async function holdScenarios(scenarios: readonly Scenario[], options: Omit<HarnessOptions, 'diagnose'>, until: Promise<void>): Promise<void> {
+  await withScenarios(scenarios, options, async (runs) => {
+    const log = options.log ?? (() => undefined);
+    const hold = { released: false };
+    void until.then(() => {
+      hold.released = true;
+    });
+    while (!hold.released) {
+      await Promise.all(runs.filter((r) => r.error === null).map((r) => r.drive().catch((err: unknown) => log(`${r.scenario.name}: status patches: ${errorText(err)}`))));
+      await sleep(options.pollIntervalMs ?? 3000);
+    }
+  });
+}
+
+async function withScenarios<T>(scenarios: readonly Scenario[], options: Omit<HarnessOptions, 'diagnose'>, body: (runs: ScenarioRun[]) => Promise<T>): Promise<T> {
+  const log = options.log ?? (() => undefined);
+  const kube = createKube(options.kubeconfig);
+  const k = { kubeconfig: options.kubeconfig, binDir: options.binDir };
+  const runs = scenarios.map((s) => new ScenarioRun(s, kube, k));
+  const state = { stopped: false };
+
+  // Leases on their own timer: a slow poll round must never let a live node go silent.
+  const leaseLoop = (async () => {
+    while (!state.stopped) {
+      await Promise.all(runs.map((r) => r.renewLeases().catch((err: unknown) => log(`${r.scenario.name}: lease renewal failed: ${errorText(err)}`))));
+      await sleep(options.leaseRenewMs ?? 5000);
+    }
+  })();
+
+  try {
+    await Promise.all(
+      runs.map(async (r) => {
+        try {
+          await r.setUp();
+          log(`${r.scenario.name}: applied`);
+        } catch (err) {
+          r.error = `setup: ${errorText(err)}`;
+          r.done = true;
+          log(`${r.scenario.name}: ${r.error}`);
+        }
+      }),
+    );
+    return await body(runs);
+  } finally {
+    state.stopped = true;
+    await leaseLoop;
+    await Promise.all(runs.map((r) => r.cleanUp().catch((err: unknown) => log(`${r.scenario.name}: cleanup: ${errorText(err)}`))));
+  }
+}
