@@ -40,7 +40,10 @@ try {
 
   if (values.hold) {
     say('holding the scenarios; Ctrl-C cleans up');
-    const released = new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    const released = new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
     await holdScenarios(scenarios, k, released);
   } else {
     const agent = await startAgent({
