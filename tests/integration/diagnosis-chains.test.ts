@@ -1,0 +1,171 @@
+// Two chains on the real control plane, each then fixed while the agent keeps running: the
+// finding must go away on its own (informers, not a restart).
+//   quota:  Deployment api ← ReplicaSet cannot create pods ← quota `pods` is full (2/2)
+//   claim:  pod Unschedulable ← claim Pending ← its StorageClass does not exist
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { RunningAgent } from '../../runtime/agent.ts';
+import type { Diagnosis, RootCause } from '../../schema/diagnosis.ts';
+import { agentDiagnose, diagnosisApiKey } from '../diagnosis/agent.ts';
+import type { Diagnose } from '../diagnosis/harness.ts';
+import { k, startTestAgent, waitFor } from '../support/cluster.ts';
+
+const PASSWORD = 'diagnosis-chains-admin-password';
+let agent: RunningAgent;
+let diagnose: Diagnose;
+
+const rootsOf = (d: Diagnosis) => d.root_causes.map((r) => `${r.finding.code} ${r.finding.object}`).join('; ') || '(none)';
+
+/** Polls the namespace's answer until `test` accepts it; the last answer is in the failure. */
+async function answerUntil(namespace: string, what: string, test: (d: Diagnosis) => boolean, timeoutMs = 120_000): Promise<Diagnosis> {
+  const seen: { last: Diagnosis | null } = { last: null };
+  try {
+    await waitFor(what, async () => {
+      seen.last = await diagnose(namespace);
+      return test(seen.last);
+    }, timeoutMs, 2000);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last root causes: ${seen.last ? rootsOf(seen.last) : 'no answer'}`);
+  }
+  if (!seen.last) throw new Error(`no answer while waiting for ${what}`);
+  return seen.last;
+}
+
+async function removeNamespace(ns: string): Promise<void> {
+  await k(['delete', 'namespace', ns, '--ignore-not-found', '--wait=false']);
+  await waitFor(`namespace ${ns} to go`, async () => (await k(['get', 'namespace', ns, '--ignore-not-found', '-o', 'name'])).trim() === '', 120_000, 1000);
+}
+
+describe('diagnosis chains, then fixed', () => {
+  before(async () => {
+    agent = await startTestAgent('diagnosis-chains', { accounts: { adminPassword: PASSWORD } });
+    diagnose = agentDiagnose(agent.url, await diagnosisApiKey(agent.url, PASSWORD));
+  });
+  after(() => agent.close());
+
+  it('a full quota: Deployment ← ReplicaSet ← quota; raising the quota clears it', { timeout: 400_000 }, async () => {
+    const ns = 'dq-chain-quota';
+    try {
+      await k(['create', 'namespace', ns]);
+      await waitFor('the default ServiceAccount', async () => (await k(['get', 'serviceaccount', 'default', '-n', ns, '--ignore-not-found', '-o', 'name'])).trim() !== '', 60_000);
+      await k(['apply', '-n', ns, '-f', '-'], QUOTA_CHAIN);
+
+      const broken = await answerUntil(ns, 'the quota as the root cause', (d) => d.root_causes[0]?.finding.id === `resourcequota:${ns}/pods#QuotaExhausted`);
+      const root = broken.root_causes[0] as RootCause;
+      const effects = root.effects.map((e) => e.object);
+      assert.ok(effects.includes(`deployment:${ns}/api`), `the Deployment is an effect: ${effects.join(', ')}`);
+      assert.ok(effects.some((id) => id.startsWith(`replicaset:${ns}/api-`)), `its ReplicaSet is an effect: ${effects.join(', ')}`);
+      const rs = root.effects.find((e) => e.object.startsWith(`replicaset:${ns}/api-`));
+      assert.ok(rs);
+      assert.equal(rs.code, 'ReplicaCreateFailed');
+      assert.equal(rs.attributes.refusal, 'quota');
+      assert.match(root.finding.summary, /2\/2/, 'the summary gives used/hard');
+      assert.equal(broken.root_causes.length, 1, `one root cause: ${rootsOf(broken)}`);
+
+      await k(['patch', 'resourcequota', 'pods', '-n', ns, '--type=merge', '-p', '{"spec":{"hard":{"pods":"10"}}}']);
+      await waitFor('api to have its 4 replicas', async () => (await k(['get', 'deployment', 'api', '-n', ns, '-o', 'jsonpath={.status.availableReplicas}'])).trim() === '4', 180_000, 2000);
+      await answerUntil(ns, 'no root cause once the quota is raised', (d) => d.root_causes.length === 0);
+    } finally {
+      await removeNamespace(ns);
+    }
+  });
+
+  it('a pending claim: pod ← claim ← missing StorageClass; creating the class and a volume clears it', { timeout: 400_000 }, async () => {
+    const ns = 'dq-chain-claim';
+    try {
+      await k(['create', 'namespace', ns]);
+      await waitFor('the default ServiceAccount', async () => (await k(['get', 'serviceaccount', 'default', '-n', ns, '--ignore-not-found', '-o', 'name'])).trim() !== '', 60_000);
+      await k(['apply', '-n', ns, '-f', '-'], CLAIM_CHAIN);
+
+      const broken = await answerUntil(ns, 'the claim as the root cause', (d) => d.root_causes[0]?.finding.id === `pvc:${ns}/archive#PvcStorageClassMissing`);
+      const root = broken.root_causes[0] as RootCause;
+      const evidence = root.finding.evidence.map((e) => e.node_id);
+      assert.ok(evidence.includes('storageclass:dq-chain-archive'), `the missing class is evidence: ${evidence.join(', ')}`);
+      assert.ok(root.effects.some((e) => e.object.startsWith(`pod:${ns}/archiver-`) && e.code === 'Unschedulable'), `the pod is an effect: ${root.effects.map((e) => e.id).join(', ')}`);
+      assert.equal(broken.root_causes.length, 1, `one root cause: ${rootsOf(broken)}`);
+
+      await k(['apply', '-f', '-'], CLAIM_FIX);
+      await waitFor('the claim to bind', async () => (await k(['get', 'pvc', 'archive', '-n', ns, '-o', 'jsonpath={.status.phase}'])).trim() === 'Bound', 120_000, 1000);
+      await waitFor('archiver to be available', async () => (await k(['get', 'deployment', 'archiver', '-n', ns, '-o', 'jsonpath={.status.availableReplicas}'])).trim() === '1', 180_000, 2000);
+      await answerUntil(ns, 'no root cause once the claim is bound', (d) => d.root_causes.length === 0);
+    } finally {
+      await removeNamespace(ns);
+      await k(['delete', 'persistentvolume', 'dq-chain-archive-pv', '--ignore-not-found', '--wait=false']);
+      await k(['delete', 'storageclass', 'dq-chain-archive', '--ignore-not-found']);
+    }
+  });
+});
+
+const QUOTA_CHAIN = `
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: pods}
+spec:
+  hard: {pods: "2"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata:
+      labels: {app: api}
+    spec:
+      containers:
+        - name: api
+          image: registry.example.com/shop/api:2.3.1
+          resources: {requests: {cpu: 50m, memory: 64Mi}}
+`;
+
+const CLAIM_CHAIN = `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: archive}
+spec:
+  storageClassName: dq-chain-archive
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 5Gi}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: archiver}
+spec:
+  replicas: 1
+  strategy: {type: Recreate}
+  selector: {matchLabels: {app: archiver}}
+  template:
+    metadata:
+      labels: {app: archiver}
+    spec:
+      containers:
+        - name: archiver
+          image: registry.example.com/finance/archiver:1.0.0
+          volumeMounts: [{name: archive, mountPath: /archive}]
+          resources: {requests: {cpu: 50m, memory: 64Mi}}
+      volumes:
+        - name: archive
+          persistentVolumeClaim: {claimName: archive}
+`;
+
+// Nothing provisions volumes in the local cluster, so the fix is what an operator of a static
+// class does: create the class and a volume for the claim.
+const CLAIM_FIX = `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: dq-chain-archive}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: Immediate
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: dq-chain-archive-pv}
+spec:
+  storageClassName: dq-chain-archive
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  hostPath: {path: /var/lib/dq-chain-archive}
+  claimRef: {namespace: dq-chain-claim, name: archive}
+`;

@@ -1,0 +1,36 @@
+// Every diagnosis scenario of tests/diagnosis/ at once on the suite's control plane, against a
+// real agent: each must name its expected root cause first, and nothing may raise a false
+// alarm. The same harness as `npm run bench:diagnosis`; on failure the table says what went wrong.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { RunningAgent } from '../../runtime/agent.ts';
+import { agentDiagnose, diagnosisApiKey } from '../diagnosis/agent.ts';
+import { runScenarios, type Diagnose } from '../diagnosis/harness.ts';
+import { buildReport, markdownTable } from '../diagnosis/report.ts';
+import { loadScenarios } from '../diagnosis/scenario.ts';
+import { startTestAgent, testCluster } from '../support/cluster.ts';
+
+const PASSWORD = 'diagnosis-scenarios-admin-password';
+let agent: RunningAgent;
+let diagnose: Diagnose;
+
+describe('diagnosis scenarios on the real control plane', () => {
+  before(async () => {
+    agent = await startTestAgent('diagnosis-scenarios', { accounts: { adminPassword: PASSWORD } });
+    diagnose = agentDiagnose(agent.url, await diagnosisApiKey(agent.url, PASSWORD));
+  });
+  after(() => agent.close());
+
+  // The longest scenario waits 240 s for a node to go silent; setup and cleanup come on top.
+  it('names every scenario root cause first, attributes its effects, and raises no false alarm', { timeout: 600_000 }, async () => {
+    const { kubeconfig, binDir } = testCluster();
+    const log = (line: string) => process.stderr.write(`[diagnosis] ${line}\n`);
+    const results = await runScenarios(loadScenarios(), { kubeconfig, binDir, diagnose, log });
+    const report = buildReport(results, 'the suite');
+    const table = '\n' + markdownTable(report);
+    assert.equal(report.totals.errors, 0, table);
+    assert.equal(report.totals.top1, report.totals.scenarios, `top-1 ${report.totals.top1}/${report.totals.scenarios}${table}`);
+    assert.equal(report.totals.false_alarms, 0, table);
+    assert.equal(report.totals.effects_found, report.totals.effects_expected, table);
+  });
+});
