@@ -28,6 +28,9 @@ export interface ScenarioResult {
   /** The expected root cause's code, or `history` for a notes-only scenario. */
   code: string;
   expected: string | null;
+  /** How many effects the scenario expects (also when there is no answer to score). */
+  effectsExpected: number;
+  /** Null when no answer came (the route failed throughout). */
   score: Score | null;
   /** Seconds from the scenario's objects being applied to the first answer whose top root cause was right. */
   secondsToDiagnosis: number | null;
@@ -221,6 +224,7 @@ class ScenarioRun {
       description: this.scenario.spec.description,
       code: expect.rootCause?.code ?? 'history',
       expected: expect.rootCause?.object ?? null,
+      effectsExpected: expect.effects.length,
       score: this.lastScore,
       secondsToDiagnosis: this.firstTop1 === null ? null : Math.round((this.firstTop1 - this.appliedAt) / 100) / 10,
       deadlineSeconds: this.scenario.deadlineSeconds,

@@ -24,7 +24,7 @@ const rate = (n: number, d: number) => (d === 0 ? 1 : Math.round((n / d) * 1000)
 export function buildReport(results: readonly ScenarioResult[], machine: string, now = new Date()): DiagnosisBenchReport {
   const seconds = results.flatMap((r) => (r.secondsToDiagnosis === null ? [] : [r.secondsToDiagnosis])).sort((a, b) => a - b);
   const top1 = results.filter((r) => r.score?.top1 === true).length;
-  const effectsExpected = results.reduce((n, r) => n + (r.score?.effects.expected ?? 0), 0);
+  const effectsExpected = results.reduce((n, r) => n + r.effectsExpected, 0);
   const effectsFound = results.reduce((n, r) => n + (r.score?.effects.found ?? 0), 0);
   return {
     generated_at: now.toISOString(),
@@ -58,7 +58,7 @@ export function markdownTable(report: DiagnosisBenchReport): string {
     const s = r.score;
     const got = r.error !== null && s === null ? `error` : s?.got ? `${s.got.code} ${s.got.object}` : '(none)';
     lines.push(
-      `| ${cell(r.name)} | ${r.code} | ${cell(r.expected ?? '(history only)')} | ${cell(got)} | ${s?.top1 ? 'yes' : '**no**'} | ${s ? `${s.effects.found}/${s.effects.expected}` : '–'} | ${s ? (s.falseAlarms.length === 0 ? '0' : `**${s.falseAlarms.length}**`) : '–'} | ${r.secondsToDiagnosis ?? '–'} |`,
+      `| ${cell(r.name)} | ${r.code} | ${cell(r.expected ?? '(history only)')} | ${cell(got)} | ${s?.top1 ? 'yes' : '**no**'} | ${s ? `${s.effects.found}/${s.effects.expected}` : `–/${r.effectsExpected}`} | ${s ? (s.falseAlarms.length === 0 ? '0' : `**${s.falseAlarms.length}**`) : '–'} | ${r.secondsToDiagnosis ?? '–'} |`,
     );
   }
   lines.push(

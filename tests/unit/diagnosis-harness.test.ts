@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Diagnosis, Finding, RootCause } from '../../schema/diagnosis.ts';
-import { holds, unmanagedNodeManifest, unmanagedNodeStatus, UNMANAGED_TAINT } from '../diagnosis/harness.ts';
+import { holds, unmanagedNodeManifest, unmanagedNodeStatus, UNMANAGED_TAINT, type ScenarioResult } from '../diagnosis/harness.ts';
+import { buildReport, markdownTable } from '../diagnosis/report.ts';
 import { loadScenarioFile, loadScenarios, resolveTimes, type ScenarioSpec } from '../diagnosis/scenario.ts';
 import { scenarioRoots, scoreAnswer } from '../diagnosis/score.ts';
 
@@ -212,4 +213,23 @@ describe('scenario files', () => {
       assert.throws(() => loadScenarioFile(file), error);
     });
   }
+});
+
+describe('the report', () => {
+  const result = (name: string, over: Partial<ScenarioResult>): ScenarioResult => ({ name, description: name, code: 'CrashLoopBackOff', expected: `pod:dq-${name}/api-*`, effectsExpected: 1, score: null, secondsToDiagnosis: null, deadlineSeconds: 120, error: null, ...over });
+  const passed = scoreAnswer(expect({ rootCause: { code: 'CrashLoopBackOff', object: 'pod:dq-a/api-*' }, effects: ['deployment:dq-a/api'] }), [root(crash, [deploymentDown])], []);
+  const wrong = scoreAnswer(expect({ rootCause: { code: 'OOMKilled', object: 'pod:dq-a/api-*' }, effects: ['deployment:dq-a/api'] }), [root(crash)], []);
+
+  it('totals count a scenario with no answer as expecting its effects and not top-1', () => {
+    const report = buildReport([result('a', { score: passed, secondsToDiagnosis: 12.5 }), result('b', { score: wrong }), result('c', { error: 'diagnosis: 404' })], 'test');
+    assert.deepEqual(
+      { ...report.totals },
+      { scenarios: 3, passed: 1, top1: 1, top1_rate: 0.333, effects_expected: 3, effects_found: 1, effects_rate: 0.333, false_alarms: 1, errors: 1, median_seconds_to_diagnosis: 12.5 },
+    );
+    const table = markdownTable(report);
+    assert.match(table, /\| a \| CrashLoopBackOff \| pod:dq-a\/api-\* \| CrashLoopBackOff pod:dq-a\/api-7d9f-x2 \| yes \| 1\/1 \| 0 \| 12\.5 \|/);
+    assert.match(table, /- b: expected CrashLoopBackOff on pod:dq-b\/api-\*, first root cause CrashLoopBackOff on pod:dq-a\/api-7d9f-x2/);
+    assert.match(table, /- b: false alarm \(unexpected root cause\): critical CrashLoopBackOff/);
+    assert.match(table, /- c: diagnosis: 404/);
+  });
 });
