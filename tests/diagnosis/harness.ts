@@ -113,10 +113,14 @@ class ScenarioRun {
   /** A resolved copy of every status patch, fixed at first use so `holds` compares like with like. */
   private readonly patches: { patch: StatusPatch; status: Record<string, unknown> }[] = [];
 
+  /** Patch attempts per object that did not hold yet: a patch that never holds is re-applied forever, so say so. */
+  private readonly attempts = new Map<string, number>();
+
   constructor(
     readonly scenario: Scenario,
     private readonly kube: Kube,
     private readonly k: { kubeconfig: string; binDir: string },
+    private readonly log: (line: string) => void,
   ) {}
 
   get ns(): string {
@@ -174,7 +178,13 @@ class ScenarioRun {
           continue;
         }
         const after = await this.kube.patch(patch.kind, this.namespaceOf(patch.kind), target.metadata.name, { status }, 'status');
-        if (holds(status, after.status)) held.add(uid);
+        if (holds(status, after.status)) {
+          held.add(uid);
+          continue;
+        }
+        const tries = (this.attempts.get(uid) ?? 0) + 1;
+        this.attempts.set(uid, tries);
+        if (tries === 3) this.log(`${this.scenario.name}: the status patch of ${patch.kind} ${target.metadata.name} does not hold (the server or a controller changes it): ${JSON.stringify(after.status).slice(0, 400)}`);
       }
     }
     for (const d of this.scenario.spec.deletions) {
@@ -188,6 +198,11 @@ class ScenarioRun {
       await this.kube.delete(d.kind, this.namespaceOf(d.kind), d.name, d.gracePeriodSeconds);
       this.deleted.add(key);
     }
+  }
+
+  /** Every status patch has matched something and held on all it matched. */
+  allPatchesHeld(): boolean {
+    return this.patches.every(({ patch }) => (this.held.get(patch)?.size ?? 0) > 0);
   }
 
   private namespaceOf(kind: string): string | null {
@@ -333,8 +348,14 @@ export async function holdScenarios(scenarios: readonly Scenario[], options: Omi
     void until.then(() => {
       hold.released = true;
     });
+    const settled = new Set<ScenarioRun>();
     while (!hold.released) {
       await Promise.all(runs.filter((r) => r.error === null).map((r) => r.drive().catch((err: unknown) => log(`${r.scenario.name}: status patches: ${errorText(err)}`))));
+      for (const r of runs) {
+        if (r.error !== null || settled.has(r) || !r.allPatchesHeld()) continue;
+        settled.add(r);
+        log(`${r.scenario.name}: every status patch holds`);
+      }
       await sleep(options.pollIntervalMs ?? 3000);
     }
   });
@@ -344,7 +365,7 @@ async function withScenarios<T>(scenarios: readonly Scenario[], options: Omit<Ha
   const log = options.log ?? (() => undefined);
   const kube = createKube(options.kubeconfig);
   const k = { kubeconfig: options.kubeconfig, binDir: options.binDir };
-  const runs = scenarios.map((s) => new ScenarioRun(s, kube, k));
+  const runs = scenarios.map((s) => new ScenarioRun(s, kube, k, log));
   const state = { stopped: false };
 
   // Leases on their own timer: a slow poll round must never let a live node go silent.
