@@ -64,10 +64,13 @@ export function kwokConfig(binDir: string, logs: LogFile[]): string {
       runtime: 'binary',
       bindAddress: '127.0.0.1',
       kubectlBinary: join(binDir, 'kubectl'),
-      // kwokctl multiplies every heartbeat setting by 5 by default (node-monitor-grace-period
-      // 200 s); 1 keeps a kubelet's own: a 40 s Lease renewed every 10 s, and the node lifecycle
-      // controller marking a silent node Unknown after 40 s (checked every 5 s).
-      heartbeatFactor: 1,
+      // kwokctl multiplies every heartbeat setting by this (default 5: a silent node turns
+      // Unknown only after 200 s, checked every 25 s). 2 makes it 80 s, checked every 10 s, with
+      // KWOK renewing its nodes' 80 s Leases every 20 s: a node-lifecycle scenario resolves in
+      // about a minute and a half, and a machine starved for half a minute (scale-5000 starting
+      // on two shared cores) still does not flap every KWOK node to Unknown, as a kubelet's 40 s
+      // would risk.
+      heartbeatFactor: 2,
     },
     componentsPatches: [
       {
