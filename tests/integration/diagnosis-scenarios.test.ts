@@ -22,7 +22,7 @@ describe('diagnosis scenarios on the real control plane', () => {
   after(() => agent.close());
 
   // The longest scenario waits 240 s for a node to go silent; setup and cleanup come on top.
-  it('names every scenario root cause first, attributes its effects, and raises no false alarm', { timeout: 600_000 }, async () => {
+  it('names every scenario root cause first and raises no false alarm', { timeout: 600_000 }, async () => {
     const { kubeconfig, binDir } = testCluster();
     const log = (line: string) => process.stderr.write(`[diagnosis] ${line}\n`);
     const results = await runScenarios(loadScenarios(), { kubeconfig, binDir, diagnose, log });
@@ -31,6 +31,5 @@ describe('diagnosis scenarios on the real control plane', () => {
     assert.equal(report.totals.errors, 0, table);
     assert.equal(report.totals.top1, report.totals.scenarios, `top-1 ${report.totals.top1}/${report.totals.scenarios}${table}`);
     assert.equal(report.totals.false_alarms, 0, table);
-    assert.equal(report.totals.effects_found, report.totals.effects_expected, table);
   });
 });
