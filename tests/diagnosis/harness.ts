@@ -45,6 +45,20 @@ export const UNMANAGED_TAINT = 'diagnosis.capstan.dev/unmanaged';
 const FIELD_MANAGER = 'capstan-diagnosis';
 const LEASE_SECONDS = 40;
 
+const SETUP_CONCURRENCY = 6;
+
+/** Runs `task` over `items`, at most `size` at once. */
+async function inPool<T>(items: readonly T[], size: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+}
+
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -377,22 +391,21 @@ async function withScenarios<T>(scenarios: readonly Scenario[], options: Omit<Ha
   })();
 
   try {
-    await Promise.all(
-      runs.map(async (r) => {
-        try {
-          await r.setUp();
-          log(`${r.scenario.name}: applied`);
-        } catch (err) {
-          r.error = `setup: ${errorText(err)}`;
-          r.done = true;
-          log(`${r.scenario.name}: ${r.error}`);
-        }
-      }),
-    );
+    // A few at a time: forty kubectl processes at once would starve the control plane they feed.
+    await inPool(runs, SETUP_CONCURRENCY, async (r) => {
+      try {
+        await r.setUp();
+        log(`${r.scenario.name}: applied`);
+      } catch (err) {
+        r.error = `setup: ${errorText(err)}`;
+        r.done = true;
+        log(`${r.scenario.name}: ${r.error}`);
+      }
+    });
     return await body(runs);
   } finally {
     state.stopped = true;
     await leaseLoop;
-    await Promise.all(runs.map((r) => r.cleanUp().catch((err: unknown) => log(`${r.scenario.name}: cleanup: ${errorText(err)}`))));
+    await inPool(runs, SETUP_CONCURRENCY, (r) => r.cleanUp().catch((err: unknown) => log(`${r.scenario.name}: cleanup: ${errorText(err)}`)));
   }
 }
