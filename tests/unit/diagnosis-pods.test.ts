@@ -352,6 +352,11 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     want: [{ code: 'Unschedulable', attributes: { cause: 'node_unschedulable' }, suspects: ['node:n1'] }],
   },
   {
+    name: 'Unschedulable for cpu while one node is cordoned: the cordon is not its cause, no suspects',
+    world: { pods: [unscheduled('0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.')], nodes: [node('n1', { unschedulable: true }), node('n2'), node('n3'), node('n4')] },
+    want: [{ code: 'Unschedulable', attributes: { cause: 'insufficient_cpu' }, suspects: [] }],
+  },
+  {
     name: 'Unschedulable for an unbound claim: the claims are suspects',
     world: { pods: [unscheduled('0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.', { refs: { configMaps: [], secrets: [], pvcs: ['data'] } })] },
     want: [{ code: 'Unschedulable', attributes: { cause: 'unbound_pvc' }, suspects: ['pvc:shop/data'] }],

@@ -269,9 +269,10 @@ function unschedulable(ctx: PodContext, blocks: NodeBlocks): DraftFinding {
   const { pod } = ctx;
   const message = pod.unschedulable?.message ?? null;
   const verdict = parseSchedulerMessage(message);
-  // The main cause's suspects first, then the other reasons' (in the scheduler's order).
-  const causes = unique([verdict.cause, ...verdict.reasons.map((r) => r.cause)]);
-  const suspects = causes.flatMap((c) => causeSuspects(c, pod, verdict.claims, verdict.taintKeys, blocks));
+  // Only the main cause's objects may explain it: a cordoned or tainted node that turned the
+  // pod away too does not, when every other node lacks the room it asks for (the pod's own
+  // request is then the root, whatever else the cluster holds).
+  const suspects = causeSuspects(verdict.cause, pod, verdict.claims, verdict.taintKeys, blocks);
   const attributes: Record<string, string | number | boolean> = { cause: verdict.cause };
   if (verdict.totalNodes !== null) attributes.nodes_total = verdict.totalNodes;
   if (verdict.taintKeys.length > 0) attributes.taints = verdict.taintKeys.join(',');
