@@ -161,6 +161,11 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
   { name: 'a missing class wins over the provisioning events it causes', world: { pvcs: [pvc('data', { storageClass: 'nope' })], classes: [fast], events: [provisioningFailed('data', 'storageclass "nope" not found')] }, want: [{ id: `${C}#PvcStorageClassMissing` }] },
   // PvcNoMatchingVolume.
   {
+    name: "a no-provisioner Immediate class: the PV controller's ProvisioningFailed is not the cause, the missing volume is",
+    world: { pvcs: [pvc('data', { storageClass: 'local' })], classes: [localNow], pvs: [], events: [provisioningFailed('data', 'no volume plugin matched name: kubernetes.io/no-provisioner')] },
+    want: [{ id: `${C}#PvcNoMatchingVolume`, attributes: { storage_class: 'local', request_bytes: 10 * GI, access_modes: 'ReadWriteOnce', available_volumes: 0 } }],
+  },
+  {
     name: 'a no-provisioner class with no Available volume of it',
     world: { pvcs: [pvc('data', { storageClass: 'local' })], classes: [localNow], pvs: [pv('pv-1', { storageClass: 'other' })] },
     want: [{ id: `${C}#PvcNoMatchingVolume`, suspects: ['storageclass:local'], attributes: { storage_class: 'local', request_bytes: 10 * GI, access_modes: 'ReadWriteOnce', available_volumes: 0 } }],

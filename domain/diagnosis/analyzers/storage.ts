@@ -200,6 +200,22 @@ function judgeClaim(input: DiagnosisInput, pvc: PvcObject, state: StorageState):
   const waitsForConsumer = storageClass?.bindingMode === 'WaitForFirstConsumer';
   if (waitsForConsumer && consumers.length === 0) return null;
 
+  // A class that provisions nothing is judged on its volumes first: the PV controller's own
+  // ProvisioningFailed ("no volume plugin matched") there only repeats that nothing can make one.
+  const isStatic = className === '' || storageClass?.provisioner === NO_PROVISIONER;
+  if (isStatic && className !== undefined && state.pvs !== null) {
+    const available = state.availableByClass.get(className) ?? [];
+    if (!available.some((pv) => fits(pv, pvc, className))) {
+      const classWords = className === '' ? 'without a class' : `of class ${className}`;
+      const seen = available.length === 0 ? `no Available volume ${classWords}` : `${available.length} Available volume${available.length === 1 ? '' : 's'} ${classWords}, none with the capacity and access modes asked`;
+      return finding(id, namespace, 'PvcNoMatchingVolume', `claim ${name} asks for ${askText(pvc)} and no volume ${classWords} fits`, [fact(id, `asks for ${askText(pvc)} ${classWords}; ${seen}`, 'spec')], {
+        since,
+        attributes: { storage_class: className, request_bytes: pvc.requestBytes ?? 0, access_modes: pvc.accessModes.join(','), available_volumes: available.length },
+        suspects,
+      });
+    }
+  }
+
   const failures = warningsAbout(input, 'PersistentVolumeClaim', namespace, name).filter((e) => e.reason === 'ProvisioningFailed');
   const latest = failures[0];
   if (latest) {
@@ -213,20 +229,6 @@ function judgeClaim(input: DiagnosisInput, pvc: PvcObject, state: StorageState):
       attributes,
       suspects,
     });
-  }
-
-  const isStatic = className === '' || storageClass?.provisioner === NO_PROVISIONER;
-  if (isStatic && className !== undefined && state.pvs !== null) {
-    const available = state.availableByClass.get(className) ?? [];
-    if (!available.some((pv) => fits(pv, pvc, className))) {
-      const classWords = className === '' ? 'without a class' : `of class ${className}`;
-      const seen = available.length === 0 ? `no Available volume ${classWords}` : `${available.length} Available volume${available.length === 1 ? '' : 's'} ${classWords}, none with the capacity and access modes asked`;
-      return finding(id, namespace, 'PvcNoMatchingVolume', `claim ${name} asks for ${askText(pvc)} and no volume ${classWords} fits`, [fact(id, `asks for ${askText(pvc)} ${classWords}; ${seen}`, 'spec')], {
-        since,
-        attributes: { storage_class: className, request_bytes: pvc.requestBytes ?? 0, access_modes: pvc.accessModes.join(','), available_volumes: available.length },
-        suspects,
-      });
-    }
   }
 
   if (waitsForConsumer) return null;
