@@ -42,7 +42,8 @@ export function rootOf(d: ClusterDiagnosis, f: Finding): Finding {
  * of hidden roots. `namespace` keeps roots whose object or some visible effect lies in it.
  */
 export function diagnosisFor(d: ClusterDiagnosis, inScope: InScope, namespace: string | null): Diagnosis {
-  const inNamespace = (f: Finding) => namespace === null || f.namespace === namespace;
+  // A volume bound to a claim belongs, for this filter as for visibility, to its claim's namespace.
+  const inNamespace = (f: Finding) => namespace === null || (f.namespace ?? visibilityNamespace(d, f.object)) === namespace;
   const counted = new Set<string>();
   const root_causes: RootCause[] = [];
   const hidden_causes: Diagnosis['hidden_causes'] = [];

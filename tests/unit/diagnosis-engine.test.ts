@@ -360,6 +360,12 @@ describe('diagnosis cut to what a caller may see', () => {
     assert.deepEqual(diagnosisFor(d, visible, 'empty').root_causes, []);
   });
 
+  it("keeps, for one namespace, a volume whose claim lies in it (a Released volume is about that namespace's data)", () => {
+    const withShopVolume = run([finding('pv:pv-shop', 'PvReleased', 'warning')], { pvs: () => [{ ...pvDefaults, name: 'pv-shop', phase: 'Released', claim: { namespace: 'shop', name: 'old-data' }, storageClass: null }] });
+    assert.deepEqual(diagnosisFor(withShopVolume, visible, 'shop').root_causes.map((r) => r.finding.id), ['pv:pv-shop#PvReleased']);
+    assert.deepEqual(diagnosisFor(withShopVolume, visible, 'blog').root_causes, []);
+  });
+
   it('explains one object: its findings, the chain to the root, what it causes', () => {
     const api = detailFor(d, visible, 'pod:shop/api');
     assert.equal(api.healthy, false);
