@@ -39,7 +39,7 @@ export interface SchedulerReason {
 }
 
 export interface SchedulerVerdict {
-  /** The reason that rejected the most nodes (TIE_ORDER on ties); `other` when nothing was recognised. */
+  /** The reason that rejected the most nodes, placement reasons last (see primaryCause; TIE_ORDER on ties); `other` when nothing was recognised. */
   cause: UnschedulableCause;
   /** Every reason, in the scheduler's order. */
   reasons: SchedulerReason[];
@@ -110,9 +110,18 @@ export function parseSchedulerMessage(message: string | null): SchedulerVerdict 
   };
 }
 
+/**
+ * Taints and node affinity say where the pod may not (or chose not to) go; they are the cause
+ * only when nothing else turned it away. So node affinity counts only when it is the sole
+ * reason, taints only beside nothing but node affinity; among the rest, the most nodes win.
+ * Otherwise a cluster's dedicated or tainted pools would hide that the nodes the pod may use
+ * lack room, and a selector would hide the taint or cordon of the pool it picks.
+ */
 function primaryCause(reasons: readonly SchedulerReason[]): UnschedulableCause {
+  const withoutAffinity = reasons.some((r) => r.cause !== 'node_affinity') ? reasons.filter((r) => r.cause !== 'node_affinity') : reasons;
+  const candidates = withoutAffinity.some((r) => r.cause !== 'taint') ? withoutAffinity.filter((r) => r.cause !== 'taint') : withoutAffinity;
   let best: SchedulerReason | null = null;
-  for (const r of reasons) if (best === null || outranks(r, best)) best = r;
+  for (const r of candidates) if (best === null || outranks(r, best)) best = r;
   return best?.cause ?? 'other';
 }
 

@@ -336,7 +336,7 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
   {
     name: 'Unschedulable for a taint: the nodes with that NoSchedule/NoExecute taint are suspects',
     world: {
-      pods: [unscheduled('0/3 nodes are available: 2 node(s) had untolerated taint {dedicated: gpu}, 1 Insufficient memory.')],
+      pods: [unscheduled("0/3 nodes are available: 2 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) didn't match Pod's node affinity/selector.")],
       nodes: [
         node('n1', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }),
         node('n2', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'PreferNoSchedule' }] }),

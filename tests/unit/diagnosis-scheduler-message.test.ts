@@ -36,7 +36,12 @@ const rows: { name: string; message: string | null; cause: UnschedulableCause; t
     reasons: 2,
     phrase: 'not enough free cpu (4/5 nodes)',
   },
-  { name: 'tie: taint before cpu', message: '0/4 nodes are available: 2 Insufficient cpu, 2 node(s) had untolerated taint {a: b}.', cause: 'taint', taints: ['a'] },
+  { name: 'taints elsewhere never outweigh a lack of room where the pod may go', message: '0/4 nodes are available: 2 Insufficient cpu, 2 node(s) had untolerated taint {a: b}.', cause: 'insufficient_cpu', taints: ['a'] },
+  // Placement (taints, node affinity) decides only when nothing else turned the pod away.
+  { name: 'many tainted nodes, fewer without room: cpu (1.34 wording, shared cluster)', message: `0/22 nodes are available: 1 node(s) were unschedulable, 18 node(s) had untolerated taint(s), 3 Insufficient cpu.${PREEMPTION}`, cause: 'insufficient_cpu' },
+  { name: 'a selector pinning the pod to a tainted pool: the taint, not the selector', message: "0/8 nodes are available: 1 node(s) had untolerated taint(s), 7 node(s) didn't match Pod's node affinity/selector.", cause: 'taint' },
+  { name: 'a selector pinning the pod to a cordoned pool: the cordon', message: "0/9 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s), 6 node(s) didn't match Pod's node affinity/selector.", cause: 'node_unschedulable' },
+  { name: 'a claim with no volume beside placement reasons: the claim', message: "0/9 nodes are available: 1 node(s) didn't find available persistent volumes to bind, 2 node(s) had untolerated taint(s), 6 node(s) didn't match Pod's node affinity/selector.", cause: 'unbound_pvc' },
   { name: 'tie: cordon before taint', message: '0/4 nodes are available: 2 node(s) had untolerated taint {a: b}, 2 node(s) were unschedulable.', cause: 'node_unschedulable', taints: ['a'] },
   { name: 'tie: memory before cpu', message: '0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory.', cause: 'insufficient_memory' },
   { name: 'an unrecognised reason on most nodes wins', message: "0/5 nodes are available: 4 node(s) didn't match pod anti-affinity rules, 1 Insufficient cpu.", cause: 'other', phrase: "node(s) didn't match pod anti-affinity rules (4/5 nodes)" },
