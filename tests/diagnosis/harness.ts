@@ -18,7 +18,7 @@ export interface HarnessOptions {
   log?: (line: string) => void;
   /** How often each scenario's answer is fetched (3 s). */
   pollIntervalMs?: number;
-  /** How often heartbeating unmanaged nodes renew their Lease (5 s of its 40 s). */
+  /** How often heartbeating unmanaged nodes renew their Lease (5 s of its 80 s). */
   leaseRenewMs?: number;
 }
 
@@ -43,7 +43,12 @@ export interface ScenarioResult {
 export const UNMANAGED_LABEL = 'diagnosis.capstan.dev/scenario';
 export const UNMANAGED_TAINT = 'diagnosis.capstan.dev/unmanaged';
 const FIELD_MANAGER = 'capstan-diagnosis';
-const LEASE_SECONDS = 40;
+/**
+ * As long as the local cluster's own KWOK nodes' Leases (heartbeat factor 2, docs/local-cluster.md):
+ * renewed every 5 s, a live node then stays fresh through a 75 s stall of a starved machine,
+ * and a silent one goes stale as the controller's 80 s grace runs out.
+ */
+const LEASE_SECONDS = 80;
 
 const SETUP_CONCURRENCY = 6;
 
@@ -382,13 +387,14 @@ async function withScenarios<T>(scenarios: readonly Scenario[], options: Omit<Ha
   const runs = scenarios.map((s) => new ScenarioRun(s, kube, k, log));
   const state = { stopped: false };
 
-  // Leases on their own timer: a slow poll round must never let a live node go silent.
-  const leaseLoop = (async () => {
+  // Leases on their own timers, one per scenario: neither a slow poll round nor another
+  // scenario's slow request may let a live node go silent.
+  const leaseLoops = runs.map(async (r) => {
     while (!state.stopped) {
-      await Promise.all(runs.map((r) => r.renewLeases().catch((err: unknown) => log(`${r.scenario.name}: lease renewal failed: ${errorText(err)}`))));
+      await r.renewLeases().catch((err: unknown) => log(`${r.scenario.name}: lease renewal failed: ${errorText(err)}`));
       await sleep(options.leaseRenewMs ?? 5000);
     }
-  })();
+  });
 
   try {
     // A few at a time: forty kubectl processes at once would starve the control plane they feed.
@@ -405,7 +411,7 @@ async function withScenarios<T>(scenarios: readonly Scenario[], options: Omit<Ha
     return await body(runs);
   } finally {
     state.stopped = true;
-    await leaseLoop;
+    await Promise.all(leaseLoops);
     await inPool(runs, SETUP_CONCURRENCY, (r) => r.cleanUp().catch((err: unknown) => log(`${r.scenario.name}: cleanup: ${errorText(err)}`)));
   }
 }

@@ -88,7 +88,8 @@ export function createKube(kubeconfig: string): Kube {
     const headers = new Headers(init.headers);
     headers.set('Accept', 'application/json');
     if (body !== undefined) headers.set('Content-Type', contentType);
-    const response = await fetch(server + url, { ...init, method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    // A request that hangs must not stall a Lease renewal loop forever.
+    const response = await fetch(server + url, { ...init, method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeout: 20_000 });
     const text = await response.text();
     let json: unknown = null;
     try {
