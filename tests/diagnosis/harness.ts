@@ -2,6 +2,7 @@
 // keeps their unmanaged nodes alive (or lets them die), writes the statuses no simulator
 // produces, polls the agent's /diagnosis until each scenario's expected answer appears or its
 // deadline passes, scores it, and cleans up. Format and rules: tests/diagnosis/README.md.
+import { isNodeKind, nodeId } from '../../domain/cluster/node-id.ts';
 import type { Diagnosis } from '../../schema/diagnosis.ts';
 import { kubectl } from '../../runtime/localcluster/kubectl.ts';
 import { createKube, type ApiObject, type Kube } from './kube.ts';
@@ -146,8 +147,12 @@ class ScenarioRun {
     return this.scenario.spec.namespace;
   }
 
-  get nodeIds(): string[] {
-    return this.scenario.spec.unmanagedNodes.map((n) => `node:${n.name}`);
+  /** The node ids of the cluster-scoped objects this scenario made: its unmanaged nodes, its volumes and classes. */
+  get ownedClusterIds(): string[] {
+    return [
+      ...this.scenario.spec.unmanagedNodes.map((n) => nodeId('Node', null, n.name)),
+      ...this.clusterScoped.flatMap((o) => (isNodeKind(o.kind) ? [nodeId(o.kind, null, o.name)] : [])),
+    ];
   }
 
   get deadline(): number {
@@ -244,7 +249,7 @@ class ScenarioRun {
   }
 
   observe(namespaceAnswer: Diagnosis, clusterAnswer: Diagnosis | null): void {
-    const roots = scenarioRoots(namespaceAnswer, clusterAnswer, this.nodeIds);
+    const roots = scenarioRoots(namespaceAnswer, clusterAnswer, this.ownedClusterIds);
     this.lastScore = scoreAnswer(this.scenario.spec.expect, roots, namespaceAnswer.notes);
     this.error = null;
     if (this.lastScore.top1 && this.firstTop1 === null) this.firstTop1 = Date.now();
@@ -334,7 +339,7 @@ export async function runScenarios(scenarios: readonly Scenario[], options: Harn
       const active = runs.filter((r) => !r.done);
       await Promise.all(active.map((r) => r.drive().catch((err: unknown) => log(`${r.scenario.name}: status patches: ${errorText(err)}`))));
       let clusterAnswer: Diagnosis | null = null;
-      if (active.some((r) => r.nodeIds.length > 0)) clusterAnswer = await options.diagnose(null).catch(() => null);
+      if (active.some((r) => r.ownedClusterIds.length > 0)) clusterAnswer = await options.diagnose(null).catch(() => null);
       await Promise.all(
         active.map(async (r) => {
           try {

@@ -85,7 +85,7 @@ export function markdownReport(report: DiagnosisBenchReport): string {
     '# Diagnosis scenarios',
     '',
     `\`npm run bench:diagnosis\`: ${t.scenarios} scenarios from \`tests/diagnosis/\`, all at once on one local control plane, ${report.machine}; generated ${report.generated_at}.`,
-    'Top-1: the first root cause of the scenario\'s answer (`GET /diagnosis?namespace=`, plus root causes on its own unmanaged nodes) is the expected code on the expected object. Effects: expected effects found under that root. False alarms: critical or warning findings on objects that must stay quiet, and root causes nobody expected. Seconds: from the objects being applied to the first answer with the right top root cause.',
+    'Top-1: the first root cause of the scenario\'s answer (`GET /diagnosis?namespace=`, plus root causes on the nodes, volumes and classes it made) is the expected code on the expected object. Effects: expected effects found under that root. False alarms: critical or warning findings on objects that must stay quiet, and root causes nobody expected. Seconds: from the objects being applied to the first answer with the right top root cause.',
     '',
     `**${t.passed}/${t.scenarios} scenarios fully right; top-1 ${Math.round(t.top1_rate * 100)} %, effects attributed ${Math.round(t.effects_rate * 100)} %, ${t.false_alarms} false alarms${t.errors > 0 ? `, ${t.errors} errors` : ''}.**`,
     '',

@@ -35,15 +35,15 @@ function rootOrder(a: RootCause, b: RootCause): number {
 
 /**
  * What an operator looking at the scenario sees: the namespace's answer, plus the root causes on
- * the scenario's own unmanaged nodes from the cluster-wide answer (a node root reaches a
- * namespace's answer only through an effect there, and a cordoned or pressured node may have
- * none), in the documented order.
+ * the cluster-scoped objects the scenario made (its unmanaged nodes, volumes, classes) from the
+ * cluster-wide answer. Such a root reaches a namespace's answer only through an effect there,
+ * and a cordoned node or a Released volume may have none. In the documented order.
  */
-export function scenarioRoots(namespaceAnswer: Diagnosis, clusterAnswer: Diagnosis | null, nodeIds: readonly string[]): RootCause[] {
+export function scenarioRoots(namespaceAnswer: Diagnosis, clusterAnswer: Diagnosis | null, ownedIds: readonly string[]): RootCause[] {
   const roots = [...namespaceAnswer.root_causes];
-  if (clusterAnswer === null || nodeIds.length === 0) return roots;
+  if (clusterAnswer === null || ownedIds.length === 0) return roots;
   const present = new Set(roots.map((r) => r.finding.id));
-  const extra = clusterAnswer.root_causes.filter((r) => nodeIds.includes(r.finding.object) && !present.has(r.finding.id));
+  const extra = clusterAnswer.root_causes.filter((r) => ownedIds.includes(r.finding.object) && !present.has(r.finding.id));
   return extra.length === 0 ? roots : [...roots, ...extra].sort(rootOrder);
 }
 
