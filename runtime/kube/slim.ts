@@ -317,6 +317,11 @@ interface RawEvent {
   lastTimestamp?: string;
   eventTime?: string;
   series?: { count?: number; lastObservedTime?: string };
+  // events.k8s.io/v1 keeps what a legacy recorder wrote under these names.
+  deprecatedSource?: { component?: string };
+  deprecatedCount?: number;
+  deprecatedFirstTimestamp?: string;
+  deprecatedLastTimestamp?: string;
 }
 
 export function slimEvent(raw: unknown): EventObject | null {
@@ -324,18 +329,21 @@ export function slimEvent(raw: unknown): EventObject | null {
   const namespace = e.metadata?.namespace;
   const involved = e.involvedObject ?? e.regarding;
   if (!namespace || !involved?.name) return null;
-  const lastSeen = e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? null;
+  const created = e.metadata?.creationTimestamp ?? null;
+  // `||` where the API writes empty strings or zero times as `""`/`null` for "not set".
+  const firstSeen = e.firstTimestamp || e.deprecatedFirstTimestamp || e.eventTime || created;
+  const lastSeen = e.series?.lastObservedTime || e.lastTimestamp || e.deprecatedLastTimestamp || e.eventTime || created;
   return {
     namespace,
     involvedKind: involved.kind ?? '',
     involvedNamespace: involved.namespace ?? '',
     involvedName: involved.name,
-    source: e.source?.component || e.reportingComponent || e.reportingController || '',
+    source: e.source?.component || e.deprecatedSource?.component || e.reportingComponent || e.reportingController || '',
     type: e.type ?? 'Normal',
     reason: e.reason ?? '',
     message: e.message ?? e.note ?? '',
-    count: e.series?.count ?? e.count ?? 1,
-    firstSeen: e.firstTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? null,
-    lastSeen,
+    count: e.series?.count || e.count || e.deprecatedCount || 1,
+    firstSeen: firstSeen || null,
+    lastSeen: lastSeen || null,
   };
 }
