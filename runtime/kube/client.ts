@@ -1,12 +1,181 @@
-import { KubeConfig, Watch } from '@kubernetes/client-node';
-import fetch, { Headers } from 'node-fetch';
+// How the agent talks to the API server: credentials from a kubeconfig or the in-cluster
+// service account, one LIST call and one WATCH call. @kubernetes/client-node is loaded only for
+// kubeconfigs that need its authenticators (exec plugins, auth providers, impersonation,
+// proxies): importing it costs the agent about 100 MiB of RSS (it loads every generated API
+// and model), more than all its informers hold at 5000 pods (tests/bench/results/memory.md).
+import { readFileSync } from 'node:fs';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
+import { isIPv6 } from 'node:net';
+import { dirname, isAbsolute, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import fetch, { Headers, type RequestInit } from 'node-fetch';
+import { parse } from 'yaml';
 
-/** Loads a kubeconfig file, or the in-cluster service account when no path is given. */
-export function loadKubeConfig(path?: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromCluster();
-  return kc;
+/** What the runtime needs to reach the API server (the subset of client-node's KubeConfig it used). */
+export interface KubeAccess {
+  getCurrentCluster(): { server: string } | null;
+  /** node-fetch options: the connection agent (TLS material) and the credential headers. */
+  applyToFetchOptions(opts: object): Promise<RequestInit>;
+  /** https.request options: CA, client certificate and key, credential headers. */
+  applyToHTTPSOptions(opts: RequestOptions): Promise<void>;
+}
+
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/** A token file is re-read this often: projected service-account tokens rotate (client-go does the same). */
+const TOKEN_FILE_REFRESH_MS = 60_000;
+
+interface TlsMaterial {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  rejectUnauthorized: boolean;
+  servername?: string;
+}
+
+type Credential = { kind: 'none' } | { kind: 'token'; token: string } | { kind: 'tokenFile'; path: string };
+
+/**
+ * Certificates and keys are read once, when the access is built (a rotated client certificate or
+ * CA takes a restart); a token file is re-read every minute. One keep-alive agent serves every
+ * request, so LIST pages and watches reuse connections instead of a TLS handshake each.
+ */
+class DirectAccess implements KubeAccess {
+  private agent: HttpAgent | HttpsAgent | null = null;
+  private token: { value: string; readAt: number } | null = null;
+
+  constructor(
+    private readonly server: string,
+    private readonly tls: TlsMaterial,
+    private readonly credential: Credential,
+  ) {
+    if (server.startsWith('http:') && tls.rejectUnauthorized) throw new Error(`refusing plain HTTP to ${server}: set insecure-skip-tls-verify to allow it`);
+  }
+
+  getCurrentCluster(): { server: string } {
+    return { server: this.server };
+  }
+
+  applyToFetchOptions(_opts: object): Promise<RequestInit> {
+    return Promise.resolve({ agent: this.connectionAgent(), headers: new Headers(this.credentialHeaders()) });
+  }
+
+  applyToHTTPSOptions(opts: RequestOptions): Promise<void> {
+    if (this.tls.ca) opts.ca = this.tls.ca;
+    if (this.tls.cert) opts.cert = this.tls.cert;
+    if (this.tls.key) opts.key = this.tls.key;
+    if (!this.tls.rejectUnauthorized) opts.rejectUnauthorized = false;
+    if (this.tls.servername) opts.servername = this.tls.servername;
+    const headers: Record<string, unknown> = {};
+    // Header lists in the raw array form are not ours to merge into.
+    if (opts.headers && !Array.isArray(opts.headers)) Object.assign(headers, opts.headers);
+    opts.headers = Object.assign(headers, this.credentialHeaders());
+    return Promise.resolve();
+  }
+
+  private connectionAgent(): HttpAgent | HttpsAgent {
+    // keepAlive also turns on TCP keep-alive probes, which notice a watch whose peer vanished.
+    this.agent ??= this.server.startsWith('http:') ? new HttpAgent({ keepAlive: true, keepAliveMsecs: 30_000 }) : new HttpsAgent({ ...this.tls, keepAlive: true, keepAliveMsecs: 30_000 });
+    return this.agent;
+  }
+
+  private credentialHeaders(): Record<string, string> {
+    const token = this.currentToken();
+    return token ? { Authorization: `Bearer ${token}` } : {};
+  }
+
+  private currentToken(): string | null {
+    const credential = this.credential;
+    if (credential.kind === 'none') return null;
+    if (credential.kind === 'token') return credential.token;
+    const now = Date.now();
+    if (!this.token || now - this.token.readAt > TOKEN_FILE_REFRESH_MS) this.token = { value: readFileSync(credential.path, 'utf8').trim(), readAt: now };
+    return this.token.value;
+  }
+}
+
+/** A kubeconfig only client-node can serve: loaded on the first request, not at start. */
+class ClientNodeAccess implements KubeAccess {
+  private loaded: Promise<KubeAccess> | null = null;
+
+  constructor(
+    private readonly server: string | null,
+    private readonly path: string,
+  ) {}
+
+  getCurrentCluster(): { server: string } | null {
+    return this.server === null ? null : { server: this.server };
+  }
+
+  async applyToFetchOptions(opts: object): Promise<RequestInit> {
+    return (await this.config()).applyToFetchOptions(opts);
+  }
+
+  async applyToHTTPSOptions(opts: RequestOptions): Promise<void> {
+    await (await this.config()).applyToHTTPSOptions(opts);
+  }
+
+  private config(): Promise<KubeAccess> {
+    this.loaded ??= import('@kubernetes/client-node').then(({ KubeConfig }) => {
+      const kc = new KubeConfig();
+      kc.loadFromFile(this.path);
+      return kc;
+    });
+    return this.loaded;
+  }
+}
+
+interface RawKubeconfig {
+  'current-context'?: string;
+  contexts?: { name?: string; context?: { cluster?: string; user?: string } }[];
+  clusters?: { name?: string; cluster?: Record<string, unknown> }[];
+  users?: { name?: string; user?: Record<string, unknown> }[];
+}
+
+/** User fields only client-node knows how to turn into credentials. */
+const DELEGATED_USER_FIELDS = ['exec', 'auth-provider', 'username', 'password', 'as', 'as-uid', 'as-groups', 'as-user-extra'];
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** Loads a kubeconfig file, or the in-cluster service account when no path is given (`serviceAccountDir` for tests). */
+export function loadKubeConfig(path?: string, serviceAccountDir = SERVICE_ACCOUNT_DIR): KubeAccess {
+  return path ? fromKubeconfigFile(path) : fromServiceAccount(serviceAccountDir);
+}
+
+function fromServiceAccount(dir: string): KubeAccess {
+  const host = process.env.KUBERNETES_SERVICE_HOST;
+  const port = process.env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) throw new Error('not running in a cluster (KUBERNETES_SERVICE_HOST/PORT unset) and no kubeconfig given');
+  const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  return new DirectAccess(server, { ca: readFileSync(join(dir, 'ca.crt')), rejectUnauthorized: true }, { kind: 'tokenFile', path: join(dir, 'token') });
+}
+
+function fromKubeconfigFile(path: string): KubeAccess {
+  const config = (parse(readFileSync(path, 'utf8')) ?? {}) as RawKubeconfig;
+  const context = config.contexts?.find((c) => c.name === config['current-context'])?.context;
+  const cluster = config.clusters?.find((c) => c.name === context?.cluster)?.cluster ?? {};
+  const user = config.users?.find((u) => u.name === context?.user)?.user ?? {};
+  const server = text(cluster.server) ?? null;
+  if (server === null || text(cluster['proxy-url']) || DELEGATED_USER_FIELDS.some((f) => user[f] !== undefined && user[f] !== null)) return new ClientNodeAccess(server, path);
+  // Relative paths in a kubeconfig are relative to the file, as kubectl reads them.
+  const dir = dirname(path);
+  const material = (fileField: unknown, dataField: unknown): Buffer | undefined => {
+    const file = text(fileField);
+    if (file) return readFileSync(isAbsolute(file) ? file : join(dir, file));
+    const data = text(dataField);
+    return data ? Buffer.from(data, 'base64') : undefined;
+  };
+  const tls: TlsMaterial = {
+    ca: material(cluster['certificate-authority'], cluster['certificate-authority-data']),
+    cert: material(user['client-certificate'], user['client-certificate-data']),
+    key: material(user['client-key'], user['client-key-data']),
+    rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
+    servername: text(cluster['tls-server-name']),
+  };
+  const token = text(user.token);
+  const tokenFile = text(user.tokenFile) ?? text(user['token-file']);
+  const credential: Credential = token ? { kind: 'token', token } : tokenFile ? { kind: 'tokenFile', path: isAbsolute(tokenFile) ? tokenFile : join(dir, tokenFile) } : { kind: 'none' };
+  return new DirectAccess(server, tls, credential);
 }
 
 export interface ListPage {
@@ -37,35 +206,79 @@ export interface KubeTransport {
   ): Promise<{ abort(): void }>;
 }
 
-export function createTransport(kc: KubeConfig): KubeTransport {
+/** The API server's own words for a refusal (a Status object), else the HTTP status text. */
+function refusal(status: number, statusText: string, body: string): KubeApiError {
+  let message: string | undefined;
+  try {
+    message = (JSON.parse(body) as { message?: string }).message;
+  } catch {
+    // Paths the server does not serve (an absent aggregated API) answer in plain text.
+    message = body.trim() || undefined;
+  }
+  return new KubeApiError(status, message ?? statusText);
+}
+
+export function createTransport(kc: KubeAccess): KubeTransport {
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error('kubeconfig has no current cluster');
-  const watcher = new Watch(kc);
+  const request = async (path: string, params: Record<string, string>, signal?: AbortSignal) => {
+    const url = new URL(server + path);
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const init = await kc.applyToFetchOptions({});
+    const headers = new Headers(init.headers);
+    headers.set('Accept', 'application/json');
+    return fetch(url.toString(), { ...init, method: 'GET', headers, signal });
+  };
   return {
     async list(path, params) {
-      const url = new URL(server + path);
-      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-      const init = await kc.applyToFetchOptions({});
-      const headers = new Headers(init.headers);
-      headers.set('Accept', 'application/json');
-      const response = await fetch(url.toString(), { ...init, method: 'GET', headers });
-      // Paths the server does not serve (an absent aggregated API) answer 404 in plain text.
-      const text = await response.text();
-      let body: { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string }; message?: string };
+      const response = await request(path, params);
+      const body = await response.text();
+      if (!response.ok) throw refusal(response.status, response.statusText, body);
+      let parsed: { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } };
       try {
-        body = JSON.parse(text) as typeof body;
+        parsed = JSON.parse(body) as typeof parsed;
       } catch {
-        throw new KubeApiError(response.status, response.ok ? 'the API server answered with something that is not JSON' : text.trim() || response.statusText);
+        throw new KubeApiError(response.status, 'the API server answered with something that is not JSON');
       }
-      if (!response.ok) throw new KubeApiError(response.status, body.message ?? response.statusText);
       return {
-        items: body.items ?? [],
-        resourceVersion: body.metadata?.resourceVersion ?? '',
-        continueToken: body.metadata?.continue || undefined,
+        items: parsed.items ?? [],
+        resourceVersion: parsed.metadata?.resourceVersion ?? '',
+        continueToken: parsed.metadata?.continue || undefined,
       };
     },
     async watch(path, params, onEvent, onDone) {
-      return watcher.watch(path, params, (type: string, object: unknown) => onEvent(type as WatchEventType, object), onDone);
+      const controller = new AbortController();
+      let done = false;
+      // Called once: when the server ends the stream (null), on any error, or after abort().
+      const finish = (err: unknown) => {
+        if (done) return;
+        done = true;
+        controller.abort();
+        onDone(err);
+      };
+      try {
+        const response = await request(path, { ...params, watch: 'true' }, controller.signal);
+        if (response.status !== 200) throw refusal(response.status, response.statusText, await response.text());
+        const body = response.body;
+        body.on('error', finish);
+        const lines = createInterface({ input: body, crlfDelay: Infinity });
+        // readline re-emits the body's errors (an abort among them): unheard, they would crash the process.
+        lines.on('error', finish);
+        lines.on('line', (line) => {
+          if (line === '') return;
+          let event: { type?: WatchEventType; object?: unknown };
+          try {
+            event = JSON.parse(line) as typeof event;
+          } catch {
+            return;
+          }
+          if (event.type) onEvent(event.type, event.object);
+        });
+        lines.on('close', () => finish(null));
+      } catch (err) {
+        finish(err);
+      }
+      return { abort: () => controller.abort() };
     },
   };
 }

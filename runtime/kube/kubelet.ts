@@ -7,10 +7,9 @@
 //   get); nothing but the API server needs to be reachable. The API server refuses to proxy to
 //   loopback or link-local node addresses.
 import { Agent, type RequestOptions } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
 import fetch from 'node-fetch';
 import type { NodeObject } from '../../domain/cluster/model.ts';
-import { KubeApiError } from './client.ts';
+import { KubeApiError, type KubeAccess } from './client.ts';
 
 export type KubeletReader = (node: NodeObject) => Promise<string>;
 export type KubeletScrapeMode = 'direct' | 'proxy';
@@ -24,7 +23,7 @@ async function readText(url: string, init: Parameters<typeof fetch>[1]): Promise
   return text;
 }
 
-export function kubeletThroughProxy(kc: KubeConfig): KubeletReader {
+export function kubeletThroughProxy(kc: KubeAccess): KubeletReader {
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error('kubeconfig has no current cluster');
   return async (node) => readText(`${server}/api/v1/nodes/${encodeURIComponent(node.name)}/proxy${node.containerMetricsPath}`, await kc.applyToFetchOptions({}));
@@ -33,7 +32,7 @@ export function kubeletThroughProxy(kc: KubeConfig): KubeletReader {
 const stringHeaders = (headers: RequestOptions['headers']): Record<string, string> =>
   Object.fromEntries(Object.entries(headers ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
 
-export function kubeletDirect(kc: KubeConfig, options: { insecureTls: boolean }): KubeletReader {
+export function kubeletDirect(kc: KubeAccess, options: { insecureTls: boolean }): KubeletReader {
   let agent: Promise<Agent> | null = null;
   const tlsAgent = async () => {
     const opts: RequestOptions = {};

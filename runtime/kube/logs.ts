@@ -1,11 +1,11 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import fetch, { Headers } from 'node-fetch';
+import type { KubeAccess } from './client.ts';
 import type { PodLogs } from '../../handlers/incidents/service.ts';
 
 /** Caps what one log read may pull into memory, whatever the API server sends. */
 const MAX_LOG_BYTES = 256 * 1024;
 
-export function createPodLogs(kc: KubeConfig, timeoutMs = 5000): PodLogs {
+export function createPodLogs(kc: KubeAccess, timeoutMs = 5000): PodLogs {
   const server = kc.getCurrentCluster()?.server;
   return {
     async tail(namespace, pod, container, { previous, lines }) {
