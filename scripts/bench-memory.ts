@@ -2,10 +2,10 @@
 // `/diagnosis` latency there (issue 12). Starts its own local control plane, then runs the
 // agent of this tree as a separate process, waits until it is ready and its pod informer holds
 // every pod of the scenario, and samples VmRSS from /proc (no forced GC) seven times over 30 s;
-// the median is the figure. It then measures the same way the agent of a baseline commit (the
-// last one before the diagnosis informers, unless BENCH_MEMORY_BASELINE names another, or
-// `none`) on the same control plane, so the two figures differ by the code only. Writes
-// tests/bench/results/memory.json and memory.md. Reports, never asserts: this is not a test.
+// the median is the figure. It then measures the same way, on the same control plane, the agents
+// of the commits BENCH_MEMORY_COMPARE lists (comma-separated refs; by default the last commit
+// before issue 12's informers and `main`; `none` for none), so the figures differ by the code
+// only. Writes tests/bench/results/memory.json and memory.md. Reports, never asserts.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,8 +15,8 @@ import { kubectl, waitFor } from '../runtime/localcluster/kubectl.ts';
 
 const PASSWORD = 'bench-memory-admin-password';
 const SCENARIO = 'scale-5000';
-/** The last commit before issue 12 added the diagnosis informers (the 291 MiB of tests/bench/README.md). */
-const DEFAULT_BASELINE = '6380540';
+/** The last commit before issue 12 added the diagnosis informers (the 291 MiB of tests/bench/README.md), and main. */
+const DEFAULT_COMPARE = '6380540,main';
 const RSS_SAMPLES = 7;
 const RSS_INTERVAL_MS = 5000;
 const DIAGNOSIS_REQUESTS = Number(process.env.BENCH_DIAGNOSIS_REQUESTS ?? 200);
@@ -188,8 +188,8 @@ async function measureAgent(label: string, commit: string, tree: string, kubecon
   }
 }
 
-/** The baseline commit's files, with this tree's node_modules (its dependencies did not change). */
-function checkoutBaseline(commit: string, into: string): string {
+/** A commit's files, with this tree's node_modules (the dependencies did not change). */
+function checkout(commit: string, into: string): string {
   const tree = join(into, `capstan-${commit}`);
   mkdirSync(tree, { recursive: true });
   const archive = execFileSync('git', ['archive', '--format=tar', commit], { maxBuffer: 512 * 1024 * 1024 });
@@ -217,7 +217,8 @@ function markdown(report: MemoryReport): string {
     '# Agent memory on scale-5000',
     '',
     `\`npm run bench:memory\` on the \`${report.scenario}\` scenario, ${report.machine}; generated ${report.generated_at}.`,
-    `Each agent ran as its own process against the same local control plane, one after the other. RSS is VmRSS from`,
+    `This tree's agent, then the agent of each compared commit (\`${DEFAULT_COMPARE.split(',')[0] ?? ''}\` is the last commit before issue 12's informers), each ran`,
+    `as its own process against the same local control plane, one after the other. RSS is VmRSS from`,
     `/proc, sampled ${RSS_SAMPLES} times ${RSS_INTERVAL_MS / 1000} s apart once the agent was ready and its pod informer held every`,
     'scenario pod (no GC forced); the figure is the median. Raw numbers: `results/memory.json`.',
     '',
@@ -228,12 +229,12 @@ function markdown(report: MemoryReport): string {
   ];
   for (const r of report.runs) lines.push(`| ${r.label} | \`${r.commit}\` | ${r.ready_secs} s | ${r.all_pods_secs} s (${r.pods_seen}) | **${r.rss_mib_median} MiB** | ${r.rss_mib_samples.join(', ')} |`);
   const current = report.runs.find((r) => r.label === 'this tree');
-  const baseline = report.runs.find((r) => r.label === 'baseline');
+  const others = report.runs.filter((r) => r !== current);
   lines.push('', '| measure | value | bound |', '|---|---|---|');
   if (current) {
     const met = current.rss_mib_median <= RSS_CEILING_MIB;
     lines.push(`| agent RSS after sync | ${current.rss_mib_median} MiB | ≤ ${RSS_CEILING_MIB} MiB (issue 12): ${met ? 'met' : '**not met**'}; target ≤ ${RSS_TARGET_MIB} MiB: ${current.rss_mib_median <= RSS_TARGET_MIB ? 'met' : '**not met**'} |`);
-    if (baseline) lines.push(`| the same, baseline \`${baseline.commit}\` | ${baseline.rss_mib_median} MiB | difference ${round(current.rss_mib_median - baseline.rss_mib_median)} MiB |`);
+    for (const other of others) lines.push(`| the same, ${other.label} (\`${other.commit}\`) | ${other.rss_mib_median} MiB | this tree ${round(current.rss_mib_median - other.rss_mib_median)} MiB against it |`);
     const d = current.diagnosis;
     if (d?.available) {
       lines.push(`| \`GET /diagnosis\` p50 / p99 (${d.requests} sequential, admin session) | ${d.p50_ms} / ${d.p99_ms} ms (max ${d.max_ms}, first ${d.cold_ms}) | |`);
@@ -246,7 +247,7 @@ function markdown(report: MemoryReport): string {
 }
 
 async function main(): Promise<void> {
-  const baselineCommit = process.env.BENCH_MEMORY_BASELINE ?? DEFAULT_BASELINE;
+  const compare = (process.env.BENCH_MEMORY_COMPARE ?? DEFAULT_COMPARE).split(',').map((r) => r.trim()).filter((r) => r !== '' && r !== 'none');
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
   const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-memory-'));
@@ -261,9 +262,9 @@ async function main(): Promise<void> {
     const expectedPods = deployments.items.filter((d) => d.metadata.namespace.startsWith('tenant-')).reduce((n, d) => n + (d.spec.replicas ?? 1), 0);
     say(`the scenario asks for ${expectedPods} pods`);
     report.runs.push(await measureAgent('this tree', dirty ? `${head}+changes` : head, resolve('.'), cluster.kubeconfig, join(dir, 'agent-data'), expectedPods));
-    if (baselineCommit !== 'none') {
-      const tree = checkoutBaseline(baselineCommit, dir);
-      report.runs.push(await measureAgent('baseline', baselineCommit, tree, cluster.kubeconfig, join(dir, 'baseline-data'), expectedPods));
+    for (const ref of compare) {
+      const commit = execFileSync('git', ['rev-parse', '--short', ref], { encoding: 'utf8' }).trim();
+      report.runs.push(await measureAgent(ref, commit, checkout(commit, dir), cluster.kubeconfig, join(dir, `data-${commit}`), expectedPods));
     }
     report.cluster = await countObjects(k);
   } finally {
