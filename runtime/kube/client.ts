@@ -1,14 +1,17 @@
 // How the agent talks to the API server: credentials from a kubeconfig or the in-cluster
 // service account, one LIST call and one WATCH call. @kubernetes/client-node is loaded only for
 // kubeconfigs that need its authenticators (exec plugins, auth providers, impersonation,
-// proxies): importing it costs the agent about 100 MiB of RSS (it loads every generated API
-// and model), more than all its informers hold at 5000 pods (tests/bench/results/memory.md).
+// proxies): importing it loads every generated API and model, and the agent at scale-5000 ran
+// about 110 MiB of RSS heavier with it, seven times what all its informers hold
+// (tests/bench/results/memory.md).
 import { readFileSync } from 'node:fs';
-import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpAgent, type ClientRequestArgs } from 'node:http';
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
-import { isIPv6 } from 'node:net';
+import { isIPv6, Socket } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Duplex } from 'node:stream';
+import { createSecureContext } from 'node:tls';
 import fetch, { Headers, type RequestInit } from 'node-fetch';
 import { parse } from 'yaml';
 
@@ -35,10 +38,31 @@ interface TlsMaterial {
 
 type Credential = { kind: 'none' } | { kind: 'token'; token: string } | { kind: 'tokenFile'; path: string };
 
+/** Every connection sends TCP keep-alive probes, so a watch whose peer vanished ends instead of hanging. */
+const PROBE_AFTER_MS = 30_000;
+
+function probing(socket: Duplex | null | undefined): Duplex | null | undefined {
+  if (socket instanceof Socket) socket.setKeepAlive(true, PROBE_AFTER_MS);
+  return socket;
+}
+
+class ProbingHttpAgent extends HttpAgent {
+  override createConnection(options: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+    return probing(super.createConnection(options, callback));
+  }
+}
+
+class ProbingHttpsAgent extends HttpsAgent {
+  override createConnection(options: RequestOptions, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+    return probing(super.createConnection(options, callback));
+  }
+}
+
 /**
  * Certificates and keys are read once, when the access is built (a rotated client certificate or
- * CA takes a restart); a token file is re-read every minute. One keep-alive agent serves every
- * request, so LIST pages and watches reuse connections instead of a TLS handshake each.
+ * CA takes a restart), into one TLS context every connection shares; a token file is re-read
+ * every minute. Connections are not reused: a request never races the API server closing an
+ * idle one, and a watch holds its own.
  */
 class DirectAccess implements KubeAccess {
   private agent: HttpAgent | HttpsAgent | null = null;
@@ -57,7 +81,8 @@ class DirectAccess implements KubeAccess {
   }
 
   applyToFetchOptions(_opts: object): Promise<RequestInit> {
-    return Promise.resolve({ agent: this.connectionAgent(), headers: new Headers(this.credentialHeaders()) });
+    // Unreadable TLS material or token file: a rejection, like any failed request.
+    return new Promise((resolve) => resolve({ agent: this.connectionAgent(), headers: new Headers(this.credentialHeaders()) }));
   }
 
   applyToHTTPSOptions(opts: RequestOptions): Promise<void> {
@@ -74,8 +99,8 @@ class DirectAccess implements KubeAccess {
   }
 
   private connectionAgent(): HttpAgent | HttpsAgent {
-    // keepAlive also turns on TCP keep-alive probes, which notice a watch whose peer vanished.
-    this.agent ??= this.server.startsWith('http:') ? new HttpAgent({ keepAlive: true, keepAliveMsecs: 30_000 }) : new HttpsAgent({ ...this.tls, keepAlive: true, keepAliveMsecs: 30_000 });
+    const { ca, cert, key, rejectUnauthorized, servername } = this.tls;
+    this.agent ??= this.server.startsWith('http:') ? new ProbingHttpAgent() : new ProbingHttpsAgent({ secureContext: createSecureContext({ ca, cert, key }), rejectUnauthorized, servername });
     return this.agent;
   }
 
