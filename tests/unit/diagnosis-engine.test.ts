@@ -10,35 +10,14 @@ import { detailFor, diagnosisFor, rootCauseOf } from '../../domain/diagnosis/vis
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { pvDefaults } from '../support/objects.ts';
 import type { FindingSeverity } from '../../schema/diagnosis.ts';
+import { emptyCluster } from '../support/services.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 
 /** A cluster view with nothing in it but what a case gives. */
 function view(parts: Partial<ClusterView> = {}): ClusterView {
   return {
-    namespaces: () => [],
-    pods: () => [],
-    nodes: () => [],
-    events: () => [],
-    workloads: () => [],
-    services: () => [],
-    pvcs: () => [],
-    controllers: () => [],
-    ingresses: () => [],
-    configMaps: () => [],
-    secrets: () => [],
-    pvs: () => [],
-    endpointSlices: () => [],
-    ingressClasses: () => [],
-    storageClasses: () => [],
-    nodeLeases: () => [],
-    resourceQuotas: () => [],
-    limitRanges: () => [],
-    hpas: () => [],
-    pdbs: () => [],
-    metrics: () => ({ available: false, reason: 'none' }),
-    syncStatus: () => [],
-    staleSince: () => null,
+    ...emptyCluster,
     ...parts,
   };
 }

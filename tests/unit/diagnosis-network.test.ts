@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import type { CacheSyncStatus, ClusterView, EndpointSliceObject, IngressClassObject, IngressObject, PodObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { SERVICE_GRACE_SECS, analyzeNetwork, NETWORK_CODES } from '../../domain/diagnosis/analyzers/network.ts';
 import { diagnosisInput, type DraftFinding } from '../../domain/diagnosis/input.ts';
+import { emptyCluster } from '../support/services.ts';
 
 const T0 = new Date('2026-11-21T12:00:00Z');
 const iso = (secsAfterT0: number) => new Date(T0.getTime() + secsAfterT0 * 1000).toISOString();
@@ -71,29 +72,15 @@ interface World {
 
 function view(w: World): ClusterView {
   return {
-    namespaces: () => [],
+    ...emptyCluster,
     pods: () => w.pods ?? [],
-    nodes: () => [],
-    events: () => [],
     workloads: () => w.workloads ?? [],
     services: () => w.services ?? [],
-    pvcs: () => [],
-    controllers: () => [],
     ingresses: () => w.ingresses ?? [],
-    configMaps: () => [],
     secrets: () => w.secrets ?? [],
-    pvs: () => [],
     endpointSlices: () => w.slices ?? [],
     ingressClasses: () => w.classes ?? [],
-    storageClasses: () => [],
-    nodeLeases: () => [],
-    resourceQuotas: () => [],
-    limitRanges: () => [],
-    hpas: () => [],
-    pdbs: () => [],
-    metrics: () => ({ available: false, reason: 'not in this test' }),
     syncStatus: () => w.sync ?? [],
-    staleSince: () => null,
   };
 }
 

@@ -21,6 +21,7 @@ import {
 } from '../../domain/diagnosis/analyzers/pods.ts';
 import { diagnosisInput, type DraftFinding } from '../../domain/diagnosis/input.ts';
 import { Finding } from '../../schema/diagnosis.ts';
+import { emptyCluster } from '../support/services.ts';
 
 /** Pods are created at T0; each row judges at T0 + `after` seconds. */
 const T0 = Date.parse('2026-11-21T12:00:00Z');
@@ -85,29 +86,13 @@ interface World {
 
 function view(w: World): ClusterView {
   return {
-    namespaces: () => [],
+    ...emptyCluster,
     pods: () => w.pods,
     nodes: () => w.nodes ?? [node('node-1')],
     events: () => w.events ?? [],
-    workloads: () => [],
-    services: () => [],
-    pvcs: () => [],
-    controllers: () => [],
-    ingresses: () => [],
     configMaps: () => w.configMaps ?? [],
     secrets: () => w.secrets ?? [],
-    pvs: () => [],
-    endpointSlices: () => [],
-    ingressClasses: () => [],
-    storageClasses: () => [],
-    nodeLeases: () => [],
-    resourceQuotas: () => [],
-    limitRanges: () => [],
-    hpas: () => [],
-    pdbs: () => [],
-    metrics: () => ({ available: false, reason: 'not in this test' }),
     syncStatus: () => ['configmaps', 'secrets'].map((resource) => ({ resource, synced: true, failing_since: null, forbidden: w.forbidden?.includes(resource) ?? false })),
-    staleSince: () => null,
   };
 }
 

@@ -7,6 +7,7 @@ import type { ClusterView, ControllerObject, EventObject, LimitRangeObject, Reso
 import { analyzeQuota } from '../../domain/diagnosis/analyzers/quota.ts';
 import { diagnosisInput, type DraftFinding } from '../../domain/diagnosis/input.ts';
 import { REFUSAL_CURRENT_SECS } from '../../domain/diagnosis/refusal-message.ts';
+import { emptyCluster } from '../support/services.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const ago = (secs: number) => new Date(NOW.getTime() - secs * 1000).toISOString();
@@ -20,29 +21,11 @@ interface Objects {
 
 function cluster(o: Objects): ClusterView {
   return {
-    namespaces: () => [],
-    pods: () => [],
-    nodes: () => [],
+    ...emptyCluster,
     events: () => o.events ?? [],
-    workloads: () => [],
-    services: () => [],
-    pvcs: () => [],
     controllers: () => o.controllers ?? [],
-    ingresses: () => [],
-    configMaps: () => [],
-    secrets: () => [],
-    pvs: () => [],
-    endpointSlices: () => [],
-    ingressClasses: () => [],
-    storageClasses: () => [],
-    nodeLeases: () => [],
     resourceQuotas: () => o.resourceQuotas ?? [],
     limitRanges: () => o.limitRanges ?? [],
-    hpas: () => [],
-    pdbs: () => [],
-    metrics: () => ({ available: false, reason: 'none in this test' }),
-    syncStatus: () => [],
-    staleSince: () => null,
   };
 }
 

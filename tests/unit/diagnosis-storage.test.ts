@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import type { CacheSyncStatus, ClusterView, EventObject, PodObject, PvcObject, PvObject, StorageClassObject } from '../../domain/cluster/model.ts';
 import { NO_PROVISIONER, PVC_PENDING_SECS, STORAGE_CODES, analyzeStorage, formatBytes } from '../../domain/diagnosis/analyzers/storage.ts';
 import { diagnosisInput, type DraftFinding } from '../../domain/diagnosis/input.ts';
+import { emptyCluster } from '../support/services.ts';
 
 const T0 = new Date('2026-11-21T12:00:00Z');
 const iso = (secsAfterT0: number) => new Date(T0.getTime() + secsAfterT0 * 1000).toISOString();
@@ -85,29 +86,13 @@ interface World {
 
 function view(w: World): ClusterView {
   return {
-    namespaces: () => [],
+    ...emptyCluster,
     pods: () => w.pods ?? [],
-    nodes: () => [],
     events: () => w.events ?? [],
-    workloads: () => [],
-    services: () => [],
     pvcs: () => w.pvcs ?? [],
-    controllers: () => [],
-    ingresses: () => [],
-    configMaps: () => [],
-    secrets: () => [],
     pvs: () => w.pvs ?? [],
-    endpointSlices: () => [],
-    ingressClasses: () => [],
     storageClasses: () => w.classes ?? [],
-    nodeLeases: () => [],
-    resourceQuotas: () => [],
-    limitRanges: () => [],
-    hpas: () => [],
-    pdbs: () => [],
-    metrics: () => ({ available: false, reason: 'not in this test' }),
     syncStatus: () => w.sync ?? [],
-    staleSince: () => null,
   };
 }
 

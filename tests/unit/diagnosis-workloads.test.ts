@@ -9,6 +9,7 @@ import { analyzeQuota } from '../../domain/diagnosis/analyzers/quota.ts';
 import { ROLLOUT_STALL_SECS, STARTUP_GRACE_SECS, WORKLOAD_CODES, analyzeWorkloads } from '../../domain/diagnosis/analyzers/workloads.ts';
 import { diagnosisInput, type DraftFinding } from '../../domain/diagnosis/input.ts';
 import { REFUSAL_CURRENT_SECS } from '../../domain/diagnosis/refusal-message.ts';
+import { emptyCluster } from '../support/services.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 /** An ISO time `secs` seconds before NOW. */
@@ -26,29 +27,13 @@ interface Objects {
 
 function cluster(o: Objects): ClusterView {
   return {
-    namespaces: () => [],
+    ...emptyCluster,
     pods: () => o.pods ?? [],
-    nodes: () => [],
     events: () => o.events ?? [],
     workloads: () => o.workloads ?? [],
-    services: () => [],
-    pvcs: () => [],
     controllers: () => o.controllers ?? [],
-    ingresses: () => [],
-    configMaps: () => [],
-    secrets: () => [],
-    pvs: () => [],
-    endpointSlices: () => [],
-    ingressClasses: () => [],
-    storageClasses: () => [],
-    nodeLeases: () => [],
     resourceQuotas: () => o.resourceQuotas ?? [],
     limitRanges: () => o.limitRanges ?? [],
-    hpas: () => [],
-    pdbs: () => [],
-    metrics: () => ({ available: false, reason: 'none in this test' }),
-    syncStatus: () => [],
-    staleSince: () => null,
   };
 }
 
