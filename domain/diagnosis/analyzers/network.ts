@@ -30,6 +30,7 @@ import { nodeId } from '../../cluster/node-id.ts';
 import type { Evidence } from '../../../schema/diagnosis.ts';
 import type { CodeSpec } from '../codes.ts';
 import type { Analyzer, DiagnosisInput, DraftFinding } from '../input.ts';
+import { fact, findingBuilder } from '../draft.ts';
 
 /** A Service this young is not judged yet (seconds). */
 export const SERVICE_GRACE_SECS = 30;
@@ -144,23 +145,8 @@ function push<T>(index: Map<string, T[]>, key: string, item: T): void {
   else index.set(key, [item]);
 }
 
-function finding(object: string, namespace: string | null, code: string, summary: string, evidence: Evidence[], extra: Partial<Pick<DraftFinding, 'since' | 'attributes' | 'suspects'>> = {}): DraftFinding {
-  const spec = NETWORK_CODES.find((c) => c.code === code);
-  return {
-    id: `${object}#${code}`,
-    code,
-    severity: spec?.severity ?? 'warning',
-    object,
-    namespace,
-    summary,
-    evidence,
-    since: extra.since ?? null,
-    attributes: extra.attributes ?? {},
-    suspects: extra.suspects ?? [],
-  };
-}
+const finding = findingBuilder(NETWORK_CODES);
 
-const fact = (node_id: string, text: string, source: Evidence['source']): Evidence => ({ node_id, fact: text, source, link: null });
 
 function nearMissEvidence(nearMisses: { pod: PodObject; key: string }[], selector: Readonly<Record<string, string>>): Evidence[] {
   return [...nearMisses]

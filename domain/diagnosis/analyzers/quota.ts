@@ -10,6 +10,7 @@ import type { Evidence } from '../../../schema/diagnosis.ts';
 import type { CodeSpec } from '../codes.ts';
 import type { Analyzer, DiagnosisInput, DraftFinding } from '../input.ts';
 import { currentRefusals, describeViolation, type CurrentRefusal, type LimitViolation, type QuotaOverrun } from '../refusal-message.ts';
+import { fact } from '../draft.ts';
 
 export const QUOTA_CODES: readonly CodeSpec[] = [
   {
@@ -30,7 +31,6 @@ export const QUOTA_CODES: readonly CodeSpec[] = [
 const EPSILON = 1e-9;
 const exceeds = (value: number, bound: number): boolean => value > bound + Math.abs(bound) * EPSILON;
 
-const fact = (node_id: string, text: string, source: Evidence['source']): Evidence => ({ node_id, fact: text, source, link: null });
 
 function draft(object: string, namespace: string, code: string, summary: string, evidence: Evidence[], since: string | null, attributes: DraftFinding['attributes']): DraftFinding {
   return { id: `${object}#${code}`, code, severity: 'warning', object, namespace, summary, evidence, since, attributes, suspects: [] };

@@ -29,9 +29,9 @@
 import type { PodObject, PvcObject, PvObject, StorageClassObject } from '../../cluster/model.ts';
 import { nodeId } from '../../cluster/node-id.ts';
 import { redactText } from '../../redaction/redact.ts';
-import type { Evidence } from '../../../schema/diagnosis.ts';
 import type { CodeSpec } from '../codes.ts';
 import { warningsAbout, type Analyzer, type DiagnosisInput, type DraftFinding } from '../input.ts';
+import { fact, findingBuilder } from '../draft.ts';
 
 /** A claim Pending for less than this is not judged yet (seconds). */
 export const PVC_PENDING_SECS = 60;
@@ -86,23 +86,8 @@ function informerTrusted(input: DiagnosisInput, resource: string): boolean {
 
 const ageSecs = (since: string | null, now: Date): number => (since === null ? Number.POSITIVE_INFINITY : (now.getTime() - Date.parse(since)) / 1000);
 
-const fact = (node_id: string, text: string, source: Evidence['source']): Evidence => ({ node_id, fact: text, source, link: null });
 
-function finding(object: string, namespace: string | null, code: string, summary: string, evidence: Evidence[], extra: Partial<Pick<DraftFinding, 'since' | 'attributes' | 'suspects'>> = {}): DraftFinding {
-  const spec = STORAGE_CODES.find((c) => c.code === code);
-  return {
-    id: `${object}#${code}`,
-    code,
-    severity: spec?.severity ?? 'warning',
-    object,
-    namespace,
-    summary,
-    evidence,
-    since: extra.since ?? null,
-    attributes: extra.attributes ?? {},
-    suspects: extra.suspects ?? [],
-  };
-}
+const finding = findingBuilder(STORAGE_CODES);
 
 /** `10Gi`, `512Mi`, `1.5Gi`: binary units as claims are usually written. */
 export function formatBytes(n: number): string {

@@ -11,6 +11,7 @@ import type { CodeSpec } from '../codes.ts';
 import { ownerKey, type Analyzer, type DiagnosisInput, type DraftFinding } from '../input.ts';
 import { currentRefusals, describeRefusal, REFUSAL_CURRENT_SECS, type CurrentRefusal } from '../refusal-message.ts';
 import { explainingLimitRanges } from './quota.ts';
+import { fact } from '../draft.ts';
 
 /**
  * A shortfall younger than this is a start or a rollout in progress, not a finding yet:
@@ -92,7 +93,6 @@ function draft(object: string, namespace: string, code: string, severity: DraftF
   return { id: `${object}#${code}`, code, severity, object, namespace, summary, evidence: extra.evidence ?? [], since: extra.since ?? null, attributes: extra.attributes ?? {}, suspects: extra.suspects ?? [] };
 }
 
-const fact = (node_id: string, text: string, source: Evidence['source']): Evidence => ({ node_id, fact: text, source, link: null });
 
 /** Refusals of one controller, keyed `kind/namespace/name`. */
 function refusalsByController(input: DiagnosisInput): Map<string, CurrentRefusal[]> {
