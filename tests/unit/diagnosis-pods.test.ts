@@ -332,6 +332,27 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     want: [{ code: 'Unschedulable', attributes: { cause: 'taint', taints: 'dedicated' }, suspects: ['node:n0', 'node:n1'] }],
   },
   {
+    name: 'every node its selector picks is tainted: the cause is the taint (whatever the counts say), those nodes the suspects',
+    world: {
+      pods: [unscheduled("0/4 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector.", { nodeSelector: { pool: 'gpu' } })],
+      nodes: [
+        node('n1', { labels: { pool: 'gpu' }, taints: [{ key: 'dedicated', value: 'vision', effect: 'NoSchedule' }] }),
+        node('n2', { labels: { pool: 'etl' }, unschedulable: true, taints: [{ key: 'node.kubernetes.io/unschedulable', value: null, effect: 'NoSchedule' }] }),
+        node('n3'),
+        node('n4'),
+      ],
+    },
+    want: [{ code: 'Unschedulable', attributes: { cause: 'taint', nodes_total: 4 }, suspects: ['node:n1'] }],
+  },
+  {
+    name: 'Unschedulable on a cordoned node its selector picks: that node is the suspect, not a cordoned node elsewhere',
+    world: {
+      pods: [unscheduled("0/4 nodes are available: 2 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector.", { nodeSelector: { pool: 'etl' } })],
+      nodes: [node('n1', { unschedulable: true }), node('n2', { labels: { pool: 'etl' }, unschedulable: true }), node('n3'), node('n4')],
+    },
+    want: [{ code: 'Unschedulable', attributes: { cause: 'node_unschedulable', nodes_total: 4 }, suspects: ['node:n2'] }],
+  },
+  {
     name: 'Unschedulable on cordoned nodes: they are suspects',
     world: { pods: [unscheduled('0/2 nodes are available: 2 node(s) were unschedulable.')], nodes: [node('n1', { unschedulable: true }), node('n2')] },
     want: [{ code: 'Unschedulable', attributes: { cause: 'node_unschedulable' }, suspects: ['node:n1'] }],

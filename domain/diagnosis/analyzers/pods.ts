@@ -77,14 +77,19 @@ interface NodeBlocks {
   byTaint: Map<string, string[]>;
   anyTaint: string[];
   cordoned: string[];
+  /** Every node, by name order: a node selector's candidates are picked from these. */
+  nodes: readonly NodeObject[];
 }
 
+const hardTaints = (n: NodeObject) => n.taints.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+
 function indexNodes(nodes: readonly NodeObject[]): NodeBlocks {
-  const blocks: NodeBlocks = { byTaint: new Map(), anyTaint: [], cordoned: [] };
-  for (const n of [...nodes].sort((a, b) => a.name.localeCompare(b.name))) {
+  const sorted = [...nodes].sort((a, b) => a.name.localeCompare(b.name));
+  const blocks: NodeBlocks = { byTaint: new Map(), anyTaint: [], cordoned: [], nodes: sorted };
+  for (const n of sorted) {
     const id = nodeId('Node', null, n.name);
     if (n.unschedulable) blocks.cordoned.push(id);
-    const hard = n.taints.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+    const hard = hardTaints(n);
     if (hard.length > 0) blocks.anyTaint.push(id);
     for (const t of hard) {
       const list = blocks.byTaint.get(t.key) ?? [];
@@ -265,14 +270,34 @@ function causeSuspects(cause: UnschedulableCause, pod: PodObject, claims: readon
   }
 }
 
+/**
+ * The scheduler counts a node under the first filter it fails, cordon and taints before the
+ * node selector, so on a shared cluster its counts mix in nodes the pod never wanted. For a
+ * pod with a node selector, the nodes it picks say more: when every one of them is cordoned
+ * (or carries a hard taint), that is the cause and they are the suspects. Unbound claims keep
+ * precedence: they block the pod on every node.
+ */
+function selectorPlacement(pod: PodObject, blocks: NodeBlocks, parsed: UnschedulableCause): { cause: UnschedulableCause; nodes: string[] } | null {
+  const selector = Object.entries(pod.nodeSelector);
+  if (selector.length === 0 || parsed === 'unbound_pvc') return null;
+  const picked = blocks.nodes.filter((n) => selector.every(([k, v]) => n.labels[k] === v));
+  if (picked.length === 0) return null;
+  const ids = (nodes: readonly NodeObject[]) => nodes.slice(0, MAX_NODE_SUSPECTS).map((n) => nodeId('Node', null, n.name));
+  if (picked.every((n) => n.unschedulable)) return { cause: 'node_unschedulable', nodes: ids(picked) };
+  if (picked.every((n) => hardTaints(n).length > 0)) return { cause: 'taint', nodes: ids(picked) };
+  return null;
+}
+
 function unschedulable(ctx: PodContext, blocks: NodeBlocks): DraftFinding {
   const { pod } = ctx;
   const message = pod.unschedulable?.message ?? null;
-  const verdict = parseSchedulerMessage(message);
+  const parsed = parseSchedulerMessage(message);
+  const placement = selectorPlacement(pod, blocks, parsed.cause);
+  const verdict = placement ? { ...parsed, cause: placement.cause } : parsed;
   // Only the main cause's objects may explain it: a cordoned or tainted node that turned the
   // pod away too does not, when every other node lacks the room it asks for (the pod's own
   // request is then the root, whatever else the cluster holds).
-  const suspects = causeSuspects(verdict.cause, pod, verdict.claims, verdict.taintKeys, blocks);
+  const suspects = placement ? placement.nodes : causeSuspects(verdict.cause, pod, verdict.claims, verdict.taintKeys, blocks);
   const attributes: Record<string, string | number | boolean> = { cause: verdict.cause };
   if (verdict.totalNodes !== null) attributes.nodes_total = verdict.totalNodes;
   if (verdict.taintKeys.length > 0) attributes.taints = verdict.taintKeys.join(',');
