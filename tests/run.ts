@@ -26,7 +26,9 @@ try {
   exitCode = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files],
+      // A file's whole run is bounded too: the diagnosis scenarios (every one at once, the longest
+      // waiting 420 s) take the longest, about eight minutes; 15 minutes still catches a hang.
+      ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000', ...files],
       {
         stdio: 'inherit',
         env: { ...process.env, CAPSTAN_TEST_KUBECONFIG: cluster.kubeconfig, CAPSTAN_TEST_BIN_DIR: cluster.binDir, CAPSTAN_TEST_CLUSTER_DIR: dir },

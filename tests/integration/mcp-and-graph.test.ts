@@ -198,7 +198,7 @@ describe('cluster model and MCP server on the demo scenario', () => {
     const pod = await call('GET', `/graph/entity/${encodeURIComponent('deployment:shop/checkout')}`);
     assert.equal(pod.status, 200);
     assert.ok((pod.body.neighbors as { edge: { type: string } }[]).some((n) => n.edge.type === 'owns'));
-    const search = (await call('GET', '/graph/search?q=checkout&kind=Pod')).body as { results: Node[] };
+    const search = (await call('GET', '/graph/search?q=checkout&kind=Pod&namespace=shop')).body as { results: Node[] };
     assert.ok(search.results.length >= 1 && search.results.every((n) => n.kind === 'Pod' && n.problem !== undefined));
   });
 });
