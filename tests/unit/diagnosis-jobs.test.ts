@@ -276,6 +276,15 @@ describe('analyzeJobs: CronJobs', () => {
     );
   });
 
+  it("a running Job that holds the schedule back is suspected through its pods too, so a pod's own failure explains the missed runs", () => {
+    const [f] = run(
+      { controllers: [cronJob('c', { schedule: '@hourly', lastScheduleTime: '2026-11-21T08:00:00Z', active: ['c-290000'] })], pods: [pod('c-290000-x1', 'c-290000')] },
+      new Date('2026-11-21T12:30:00Z'),
+    );
+    assert.ok(f);
+    assert.deepEqual(f.suspects, ['job:batch/c-290000', 'pod:batch/c-290000-x1']);
+  });
+
   it('caps the count of missed runs', () => {
     const [f] = run({ controllers: [cronJob('c', { schedule: '* * * * *', lastScheduleTime: '2026-11-20T00:00:00Z' })] });
     assert.ok(f);

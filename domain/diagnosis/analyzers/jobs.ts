@@ -194,8 +194,11 @@ function missedSchedule(input: DiagnosisInput, cron: ControllerObject, spec: Non
       link: null,
     },
   ];
-  // A run still going can hold the next ones back (concurrencyPolicy Forbid): it may be the cause.
+  // A run still going can hold the next ones back (concurrencyPolicy Forbid): it may be the
+  // cause, and through it its pods (a running Job has no finding of its own; a pod stuck on
+  // ImagePullBackOff does).
   const active = spec.active.map((name) => nodeId('Job', cron.namespace, name));
+  const activePods = spec.active.flatMap((name) => (input.podsByOwner.get(ownerKey(cron.namespace, 'Job', name)) ?? []).map((p) => nodeId('Pod', p.namespace, p.name)));
   for (const [i, name] of spec.active.entries()) evidence.push({ node_id: active[i] ?? '', fact: `job ${name} is still running`, source: 'status', link: null });
   return {
     id: `${id}#CronJobMissedSchedule`,
@@ -207,7 +210,7 @@ function missedSchedule(input: DiagnosisInput, cron: ControllerObject, spec: Non
     evidence,
     since: iso(firstMissed),
     attributes: { schedule: spec.schedule, missed_runs: missed, due_at: iso(firstMissed), ...(spec.lastScheduleTime ? { last_schedule_time: spec.lastScheduleTime } : {}) },
-    suspects: active,
+    suspects: [...active, ...activePods],
   };
 }
 
