@@ -8,6 +8,7 @@ import { persistentSecret } from './auth/secrets.ts';
 import { createApp, type CookieSecure } from './http/app.ts';
 import { parseTrustedProxies } from './http/client-ip.ts';
 import type { SheddingOptions } from './http/middleware/load-shedding.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/middleware/rate-limit.ts';
 import { auditChainKey, loadEncryptionKey } from './crypto/secret-box.ts';
 import { assembleServices, type SettingDefaults } from './services.ts';
 import { openDatabase } from './store/database.ts';
@@ -41,6 +42,8 @@ export interface AgentOptions {
   encryptionKey?: string;
   cookieSecure?: CookieSecure;
   shedding?: SheddingOptions;
+  /** CAPSTAN_RATE_LIMITS: requests a minute per caller for each rate-limit class. */
+  rateLimits?: RateLimits;
   /** security.trustedProxyCidrs, comma-separated; empty trusts nobody. */
   trustedProxyCidrs?: string;
   validateOutput?: boolean;
@@ -71,6 +74,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const scraper = scrape
     ? new KubeletNetworkScraper(scrape.mode === 'proxy' ? kubeletThroughProxy(kubeConfig) : kubeletDirect(kubeConfig, scrape), () => cache.nodes(), clock, options.log.child('kubelet-scrape'))
     : null;
+  const rateLimits = options.rateLimits ?? DEFAULT_RATE_LIMITS;
   const sampler = new HistorySampler(historyStore, cache, options.settings, clock, options.log.child('history'), options.historySampleIntervalMs, scraper);
   const services = await assembleServices({
     db,
@@ -84,6 +88,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     encryptionKey,
     defaults: options.settingDefaults,
     shedding: options.shedding,
+    rateLimits,
     log: options.log,
   });
   const app = createApp({
@@ -103,7 +108,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   });
   const bound = (server.address() as AddressInfo).port;
   const url = `http://${hostname === '0.0.0.0' ? '127.0.0.1' : hostname}:${bound}`;
-  options.log.info('agent listening', { url, dataDir: options.dataDir });
+  options.log.info('agent listening', { url, dataDir: options.dataDir, rateLimitsPerMin: rateLimits });
   const ready = cache.start().then(() => sampler.start());
   return {
     url,

@@ -33,7 +33,7 @@ import { requestShape } from './http/middleware/request-shape.ts';
 import { SUMMARY_INTERVAL_MS, UnauthenticatedSummary } from './audit/unauthenticated-summary.ts';
 import { authentication, roleCheck } from './http/middleware/authenticate.ts';
 import { ipAccess } from './http/middleware/ip-access.ts';
-import { DEFAULT_RATE_LIMITS, rateLimiting } from './http/middleware/rate-limit.ts';
+import { rateLimiting, type RateLimits } from './http/middleware/rate-limit.ts';
 import { killSwitches } from './http/middleware/kill-switch.ts';
 import { licensing } from './http/middleware/licensing.ts';
 import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
@@ -107,7 +107,7 @@ export interface ServiceOptions {
   analyzers?: readonly AnalyzerEntry[];
   shedding?: SheddingOptions;
   /** Per-minute allowance per rate-limit class (tests raise it to hammer routes). */
-  rateLimits?: typeof DEFAULT_RATE_LIMITS;
+  rateLimits?: RateLimits;
   /** Requests a minute one address may make without a credential (DEFAULT_ANONYMOUS_PER_MIN). */
   anonymousPerMin?: number;
   log: Logger;

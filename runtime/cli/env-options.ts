@@ -4,8 +4,11 @@ import { parseCidrList } from '../access/cidr.ts';
 import type { AgentOptions } from '../agent.ts';
 import type { CookieSecure } from '../http/app.ts';
 import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../http/middleware/rate-limit.ts';
+import { RateLimitClass } from '../../schema/access.ts';
+import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding'>;
+type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding' | 'rateLimits'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
@@ -25,7 +28,33 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     cookieSecure: parseCookieSecure(env.CAPSTAN_COOKIE_SECURE),
     trustedProxyCidrs: env.CAPSTAN_TRUSTED_PROXY_CIDRS ?? '',
     shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
+    rateLimits: parseRateLimits(env.CAPSTAN_RATE_LIMITS),
   };
+}
+
+/**
+ * CAPSTAN_RATE_LIMITS: `class=perMinute` pairs, comma-separated (`read=6000,write=300`); a
+ * class not named keeps its default. A startup option, so a load test or a busy automation
+ * account raises its allowance by configuration, never by a code change; the agent logs the
+ * limits it runs with.
+ */
+export function parseRateLimits(value: string | undefined): RateLimits {
+  const limits: Record<RateLimitClass, number> = { ...DEFAULT_RATE_LIMITS };
+  const entries = (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const match = /^([a-z]+)\s*=\s*(\S+)$/.exec(entry);
+    if (!match) throw new Error(`CAPSTAN_RATE_LIMITS: "${entry}" is not class=perMinute`);
+    const [, name = '', count = ''] = match;
+    const rateClass = v.safeParse(RateLimitClass, name);
+    if (!rateClass.success) throw new Error(`CAPSTAN_RATE_LIMITS: "${name}" is not a rate-limit class (${RateLimitClass.options.join(', ')})`);
+    if (seen.has(name)) throw new Error(`CAPSTAN_RATE_LIMITS: "${name}" is given twice`);
+    seen.add(name);
+    const n = Number(count);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`CAPSTAN_RATE_LIMITS: ${name} must be a whole number of requests a minute, at least 1, got "${count}"`);
+    limits[rateClass.output] = n;
+  }
+  return limits;
 }
 
 function parseWholeNumber(value: string | undefined, fallback: number, name: string): number {

@@ -9,7 +9,7 @@ import type { Licensing } from '../../handlers/access/service.ts';
 import type { AnalyzerEntry } from '../../domain/diagnosis/engine.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
 import { auditChainKey, loadEncryptionKey } from '../../runtime/crypto/secret-box.ts';
-import type { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
+import type { RateLimits } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { assembleServices, type AssembledServices, type SettingDefaults } from '../../runtime/services.ts';
 import { openDatabase, type Db } from '../../runtime/store/database.ts';
@@ -61,7 +61,7 @@ export interface TestServiceOptions {
   tenantNamespaces?: string[];
   defaults?: Partial<SettingDefaults>;
   licensing?: Licensing;
-  rateLimits?: typeof DEFAULT_RATE_LIMITS;
+  rateLimits?: RateLimits;
   history?: HistoryReader;
   network?: NetworkView;
   analyzers?: readonly AnalyzerEntry[];

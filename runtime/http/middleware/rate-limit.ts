@@ -11,7 +11,10 @@ import { errorResponse } from '../status.ts';
  * security.discoveryRateLimitPerMin (spec §8); the spec leaves the others to us: generous
  * for a person or a script, a wall for a runaway loop.
  */
-export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitClass, number>> = {
+/** Requests a minute, per caller, for each class. */
+export type RateLimits = Readonly<Record<RateLimitClass, number>>;
+
+export const DEFAULT_RATE_LIMITS: RateLimits = {
   read: 1200,
   write: 120,
   login: 30,
@@ -28,7 +31,7 @@ interface Bucket {
 }
 
 /** Token buckets: a burst up to a minute's allowance, refilled continuously. */
-export function rateLimiting(clock: Clock, limits: Readonly<Record<RateLimitClass, number>> = DEFAULT_RATE_LIMITS): RouteMiddleware {
+export function rateLimiting(clock: Clock, limits: RateLimits = DEFAULT_RATE_LIMITS): RouteMiddleware {
   const buckets = new Map<string, Bucket>();
   return (route) => {
     if (route.probe) return null;
