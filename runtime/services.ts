@@ -38,7 +38,7 @@ import { killSwitches } from './http/middleware/kill-switch.ts';
 import { licensing } from './http/middleware/licensing.ts';
 import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
 import type { Logger } from './log.ts';
-import type { Db } from './store/database.ts';
+import { credentialWrites, type Db } from './store/database.ts';
 import { SettingsStore } from './store/settings.ts';
 
 /** Helm values (CAPSTAN_* variables) that seed the runtime-editable settings. */
@@ -142,9 +142,13 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     log: log.child('audit-stream'),
   });
   const audit = new AuditLog(db, clock, auditChainKey(options.encryptionKey), forwarder);
-  const auth = createAuthService(db, clock, options.sessionSecret, {
-    idleTimeoutSecs: async () => (await settingsStore.get('security')).session_idle_timeout_secs,
-  });
+  const auth = createAuthService(
+    db,
+    clock,
+    options.sessionSecret,
+    { idleTimeoutSecs: async () => (await settingsStore.get('security')).session_idle_timeout_secs },
+    credentialWrites(db),
+  );
   const ipGuard = new IpGuard(db, clock, settingsStore, audit);
   const oauth = createOAuthService(db, clock);
   const license = options.licensing ?? FREE_TIER;

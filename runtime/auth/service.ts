@@ -10,6 +10,7 @@ import { mintApiKey, parseApiKey, secretMatches } from './api-key-token.ts';
 import type { Db } from '../store/database.ts';
 import { BCRYPT_COST, findUser } from './accounts.ts';
 import { issueSessionToken, verifySessionToken } from './session-token.ts';
+import { CredentialCache, type WriteGeneration } from './credential-cache.ts';
 
 export const LOCKOUT_THRESHOLD = 6;
 export const LOCKOUT_MS = 15 * 60 * 1000;
@@ -58,8 +59,76 @@ function toRecord(row: Omit<ApiKeysTable, 'id' | 'user_id' | 'secret_hash'> & { 
   };
 }
 
-export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: SessionPolicy): AgentAuth {
+/** The session row a cookie resolves to, as read with its user. */
+interface SessionRow {
+  id: string;
+  created_at: number;
+  last_seen_at: number;
+  principal: Extract<Principal, { via: 'session' }>;
+  active: boolean;
+}
+
+/** The API key row a prefix resolves to, as read with its owner. */
+interface ApiKeyRow {
+  id: number;
+  secret_hash: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+  principal: Extract<Principal, { via: 'api_key' }>;
+  active: boolean;
+}
+
+/**
+ * `writes` counts writes to the credential tables through `db` (database.ts credentialWrites);
+ * with it, verified rows are kept briefly (credential-cache.ts), without it every request reads them.
+ */
+export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: SessionPolicy, writes: WriteGeneration | null = null): AgentAuth {
   const now = () => clock.now().getTime();
+  const sessionRows = new CredentialCache<SessionRow | null>(clock, writes);
+  const apiKeyRows = new CredentialCache<ApiKeyRow | null>(clock, writes);
+
+  async function sessionRow(storedId: string): Promise<SessionRow | null> {
+    const cached = sessionRows.get(storedId);
+    if (cached !== undefined) return cached;
+    const generation = sessionRows.generation();
+    const row = await db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['sessions.id', 'sessions.created_at', 'sessions.last_seen_at', 'users.id as user_id', 'users.username', 'users.role', 'users.active'])
+      .where('sessions.id', '=', storedId)
+      .executeTakeFirst();
+    const found: SessionRow | null = row
+      ? { id: row.id, created_at: row.created_at, last_seen_at: row.last_seen_at, active: row.active === 1, principal: { userId: row.user_id, username: row.username, role: row.role, via: 'session', sessionId: row.id } }
+      : null;
+    sessionRows.set(storedId, found, generation);
+    return found;
+  }
+
+  async function apiKeyRow(prefix: string): Promise<ApiKeyRow | null> {
+    const cached = apiKeyRows.get(prefix);
+    if (cached !== undefined) return cached;
+    const generation = apiKeyRows.generation();
+    const row = await db
+      .selectFrom('api_keys')
+      .innerJoin('users', 'users.id', 'api_keys.user_id')
+      .select(['api_keys.id', 'api_keys.secret_hash', 'api_keys.scopes', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at', 'users.id as user_id', 'users.username', 'users.role', 'users.active'])
+      .where('api_keys.prefix', '=', prefix)
+      .executeTakeFirst();
+    const found: ApiKeyRow | null = row
+      ? {
+          id: row.id,
+          secret_hash: row.secret_hash,
+          expires_at: row.expires_at,
+          revoked_at: row.revoked_at,
+          last_used_at: row.last_used_at,
+          active: row.active === 1,
+          principal: { userId: row.user_id, username: row.username, role: row.role, via: 'api_key', keyId: row.id, scopes: storedScopes(row.scopes) },
+        }
+      : null;
+    apiKeyRows.set(prefix, found, generation);
+    return found;
+  }
 
   return {
     async beginAttempt(username, ip) {
@@ -135,13 +204,8 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       if (token === undefined || token === '') return { ok: false, reason: 'missing' };
       const check = verifySessionToken(secret, token);
       if (!check.ok) return { ok: false, reason: check.reason };
-      const row = await db
-        .selectFrom('sessions')
-        .innerJoin('users', 'users.id', 'sessions.user_id')
-        .select(['sessions.id', 'sessions.created_at', 'sessions.last_seen_at', 'users.id as user_id', 'users.username', 'users.role', 'users.active'])
-        .where('sessions.id', '=', check.storedId)
-        .executeTakeFirst();
-      if (!row || row.active !== 1) return { ok: false, reason: 'revoked' };
+      const row = await sessionRow(check.storedId);
+      if (!row || !row.active) return { ok: false, reason: 'revoked' };
       const t = now();
       const idleTimeoutSecs = await policy.idleTimeoutSecs();
       const idle = idleTimeoutSecs > 0 && t - row.last_seen_at > idleTimeoutSecs * 1000;
@@ -152,27 +216,22 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       if (t - row.last_seen_at > TOUCH_INTERVAL_MS) {
         await db.updateTable('sessions').set({ last_seen_at: t }).where('id', '=', row.id).execute();
       }
-      return { ok: true, principal: { userId: row.user_id, username: row.username, role: row.role, via: 'session', sessionId: row.id } };
+      return { ok: true, principal: row.principal };
     },
 
     async resolveApiKey(value) {
       const parsed = parseApiKey(value);
       if (!parsed) return { ok: false, reason: 'malformed' };
-      const row = await db
-        .selectFrom('api_keys')
-        .innerJoin('users', 'users.id', 'api_keys.user_id')
-        .select(['api_keys.id', 'api_keys.secret_hash', 'api_keys.scopes', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at', 'users.id as user_id', 'users.username', 'users.role', 'users.active'])
-        .where('api_keys.prefix', '=', parsed.prefix)
-        .executeTakeFirst();
+      const row = await apiKeyRow(parsed.prefix);
       if (!row || !secretMatches(parsed.secret, row.secret_hash)) return { ok: false, reason: 'unknown' };
       const t = now();
       if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
       if (row.expires_at !== null && row.expires_at <= t) return { ok: false, reason: 'expired' };
-      if (row.active !== 1) return { ok: false, reason: 'owner_inactive' };
+      if (!row.active) return { ok: false, reason: 'owner_inactive' };
       if (row.last_used_at === null || t - row.last_used_at > TOUCH_INTERVAL_MS) {
         await db.updateTable('api_keys').set({ last_used_at: t }).where('id', '=', row.id).execute();
       }
-      return { ok: true, principal: { userId: row.user_id, username: row.username, role: row.role, via: 'api_key', keyId: row.id, scopes: storedScopes(row.scopes) } };
+      return { ok: true, principal: row.principal };
     },
 
     async createApiKey(userId, name, scopes, expiresAt) {

@@ -5,8 +5,18 @@ import Libsql from 'libsql';
 import type { Clock } from '../../domain/clock.ts';
 import { migrations as releasedMigrations, type Migration } from './migrations.ts';
 import type { Database } from './tables.ts';
+import { TableWriteWatch } from './write-watch.ts';
 
 export type Db = Kysely<Database>;
+
+/** The tables a verified credential is read from: a write to any may end or change one. */
+const CREDENTIAL_TABLES: ReadonlySet<string> = new Set(['users', 'sessions', 'api_keys', 'oauth_tokens']);
+const credentialWatches = new WeakMap<Db, TableWriteWatch>();
+
+/** Counts writes to the credential tables through `db` (null for a handle not made by openDatabase). */
+export function credentialWrites(db: Db): TableWriteWatch | null {
+  return credentialWatches.get(db) ?? null;
+}
 
 type Row = Record<string, unknown>;
 
@@ -20,11 +30,30 @@ function clean<T>(row: T): T {
   return row;
 }
 
+/** Prepared statements kept per SQL text: kysely prepares every query it runs, and most are the same few. */
+const STATEMENT_CACHE_SIZE = 256;
+
 function adapt(db: Libsql.Database): SqliteDatabase {
+  const statements = new Map<string, Libsql.Statement>();
+  const prepared = (query: string): Libsql.Statement => {
+    let stmt = statements.get(query);
+    if (stmt === undefined) {
+      stmt = db.prepare(query);
+      statements.set(query, stmt);
+      if (statements.size > STATEMENT_CACHE_SIZE) {
+        const oldest = statements.keys().next().value;
+        if (oldest !== undefined) statements.delete(oldest);
+      }
+    }
+    return stmt;
+  };
   return {
-    close: () => db.close(),
+    close: () => {
+      statements.clear();
+      db.close();
+    },
     prepare(query: string): SqliteStatement {
-      const stmt = db.prepare(query);
+      const stmt = prepared(query);
       return {
         get reader() {
           return stmt.reader;
@@ -54,7 +83,9 @@ export async function openDatabase(dataDir: string, clock: Clock, options: OpenO
   raw.exec('PRAGMA synchronous = NORMAL');
   raw.exec('PRAGMA foreign_keys = ON');
   raw.exec('PRAGMA busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapt(raw) }) });
+  const watch = new TableWriteWatch(CREDENTIAL_TABLES);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapt(raw) }), plugins: [watch] });
+  credentialWatches.set(db, watch);
   try {
     await migrate(db, clock, options.migrations ?? releasedMigrations, options.auditChainKey ?? null);
   } catch (err) {
