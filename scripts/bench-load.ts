@@ -1,19 +1,75 @@
-// Closed-loop load for the benchmarks: `concurrency` clients issue `total` requests between
-// them. A measured run is served work only: any non-2xx answer fails the run with its status
-// histogram, so a rate limiter's 429s can never be averaged into a throughput again.
-import type { LoadResult } from './bench-report.ts';
+// Load generators for the benchmarks. Both report what was served and what was not: a run with
+// any non-2xx answer is marked failed with its status histogram, and its latencies and rate are
+// left out (null), so a rate limiter's 429s can never be averaged into a throughput again.
+//
+// - closedLoop: `concurrency` clients issue `total` requests between them, each waiting for its
+//   answer before the next. Its throughput is the saturation rate; its latency includes the
+//   queue the clients themselves build, so it is not the figure to quote for latency.
+// - openLoop: requests are sent at a fixed offered rate whatever the answers do, and each one's
+//   latency is counted from when it was due, not when it went out, so a stalled server cannot
+//   hide its stall by slowing the client down (coordinated omission).
 
 export type Fetcher = () => Promise<Response>;
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
-export class FailedRun extends Error {
-  constructor(readonly statuses: Readonly<Record<string, number>>) {
-    super(`measured run had non-2xx answers: ${JSON.stringify(statuses)}`);
-  }
+/** A measured run: what was asked, what came back, and the figures when every answer was served. */
+export interface RunOutcome {
+  requests: number;
+  /** Non-2xx answers and requests that failed without one (`statuses.network`). */
+  errors: number;
+  /** Answers by status code; `network` for a request that got no HTTP answer at all. */
+  statuses: Record<string, number>;
+  /** False when any answer was an error: then the figures below are null, never averaged in. */
+  served: boolean;
+  p50_ms: number | null;
+  p99_ms: number | null;
 }
 
-export async function load(fetcher: Fetcher, concurrency: number, total: number): Promise<LoadResult> {
+export interface ClosedLoopResult extends RunOutcome {
+  concurrency: number;
+  throughput_rps: number | null;
+}
+
+export interface OpenLoopResult extends RunOutcome {
+  offered_rps: number;
+  duration_secs: number;
+  /** Answers completed per second of the run. */
+  achieved_rps: number | null;
+  p999_ms: number | null;
+  /** Requests never sent because `maxOutstanding` were already waiting: the rate was not sustained. */
+  not_sent: number;
+}
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0);
+}
+
+/** Sends one request, drains its body, and records its status (or `network`). */
+async function ask(fetcher: Fetcher, statuses: Record<string, number>): Promise<boolean> {
+  let status: string;
+  try {
+    const res = await fetcher();
+    await res.arrayBuffer();
+    status = String(res.status);
+  } catch {
+    status = 'network';
+  }
+  statuses[status] = (statuses[status] ?? 0) + 1;
+  return status.startsWith('2');
+}
+
+function outcome(latencies: number[], statuses: Record<string, number>): RunOutcome {
+  const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
+  const errors = Object.entries(statuses).reduce((n, [status, count]) => (status.startsWith('2') ? n : n + count), 0);
+  const served = errors === 0 && requests > 0;
+  latencies.sort((a, b) => a - b);
+  return { requests, errors, statuses, served, p50_ms: served ? percentile(latencies, 0.5) : null, p99_ms: served ? percentile(latencies, 0.99) : null };
+}
+
+export async function closedLoop(fetcher: Fetcher, concurrency: number, total: number): Promise<ClosedLoopResult> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let next = 0;
@@ -23,16 +79,64 @@ export async function load(fetcher: Fetcher, concurrency: number, total: number)
       while (next < total) {
         next++;
         const t = performance.now();
-        const res = await fetcher();
-        await res.arrayBuffer();
+        await ask(fetcher, statuses);
         latencies.push(performance.now() - t);
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       }
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  if (Object.keys(statuses).some((status) => !status.startsWith('2'))) throw new FailedRun(statuses);
-  latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { concurrency, requests: latencies.length, errors: 0, p50_ms: round(pick(0.5)), p99_ms: round(pick(0.99)), throughput_rps: round(latencies.length / elapsed) };
+  const result = outcome(latencies, statuses);
+  return { ...result, concurrency, throughput_rps: result.served ? round(result.requests / elapsed) : null };
+}
+
+export interface OpenLoopOptions {
+  ratePerSec: number;
+  durationSecs: number;
+  /** Past this many unanswered requests the generator stops sending (default 2000), so an overloaded server cannot exhaust the client. */
+  maxOutstanding?: number;
+}
+
+export async function openLoop(fetcher: Fetcher, options: OpenLoopOptions): Promise<OpenLoopResult> {
+  const { ratePerSec, durationSecs } = options;
+  const maxOutstanding = options.maxOutstanding ?? 2000;
+  const due = Math.round(ratePerSec * durationSecs);
+  const intervalMs = 1000 / ratePerSec;
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const inFlight = new Set<Promise<void>>();
+  let notSent = 0;
+  const started = performance.now();
+  for (let i = 0; i < due; ) {
+    const now = performance.now();
+    // Every request due by now goes out now, each timed from its own due time.
+    while (i < due && started + i * intervalMs <= now) {
+      const dueAt = started + i * intervalMs;
+      i++;
+      if (inFlight.size >= maxOutstanding) {
+        notSent++;
+        continue;
+      }
+      const request = ask(fetcher, statuses).then(() => {
+        latencies.push(performance.now() - dueAt);
+        inFlight.delete(request);
+      });
+      inFlight.add(request);
+    }
+    if (i < due) await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + i * intervalMs - performance.now())));
+  }
+  await Promise.all(inFlight);
+  const elapsed = (performance.now() - started) / 1000;
+  const result = outcome(latencies, statuses);
+  const servedAll = result.served && notSent === 0;
+  return {
+    ...result,
+    served: servedAll,
+    offered_rps: ratePerSec,
+    duration_secs: durationSecs,
+    achieved_rps: servedAll ? round(result.requests / elapsed) : null,
+    p999_ms: servedAll ? percentile(latencies, 0.999) : null,
+    p50_ms: servedAll ? result.p50_ms : null,
+    p99_ms: servedAll ? result.p99_ms : null,
+    not_sent: notSent,
+  };
 }

@@ -2,15 +2,9 @@
 // what was measured. Targets are reported, met or not; nothing here fails a build.
 
 import type { DashboardBench } from './bench-dashboard.ts';
+import type { ClosedLoopResult } from './bench-load.ts';
 
-export interface LoadResult {
-  concurrency: number;
-  requests: number;
-  errors: number;
-  p50_ms: number;
-  p99_ms: number;
-  throughput_rps: number;
-}
+export type LoadResult = ClosedLoopResult;
 
 export interface BenchReport {
   generated_at: string;
@@ -64,10 +58,10 @@ export function markdownReport(r: BenchReport): string {
   for (const e of r.endpoints) {
     for (const a of e.agent) {
       const d = e.direct.find((x) => x.concurrency === a.concurrency);
-      const ratio = d && d.throughput_rps > 0 ? Math.round((a.throughput_rps / d.throughput_rps) * 10) / 10 : null;
+      const ratio = d && d.throughput_rps !== null && d.throughput_rps > 0 && a.throughput_rps !== null ? Math.round((a.throughput_rps / d.throughput_rps) * 10) / 10 : null;
       lines.push(`| \`${e.endpoint}\` | ${a.concurrency} | ${a.p50_ms} | ${a.p99_ms} | ${a.throughput_rps} | ${d?.throughput_rps ?? '–'} | ${ratio === null ? '–' : `${ratio}×`} |`);
       if (a.concurrency === 50) {
-        verdicts.push(`- \`${e.endpoint}\` p99 at 50 concurrent ≤ ${TARGETS.p99AtFiftyMs} ms: ${a.p99_ms} ms, ${mark(a.p99_ms <= TARGETS.p99AtFiftyMs)}`);
+        verdicts.push(`- \`${e.endpoint}\` p99 at 50 concurrent ≤ ${TARGETS.p99AtFiftyMs} ms: ${a.p99_ms} ms, ${mark(a.p99_ms !== null && a.p99_ms <= TARGETS.p99AtFiftyMs)}`);
         if (ratio !== null) verdicts.push(`- \`${e.endpoint}\` ≥ ${TARGETS.listRatio}× direct-LIST throughput: ${ratio}×, ${mark(ratio >= TARGETS.listRatio)}`);
       }
     }

@@ -11,7 +11,7 @@ import { down, up } from '../runtime/localcluster/cluster.ts';
 import { waitFor } from '../runtime/localcluster/kubectl.ts';
 import { benchDashboard } from './bench-dashboard.ts';
 import { markdownReport, type BenchReport, type LoadResult } from './bench-report.ts';
-import { load, type Fetcher } from './bench-load.ts';
+import { closedLoop as load, type Fetcher } from './bench-load.ts';
 
 const PASSWORD = 'bench-admin-password';
 const CONCURRENCY = [1, 10, 50] as const;

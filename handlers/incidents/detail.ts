@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import type { IncidentDetail, IncidentDetailInput } from '../../schema/incidents.ts';
 import type { HandlerContext } from '../context.ts';
 import type { PodObject } from '../../domain/cluster/model.ts';
+import { inNamespace } from '../../domain/cluster/by-namespace.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
 import { shortAge } from '../../domain/resources/age.ts';
 import { podResources } from '../../domain/resources/pod.ts';
@@ -40,7 +41,7 @@ function resourcesOf(pod: PodObject, ctx: HandlerContext): Out<typeof IncidentDe
 
 /** The incident story of one pod: what failed, the last exit, recent events, a redacted log tail, resources. */
 export async function incidentDetail(input: Out<typeof IncidentDetailInput>, ctx: HandlerContext): Promise<Result<Out<typeof IncidentDetail>>> {
-  const pod = ctx.cluster.pods().find((p) => p.namespace === input.namespace && p.name === input.pod);
+  const pod = inNamespace(ctx.cluster.pods(), input.namespace).find((p) => p.name === input.pod);
   if (!pod) return fail({ code: 'not_found', message: `no pod ${input.namespace}/${input.pod}` });
   const now = ctx.clock.now();
   const podEvents = eventsByPod(ctx.cluster.events()).get(`${pod.namespace}/${pod.name}`) ?? [];

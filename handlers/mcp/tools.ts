@@ -2,6 +2,7 @@
 // alike. Every tool reads; none writes, none execs, ever. Each reuses the handler behind the
 // matching REST route, so visibility, redaction and errors are the same everywhere.
 import * as v from 'valibot';
+import { inNamespace } from '../../domain/cluster/by-namespace.ts';
 import { GraphKind } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
 import { entity, searchEntities, subgraph } from '../graph/queries.ts';
@@ -50,12 +51,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
   tool('list_namespaces', 'Namespaces Capstan may show (system namespaces and those outside tenantNamespaces are never listed).', v.object({}), (_i, ctx) => listNamespaces({}, ctx)),
   namespacedTool('list_pods', "A namespace's pods: phase, readiness, restarts, node, owner workload, requests and limits.", NamespaceOnly, (i, ctx) => listPods(i, ctx)),
   namespacedTool('list_workloads', "A namespace's Deployments, DaemonSets, StatefulSets, ReplicaSets, Jobs and CronJobs.", NamespaceOnly, (i, ctx) => {
-    const rollouts = ctx.cluster.workloads().filter((w) => w.namespace === i.namespace).map((w) => ({ kind: w.kind, name: w.name, desired: w.desired, available: w.available, owner: null }));
-    const controllers = ctx.cluster.controllers().filter((c) => c.namespace === i.namespace).map((c) => ({ kind: c.kind, name: c.name, owner: c.owner }));
+    const rollouts = inNamespace(ctx.cluster.workloads(), i.namespace).map((w) => ({ kind: w.kind, name: w.name, desired: w.desired, available: w.available, owner: null }));
+    const controllers = inNamespace(ctx.cluster.controllers(), i.namespace).map((c) => ({ kind: c.kind, name: c.name, owner: c.owner }));
     return ok({ namespace: i.namespace, workloads: [...rollouts, ...controllers].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)) });
   }),
   namespacedTool('list_services', "A namespace's Services and the pod labels they select.", NamespaceOnly, (i, ctx) => {
-    return ok({ namespace: i.namespace, services: ctx.cluster.services().filter((s) => s.namespace === i.namespace).map((s) => ({ name: s.name, selector: s.selector })).sort((a, b) => a.name.localeCompare(b.name)) });
+    return ok({ namespace: i.namespace, services: inNamespace(ctx.cluster.services(), i.namespace).map((s) => ({ name: s.name, selector: s.selector })).sort((a, b) => a.name.localeCompare(b.name)) });
   }),
   tool('list_nodes', 'The cluster nodes, ready or not, with their labels.', v.object({}), (_i, ctx) =>
     ok({ nodes: ctx.cluster.nodes().map((n) => ({ name: n.name, ready: n.ready, created_at: n.createdAt, labels: n.labels })).sort((a, b) => a.name.localeCompare(b.name)) }),
@@ -80,7 +81,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     "The tail of a container's log, redacted (bearer tokens, passwords, keys...); `previous` reads the instance before the last restart.",
     v.object({ namespace: Namespace, pod: Name, container: v.optional(Name), previous: v.optional(v.boolean(), false), lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 100) }),
     async (i, ctx) => {
-        const pod = ctx.cluster.pods().find((p) => p.namespace === i.namespace && p.name === i.pod);
+        const pod = inNamespace(ctx.cluster.pods(), i.namespace).find((p) => p.name === i.pod);
       if (!pod) return fail({ code: 'not_found', message: `no pod ${i.namespace}/${i.pod}` });
       const container = i.container ?? pod.containers[0]?.name ?? '';
       if (!pod.containers.some((c) => c.name === container)) return fail({ code: 'invalid_input', field: 'container', message: `pod ${i.pod} has no container ${container}` });

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { PodList, PodsInput } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
+import { inNamespace } from '../../domain/cluster/by-namespace.ts';
 import { shortAge } from '../../domain/resources/age.ts';
 import { podResources } from '../../domain/resources/pod.ts';
 import { fail, ok, type Result } from '../result.ts';
@@ -11,9 +12,7 @@ type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 export function listPods(input: Out<typeof PodsInput>, ctx: HandlerContext): Result<Out<typeof PodList>> {
   if (!ctx.cluster.namespaces().some((ns) => ns.name === input.namespace)) return fail({ code: 'not_found', message: `no namespace ${input.namespace}` });
   const now = ctx.clock.now();
-  const pods = ctx.cluster
-    .pods()
-    .filter((p) => p.namespace === input.namespace)
+  const pods = inNamespace(ctx.cluster.pods(), input.namespace)
     .map((p) => ({ pod: p, resources: podResources(p) }))
     .map(({ pod: p, resources }) => ({
       name: p.name,

@@ -20,6 +20,8 @@ interface ParsedLists {
   source: AccessControlSettings;
   allow: BlockList | null;
   deny: BlockList;
+  /** Whether the denylist has an entry: checking an address against an empty BlockList still costs a SocketAddress. */
+  denies: boolean;
 }
 
 export class IpGuard implements IpBans {
@@ -41,7 +43,7 @@ export class IpGuard implements IpBans {
     const until = this.bans.get(ip);
     if (until !== undefined && (until === null || until > t)) return { ok: false, reason: 'banned' };
     const lists = await this.currentLists();
-    if (listContains(lists.deny, ip)) return { ok: false, reason: 'denylisted' };
+    if (lists.denies && listContains(lists.deny, ip)) return { ok: false, reason: 'denylisted' };
     if (lists.allow && !listContains(lists.allow, ip)) return { ok: false, reason: 'not_allowlisted' };
     return { ok: true };
   }
@@ -105,7 +107,7 @@ export class IpGuard implements IpBans {
         const parsed = parseCidrList(entries.filter((e) => parseCidrList([e]).ok));
         return parsed.ok ? parsed.list : new BlockList();
       };
-      this.lists = { source, allow: source.allowlist.length > 0 ? parse(source.allowlist) : null, deny: parse(source.denylist) };
+      this.lists = { source, allow: source.allowlist.length > 0 ? parse(source.allowlist) : null, deny: parse(source.denylist), denies: source.denylist.length > 0 };
     }
     return this.lists;
   }

@@ -8,8 +8,11 @@
  * the limit and no further, and the returned request is rebuilt over the bytes read.
  */
 export async function boundedBody(request: Request, limit: number): Promise<{ size: number; request: Request } | null> {
-  if (request.body === null) return { size: 0, request };
   const declared = request.headers.get('content-length');
+  // A GET or HEAD with neither length header has no body (RFC 9112 §6.3), and asking for
+  // `body` would make the server build a whole Request per read just to learn that.
+  if (declared === null && (request.method === 'GET' || request.method === 'HEAD') && !request.headers.has('transfer-encoding')) return { size: 0, request };
+  if (request.body === null) return { size: 0, request };
   if (declared !== null && !request.headers.has('transfer-encoding')) {
     const size = Number(declared);
     return Number.isSafeInteger(size) && size >= 0 && size <= limit ? { size, request } : null;

@@ -1,18 +1,69 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FailedRun, load } from '../../scripts/bench-load.ts';
+import { closedLoop, openLoop, percentile } from '../../scripts/bench-load.ts';
 
 describe('benchmark load', () => {
-  it('fails a measured run that got any non-2xx answer, with the status histogram', async () => {
+  it('a closed-loop run with any non-2xx answer is not served: its histogram is kept, its figures are null', async () => {
     let n = 0;
     const throttled = () => Promise.resolve(new Response('{}', { status: ++n % 3 === 0 ? 429 : 200 }));
-    await assert.rejects(load(throttled, 2, 30), (err: unknown) => err instanceof FailedRun && err.statuses['429'] === 10 && err.statuses['200'] === 20);
+    const result = await closedLoop(throttled, 2, 30);
+    assert.deepEqual(result.statuses, { '200': 20, '429': 10 });
+    assert.equal(result.requests, 30);
+    assert.equal(result.errors, 10);
+    assert.equal(result.served, false);
+    assert.equal(result.throughput_rps, null);
+    assert.equal(result.p50_ms, null);
+    assert.equal(result.p99_ms, null);
   });
 
-  it('measures a run whose every answer was served', async () => {
+  it('a request that gets no answer at all counts as a network error', async () => {
+    let n = 0;
+    const flaky = () => (++n === 2 ? Promise.reject(new Error('ECONNRESET')) : Promise.resolve(new Response('{}')));
+    const result = await closedLoop(flaky, 1, 5);
+    assert.deepEqual(result.statuses, { '200': 4, network: 1 });
+    assert.equal(result.served, false);
+  });
+
+  it('measures a closed-loop run whose every answer was served', async () => {
     const served = () => Promise.resolve(new Response('{}', { status: 200 }));
-    const result = await load(served, 3, 30);
+    const result = await closedLoop(served, 3, 30);
     assert.equal(result.requests, 30);
     assert.equal(result.errors, 0);
+    assert.equal(result.served, true);
+    assert.ok((result.throughput_rps ?? 0) > 0);
+  });
+
+  it('an open-loop run sends at the offered rate and times each request from when it was due', async () => {
+    // A server that stalls 200 ms once: every request due during the stall waits for it, and
+    // timing from the due time (not the send time) shows that wait in the tail.
+    let stalled = false;
+    const stallOnce = async () => {
+      if (!stalled) {
+        stalled = true;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return new Response('{}');
+    };
+    const result = await openLoop(stallOnce, { ratePerSec: 200, durationSecs: 1 });
+    assert.equal(result.requests, 200);
+    assert.equal(result.served, true);
+    assert.equal(result.not_sent, 0);
+    assert.ok((result.p999_ms ?? 0) >= 190, `p99.9 ${String(result.p999_ms)} should show the 200 ms stall`);
+    assert.ok((result.achieved_rps ?? 0) > 100);
+  });
+
+  it('an open-loop run stops sending past its outstanding bound, and says the rate was not sustained', async () => {
+    const never = () => new Promise<Response>((resolve) => setTimeout(() => resolve(new Response('{}')), 300));
+    const result = await openLoop(never, { ratePerSec: 200, durationSecs: 0.5, maxOutstanding: 10 });
+    assert.ok(result.not_sent > 0);
+    assert.equal(result.served, false);
+    assert.equal(result.achieved_rps, null);
+  });
+
+  it('percentile is nearest-rank', () => {
+    const values = Array.from({ length: 1000 }, (_, i) => i + 1);
+    const cases: [number, number][] = [[0.5, 500], [0.99, 990], [0.999, 999], [1, 1000]];
+    for (const [q, want] of cases) assert.equal(percentile(values, q), want, String(q));
+    assert.equal(percentile([], 0.5), null);
   });
 });
