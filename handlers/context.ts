@@ -32,6 +32,13 @@ export type Principal = {
 /** Answers computed at most once per `ttlMs` (the overview's 30 s server cache). */
 export interface Memo {
   get<T>(key: string, ttlMs: number, compute: () => T): { value: T; cachedAt: Date };
+  /**
+   * `compute()`, kept while every one of `sources` is the same object as when it was computed
+   * (the informer cache hands out a new array only when something changed), and for at most
+   * `minAgeMs` after it was computed even if they changed, so a churning source cannot make
+   * every request recompute.
+   */
+  derive<T>(key: string, sources: readonly unknown[], minAgeMs: number, compute: () => T): T;
 }
 
 export interface RequestInfo {

@@ -150,10 +150,19 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
   return { nodes, edges, adjacency };
 }
 
-/** The model is shared for two seconds: a burst of MCP calls or a topology view costs one build. */
+/** A model built from sources that have since changed is still served this long (the staleness it always had). */
 export const GRAPH_TTL_MS = 2000;
 
+/**
+ * The model is rebuilt only when something it is built from changed: an informer list (the
+ * cache hands out a new array on a change) or the diagnosis (recomputed at most every 5 s),
+ * and at most once per GRAPH_TTL_MS. Between changes every request walks the same model.
+ */
 export function clusterGraph(ctx: HandlerContext): ClusterGraph {
-  const key = `graph:${ctx.settings.tenantNamespaces.join(',')}`;
-  return ctx.memo.get(key, GRAPH_TTL_MS, () => buildGraph(ctx)).value;
+  const c = ctx.cluster;
+  const sources = [
+    c.namespaces(), c.nodes(), c.workloads(), c.controllers(), c.configMaps(), c.secrets(), c.pvcs(), c.pvs(), c.pods(), c.services(), c.ingresses(),
+    c.storageClasses(), c.ingressClasses(), c.resourceQuotas(), c.limitRanges(), c.hpas(), c.pdbs(), ctx.diagnosis.current(),
+  ];
+  return ctx.memo.derive(`graph:${ctx.settings.tenantNamespaces.join(',')}`, sources, GRAPH_TTL_MS, () => buildGraph(ctx));
 }

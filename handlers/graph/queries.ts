@@ -109,8 +109,10 @@ export function subgraph(input: Out<typeof SubgraphInput>, ctx: HandlerContext):
   const droppedNodes = candidates.filter((c) => !kept.has(c.id));
   const byKind: Record<string, number> = {};
   for (const n of droppedNodes) byKind[n.kind] = (byKind[n.kind] ?? 0) + 1;
-  const candidateIds = new Set(candidates.map((c) => c.id));
-  const edgesWithin = graph.edges.filter((e) => candidateIds.has(e.from) && candidateIds.has(e.to)).length;
+  // Edges between candidates, each counted once at its `from` end: from the candidates' own
+  // adjacency, so the cost follows the neighbourhood, not the whole cluster's edge list.
+  let edgesWithin = 0;
+  for (const id of distance.keys()) for (const e of graph.adjacency.get(id) ?? []) if (e.from === id && distance.has(e.to)) edgesWithin++;
   return ok({
     focus: input.focus,
     hops: input.hops,

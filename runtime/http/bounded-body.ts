@@ -8,15 +8,16 @@
  * the limit and no further, and the returned request is rebuilt over the bytes read.
  */
 export async function boundedBody(request: Request, limit: number): Promise<{ size: number; request: Request } | null> {
+  // A Request never carries a GET or HEAD body (fetch drops it), so there is nothing to count;
+  // asking for `body` would make the server build a whole Request per call just to learn that.
+  if (request.method === 'GET' || request.method === 'HEAD') return { size: 0, request };
+  // With Content-Length the header decides, also without touching `body`.
   const declared = request.headers.get('content-length');
-  // A GET or HEAD with neither length header has no body (RFC 9112 §6.3), and asking for
-  // `body` would make the server build a whole Request per read just to learn that.
-  if (declared === null && (request.method === 'GET' || request.method === 'HEAD') && !request.headers.has('transfer-encoding')) return { size: 0, request };
-  if (request.body === null) return { size: 0, request };
   if (declared !== null && !request.headers.has('transfer-encoding')) {
     const size = Number(declared);
     return Number.isSafeInteger(size) && size >= 0 && size <= limit ? { size, request } : null;
   }
+  if (request.body === null) return { size: 0, request };
   // Node's typings leave the chunk type open; a request body's chunks are bytes.
   const reader = (request.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from '../log.ts';
 import { KubeApiError, type KubeTransport } from './client.ts';
 
@@ -152,9 +153,11 @@ export class Informer<T> {
         }
         if (meta?.resourceVersion) this.resourceVersion = meta.resourceVersion;
         if (type === 'BOOKMARK') return;
-        if (type === 'DELETED') this.store.delete(keyOf(meta?.namespace, meta?.name ?? ''));
-        else this.put(this.store, object, slim);
-        this.snapshot = null;
+        // Only a change to what the cache keeps makes a new snapshot: a status heartbeat or a
+        // field the slimmer drops leaves readers (and everything derived from the snapshot's
+        // identity: namespace indexes, the cluster model) on the same array.
+        const changed = type === 'DELETED' ? this.store.delete(keyOf(meta?.namespace, meta?.name ?? '')) : this.put(this.store, object, slim);
+        if (changed) this.snapshot = null;
       },
       (err) => {
         if (this.stopped) return;
@@ -172,13 +175,17 @@ export class Informer<T> {
     );
   }
 
-  private put(into: Map<string, T>, raw: unknown, slim: (raw: unknown) => T | null): void {
+  /** Whether `into` changed: a slimmed object equal to the one held is not a change. */
+  private put(into: Map<string, T>, raw: unknown, slim: (raw: unknown) => T | null): boolean {
     const meta = (raw as ObjectMeta).metadata;
-    if (!meta?.name) return;
+    if (!meta?.name) return false;
     const value = slim(raw);
     const key = keyOf(meta.namespace, meta.name);
-    if (value === null) into.delete(key);
-    else into.set(key, value);
+    if (value === null) return into.delete(key);
+    const held = into.get(key);
+    if (held !== undefined && isDeepStrictEqual(held, value)) return false;
+    into.set(key, value);
+    return true;
   }
 
   /** RBAC said no: nothing of this kind is visible, which is an answer, not a failure. */

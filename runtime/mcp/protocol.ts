@@ -5,6 +5,7 @@
 // a closed surface never reaches this code.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HandlerContext } from '../../handlers/context.ts';
 import { TOOL_LIST, toolResult } from '../../handlers/mcp/rest.ts';
@@ -15,12 +16,18 @@ import { CAPSTAN_VERSION } from '../version.ts';
 /** Every tool only reads the cluster as it is: MCP clients may call them without asking the user. */
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
+/**
+ * One JSON Schema validator for every request's server: the SDK builds a fresh Ajv instance
+ * per Server unless given one, and that construction was most of an MCP call's cost (issue 13).
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
+
 // The low-level Server, because McpServer.registerTool takes zod schemas only and ours are
 // valibot (the single source of types): tools are listed and dispatched from our own table.
 // eslint-disable-next-line @typescript-eslint/no-deprecated
 function mcpServer(ctx: HandlerContext): Server {
   // eslint-disable-next-line @typescript-eslint/no-deprecated
-  const server = new Server({ name: 'capstan', version: CAPSTAN_VERSION }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'capstan', version: CAPSTAN_VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: sharedValidator });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: TOOL_LIST.map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.input_schema, type: 'object' as const }, annotations: READ_ONLY })),
   }));

@@ -35,7 +35,17 @@ it('returns the same array between changes and a new one after each change', asy
   assert.deepEqual(first.map((n) => n.name), ['a', 'b'], 'an array handed out is never changed afterwards');
   assert.equal(informer.values(), second);
 
-  send('DELETED', ns('a', '5'));
+  send('MODIFIED', ns('b', '5'));
+  assert.equal(informer.values(), second, 'an update that changes nothing the cache keeps (a heartbeat, a new resourceVersion) keeps the array');
+  send('MODIFIED', { ...ns('b', '6'), status: { phase: 'Terminating' } });
+  const third = informer.values();
+  assert.notEqual(third, second, 'a change to a kept field is a change');
+  assert.equal(third.find((n) => n.name === 'b')?.phase, 'Terminating');
+
+  send('DELETED', ns('a', '7'));
   assert.deepEqual(informer.values().map((n) => n.name), ['b', 'c']);
+  const fourth = informer.values();
+  send('DELETED', ns('gone', '8'));
+  assert.equal(informer.values(), fourth, 'deleting what the cache never held is no change');
   informer.stop();
 });
