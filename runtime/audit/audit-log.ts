@@ -34,6 +34,17 @@ export interface AuditEntry {
 
 type StreamStats = ReturnType<AuditService['streamStats']>;
 
+/** A chained append waiting for its transaction. */
+interface PendingAppend {
+  entry: AuditEntry;
+  ts: number;
+  resolve: (row: AuditLogTable) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Chained rows written in one transaction at most (SQLite's bound-parameter limit is far above 200 × 12). */
+const MAX_APPEND_BATCH = 200;
+
 /** Where appended rows are streamed (audit.webhookUrl); it must never block or throw. */
 export interface AuditStream {
   enqueue(event: Record<string, unknown>): void;
@@ -45,6 +56,8 @@ export class AuditLog implements AuditService {
   private accessPrunedAt = -Infinity;
   private accessBuffer: { ts: number; actor: string; action: string; status: number }[] = [];
   private accessTimer: NodeJS.Timeout | null = null;
+  private pending: PendingAppend[] = [];
+  private draining: Promise<void> | null = null;
   private readonly rowHash: ReturnType<typeof keyedRowHash>;
 
   /** `chainKey`: auditChainKey(at-rest key); every writer of the same database (agent, recovery CLIs) must use the same one. */
@@ -57,32 +70,81 @@ export class AuditLog implements AuditService {
     this.rowHash = keyedRowHash(chainKey);
   }
 
-  /** Appends one row (redacted) in one transaction with the read of its predecessor, then prunes rows past retention (at most once a minute). */
+  /**
+   * Appends one row (redacted), chained to its predecessor, and resolves once it is committed.
+   * Appends that arrive while a write is in flight are committed together in the next
+   * transaction, in arrival order (group commit): under concurrent load a chained row costs a
+   * share of one transaction instead of one each, and no caller is answered before its row is
+   * durable. Rows past retention are pruned at most once a minute.
+   */
   async append(entry: AuditEntry): Promise<void> {
     await this.appendRow(entry);
   }
 
-  private async appendRow(entry: AuditEntry): Promise<AuditLogTable> {
-    const ts = this.clock.now().getTime();
-    // Redacted whole first (a secret cut in half could slip past its pattern), then capped.
-    const detail = JSON.stringify(capDetail(redactRecord(entry.detail)));
-    const values = { ts, actor: entry.actor, category: entry.category, action: entry.action, status: entry.status ?? 0, outcome: entry.outcome, severity: entry.severity, namespace: entry.namespace, detail };
-    let stored: AuditLogTable | undefined;
+  private appendRow(entry: AuditEntry): Promise<AuditLogTable> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ entry, ts: this.clock.now().getTime(), resolve, reject });
+      this.draining ??= this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, MAX_APPEND_BATCH);
+        try {
+          const stored = await this.writeChained(batch);
+          batch.forEach((waiting, i) => {
+            const row = stored[i];
+            if (row) waiting.resolve(row);
+            else waiting.reject(new Error('audit row missing from its batch'));
+          });
+        } catch (err) {
+          for (const waiting of batch) waiting.reject(err);
+        }
+      }
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  /** One transaction: read the chain's head, link each row to the one before, insert them all. */
+  private async writeChained(batch: readonly PendingAppend[]): Promise<AuditLogTable[]> {
+    const prepared = batch.map(({ entry, ts }) => ({
+      ts,
+      actor: entry.actor,
+      category: entry.category,
+      action: entry.action,
+      status: entry.status ?? 0,
+      outcome: entry.outcome,
+      severity: entry.severity,
+      namespace: entry.namespace,
+      // Redacted whole first (a secret cut in half could slip past its pattern), then capped.
+      detail: JSON.stringify(capDetail(redactRecord(entry.detail))),
+    }));
+    let stored: AuditLogTable[] | undefined;
     for (let attempt = 1; stored === undefined; attempt++) {
       try {
         stored = await this.db.transaction().execute(async (trx) => {
           const last = await trx.selectFrom('audit_log').select(['id', 'hash']).orderBy('id', 'desc').limit(1).executeTakeFirst();
-          const row = { id: await nextAuditId(trx), ...values, prev_hash: last?.hash ?? '' };
-          const full = { ...row, hash: this.rowHash(row) };
-          await trx.insertInto('audit_log').values(full).execute();
-          return full;
+          const firstId = await nextAuditId(trx);
+          let prevHash = last?.hash ?? '';
+          const rows = prepared.map((values, i) => {
+            const row = { id: firstId + i, ...values, prev_hash: prevHash };
+            const full = { ...row, hash: this.rowHash(row) };
+            prevHash = full.hash;
+            return full;
+          });
+          await trx.insertInto('audit_log').values(rows).execute();
+          return rows;
         });
       } catch (err) {
         if (attempt >= APPEND_ATTEMPTS || !isContention(err)) throw err;
       }
     }
-    // Its detail was redacted just above; a second pass would find nothing new.
-    this.stream?.enqueue(storedEvent(stored));
+    // Their details were redacted just above; a second pass would find nothing new.
+    for (const row of stored) this.stream?.enqueue(storedEvent(row));
+    const ts = stored[stored.length - 1]?.ts ?? this.clock.now().getTime();
     if (ts - this.auditPrunedAt >= PRUNE_INTERVAL_MS) {
       this.auditPrunedAt = ts;
       await this.db.deleteFrom('audit_log').where('ts', '<', ts - AUDIT_RETENTION_MS).execute();

@@ -45,7 +45,18 @@ export async function handleMcpRequest(request: Request, ctx: HandlerContext): P
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    if (request.method !== 'POST') return await transport.handleRequest(request);
+    // The body is read here, already bounded by the route's limit, and handed over parsed: the
+    // transport reading it itself makes the server build a whole stream-backed Request per call.
+    // What does not parse goes to the transport as it came, for the protocol's own error.
+    const text = await request.text();
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      return await transport.handleRequest(new Request(request.url, { method: 'POST', headers: request.headers, body: text }));
+    }
+    return await transport.handleRequest(request, { parsedBody });
   } finally {
     await server.close();
   }
