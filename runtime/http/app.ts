@@ -5,7 +5,7 @@ import type { HandlerContext, Services } from '../../handlers/context.ts';
 import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { BlockList } from 'node:net';
-import { resolveClientIp } from './client-ip.ts';
+import { normalizeAddress, resolveClientIp } from './client-ip.ts';
 import { listContains } from '../access/cidr.ts';
 import { clientIp, requestOrigin, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
@@ -79,12 +79,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const chain = options.middleware ?? [];
   const trusted = options.trustedProxies ?? new BlockList();
+  // With no trusted proxy (the default) no peer is one: skip building a SocketAddress per request to find that out.
+  const trustsAnyProxy = trusted.rules.length > 0;
   const resolveIp: MiddlewareHandler<AppEnv> = async (c, next) => {
     const peer = socketAddress(c);
-    c.set('clientIp', resolveClientIp(peer, c.req.header('x-forwarded-for'), trusted));
+    c.set('clientIp', trustsAnyProxy ? resolveClientIp(peer, c.req.header('x-forwarded-for'), trusted) : normalizeAddress(peer));
     // Behind the dashboard or an ingress, the client's origin is the proxy's to tell: the
     // host, the scheme (TLS often ends at the ingress, which keeps Host), or both.
-    if (listContains(trusted, peer)) {
+    if (trustsAnyProxy && listContains(trusted, peer)) {
       const forwardedHost = c.req.header('x-forwarded-host');
       // A chain of proxies appends: the last entry is the one our trusted peer vouches for.
       const forwardedProto = c.req.header('x-forwarded-proto')?.split(',').at(-1)?.trim().toLowerCase();
