@@ -1,16 +1,14 @@
-import { runAgentCommand } from './agent-command.ts';
-import { runDemoCommand } from './demo-command.ts';
-import { runLocalClusterCommand } from './localcluster-command.ts';
-import { runEnableLocalLoginCommand, runRecoverAdminCommand } from './recovery-commands.ts';
-import { runUiCommand } from './ui-command.ts';
+// Each command's module is imported when that command runs: the agent does not load the local
+// control plane, the UI server or the demo (tests/bench/results/memory.md).
+type Command = { summary: string; run: (args: string[]) => Promise<number> };
 
-const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
-  agent: { summary: 'Run the REST agent (default :8080)', run: runAgentCommand },
-  ui: { summary: 'Serve the dashboard (default :3000), proxying /api/agent/* to the agent', run: runUiCommand },
-  localcluster: { summary: 'Start, inspect or stop a local control plane with KWOK nodes', run: runLocalClusterCommand },
-  demo: { summary: 'Local control plane + demo scenario + agent, all in one', run: runDemoCommand },
-  'recover-admin': { summary: 'Reset an admin password, second factor, IP bans and password sign-in (run in the agent pod)', run: runRecoverAdminCommand },
-  'enable-local-login': { summary: 'Turn password sign-in back on (--admin-only for admins only)', run: runEnableLocalLoginCommand },
+const COMMANDS: Record<string, Command> = {
+  agent: { summary: 'Run the REST agent (default :8080)', run: async (args) => (await import('./agent-command.ts')).runAgentCommand(args) },
+  ui: { summary: 'Serve the dashboard (default :3000), proxying /api/agent/* to the agent', run: async (args) => (await import('./ui-command.ts')).runUiCommand(args) },
+  localcluster: { summary: 'Start, inspect or stop a local control plane with KWOK nodes', run: async (args) => (await import('./localcluster-command.ts')).runLocalClusterCommand(args) },
+  demo: { summary: 'Local control plane + demo scenario + agent, all in one', run: async (args) => (await import('./demo-command.ts')).runDemoCommand(args) },
+  'recover-admin': { summary: 'Reset an admin password, second factor, IP bans and password sign-in (run in the agent pod)', run: async (args) => (await import('./recovery-commands.ts')).runRecoverAdminCommand(args) },
+  'enable-local-login': { summary: 'Turn password sign-in back on (--admin-only for admins only)', run: async (args) => (await import('./recovery-commands.ts')).runEnableLocalLoginCommand(args) },
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -7,7 +7,6 @@ import { NoInput } from '../../schema/common.ts';
 import { McpCallInput, McpCallResult, McpSwitch, McpToolList } from '../../schema/mcp.ts';
 import type { RawEndpoint } from '../http/app.ts';
 import { defineRoute, type Route } from '../http/route.ts';
-import { handleMcpRequest } from '../mcp/protocol.ts';
 import { noApiKeys } from './access.ts';
 
 // Every MCP surface closes with the admin's kill switch (the runtime answers 403 mcp_disabled).
@@ -46,7 +45,9 @@ export const mcpProtocolEndpoint: RawEndpoint = {
   route: protocolRoute,
   methods: ['GET', 'POST', 'DELETE'],
   paths: ['/mcp', '/mcp/'],
-  handle: handleMcpRequest,
+  // The MCP SDK (and the zod it brings) loads with the first protocol request, not at start:
+  // an agent nobody speaks MCP to does not hold it (tests/bench/results/memory.md).
+  handle: async (request, ctx) => (await import('../mcp/protocol.ts')).handleMcpRequest(request, ctx),
   // Where an OAuth-speaking client learns how to get a token (MCP authorization, RFC 9728).
   challenge: (origin) => `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/api/agent/mcp"`,
 };
