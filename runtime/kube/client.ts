@@ -10,6 +10,7 @@ import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import { isIPv6, Socket } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { Duplex } from 'node:stream';
 import { createSecureContext } from 'node:tls';
 import fetch, { Headers, type RequestInit } from 'node-fetch';
@@ -243,6 +244,20 @@ function refusal(status: number, statusText: string, body: string): KubeApiError
   return new KubeApiError(status, message ?? statusText);
 }
 
+/**
+ * A response body as text, decoded chunk by chunk. node-fetch's text() first copies the whole
+ * body into one Buffer (a LIST page is megabytes), memory malloc'd outside V8's heap; freed, it
+ * stayed resident in the allocator's arena, and at scale-5000 the agent kept 30-40 MiB of such
+ * freed LIST pages (tests/bench/results/memory.md). The decoded text lives on V8's heap, which
+ * returns its pages once the page is parsed and collected.
+ */
+async function readText(body: NodeJS.ReadableStream): Promise<string> {
+  const decoder = new StringDecoder('utf8');
+  let text = '';
+  for await (const chunk of body) text += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+  return text + decoder.end();
+}
+
 export function createTransport(kc: KubeAccess): KubeTransport {
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error('kubeconfig has no current cluster');
@@ -257,7 +272,7 @@ export function createTransport(kc: KubeAccess): KubeTransport {
   return {
     async list(path, params) {
       const response = await request(path, params);
-      const body = await response.text();
+      const body = await readText(response.body);
       if (!response.ok) throw refusal(response.status, response.statusText, body);
       let parsed: { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } };
       try {
