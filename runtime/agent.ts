@@ -20,6 +20,7 @@ import { HistoryStore } from './metrics/history-store.ts';
 import { KubeletNetworkScraper, networkOff } from './metrics/kubelet-scraper.ts';
 import { HistorySampler } from './metrics/sampler.ts';
 import type { Logger } from './log.ts';
+import { scheduleStartupCollection } from './memory.ts';
 import { rawEndpoints, routes } from './routes.ts';
 import { CAPSTAN_VERSION } from './version.ts';
 
@@ -109,7 +110,11 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const bound = (server.address() as AddressInfo).port;
   const url = `http://${hostname === '0.0.0.0' ? '127.0.0.1' : hostname}:${bound}`;
   options.log.info('agent listening', { url, dataDir: options.dataDir, rateLimitsPerMin: rateLimits });
-  const ready = cache.start().then(() => sampler.start());
+  let collection: NodeJS.Timeout | null = null;
+  const ready = cache.start().then(() => {
+    collection = scheduleStartupCollection(options.log);
+    return sampler.start();
+  });
   return {
     url,
     port: bound,
@@ -118,6 +123,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     close: () =>
       new Promise<void>((resolve) => {
         cache.stop();
+        if (collection) clearTimeout(collection);
         services.stop();
         // Buffered history samples, access rows and the pending anonymous summary are written before the database closes.
         server.close(() => void Promise.all([sampler.stop(), services.audit.flushAccess(), services.unauthenticatedSummary.flush()]).then(() => db.destroy()).then(resolve));
