@@ -4,15 +4,23 @@ import { join, resolve } from 'node:path';
 import { ensureControlPlaneBinaries } from './binaries.ts';
 import { kwokConfig, nodeManifests, planLogs } from './kwok-config.ts';
 import { kubectl, waitFor } from './kubectl.ts';
-import { defaultScenarioSpec, loadScenario } from './scenario.ts';
+import { defaultScenarioSpec, loadScenario, type ScenarioSpec } from './scenario.ts';
 
 const CLUSTER_NAME = 'capstan';
+/** Scenario objects per `kubectl apply`. */
+const APPLY_BATCH = 1000;
 
 export interface UpOptions {
   dir: string;
   nodes?: number;
   scenario?: string;
   metricsServer?: boolean;
+  /**
+   * How often metrics-server scrapes every node (its --metric-resolution; kwokctl's default is
+   * 15s). KWOK computes each scrape's answer for every pod of the node, so at tens of
+   * thousands of pods a slower cadence leaves it the CPU to bring the pods up.
+   */
+  metricsResolution?: string;
   progress?: (line: string) => void;
 }
 
@@ -104,15 +112,14 @@ export async function up(options: UpOptions): Promise<LocalCluster> {
     '--wait', '120s',
   ];
   if (options.metricsServer !== false) args.push('--enable', 'metrics-server', '--metrics-server-binary', join(binDir, 'metrics-server'));
+  if (options.metricsServer !== false && options.metricsResolution !== undefined) args.push('--extra-args', `metrics-server=metric-resolution=${options.metricsResolution}`);
   await runKwokctl(binDir, p, args);
   copyFileSync(join(p.clusterDir, 'kubeconfig.yaml'), p.kubeconfig);
   const k = { binDir, kubeconfig: p.kubeconfig };
 
   await waitFor('kube-apiserver /readyz', async () => (await kubectl(['get', '--raw', '/readyz'], k)).trim() === 'ok', 120_000);
   say(`creating ${nodeCount} KWOK nodes`);
-  const version = JSON.parse(await kubectl(['version', '-o', 'json'], k)) as { serverVersion?: { gitVersion?: string } };
-  await kubectl(['apply', '-f', '-'], { ...k, input: nodeManifests(nodeCount, spec.nodeCapacity, version.serverVersion?.gitVersion ?? 'v0.0.0') });
-  await kubectl(['wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s'], { ...k, timeoutMs: 130_000 });
+  await applyNodes(k, nodeCount, spec.nodeCapacity);
   // Pods need their namespace's default ServiceAccount, which the controller-manager creates.
   await waitFor('the default ServiceAccount', async () => (await kubectl(['get', 'serviceaccount', 'default', '-o', 'name'], k)).trim() !== '', 60_000);
 
@@ -120,9 +127,49 @@ export async function up(options: UpOptions): Promise<LocalCluster> {
 
   if (scenario && scenario.objectCount > 0) {
     say(`applying scenario "${scenario.name}" (${scenario.objectCount} objects)`);
-    await kubectl(['apply', '--server-side', '--field-manager=capstan-localcluster', '-f', '-'], { ...k, input: scenario.manifests, timeoutMs: 600_000 });
+    await applyObjects(k, scenario.documents, say);
   }
   return { dir: p.root, kubeconfig: p.kubeconfig, binDir, alreadyRunning: false };
+}
+
+type Kubectl = { binDir: string; kubeconfig: string };
+
+/** Nodes kwok-node-1..count (existing ones unchanged), once all are Ready. */
+async function applyNodes(k: Kubectl, count: number, capacity: ScenarioSpec['nodeCapacity']): Promise<void> {
+  const version = JSON.parse(await kubectl(['version', '-o', 'json'], k)) as { serverVersion?: { gitVersion?: string } };
+  await kubectl(['apply', '-f', '-'], { ...k, input: nodeManifests(count, capacity, version.serverVersion?.gitVersion ?? 'v0.0.0') });
+  await kubectl(['wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s'], { ...k, timeoutMs: 130_000 });
+}
+
+/**
+ * Applies scenario objects in batches, each with its own bound: on two cores the API server
+ * takes objects at a few a second while it also creates their pods, so scale-20000's 8000
+ * objects (20000 pods) outlast any one bound that is still short enough to catch a hung
+ * apply. Order is kept, so a Namespace is applied before the objects in it.
+ */
+async function applyObjects(k: Kubectl, documents: readonly string[], say: (line: string) => void): Promise<void> {
+  for (let at = 0; at < documents.length; at += APPLY_BATCH) {
+    const batch = documents.slice(at, at + APPLY_BATCH);
+    await kubectl(['apply', '--server-side', '--field-manager=capstan-localcluster', '-f', '-'], { ...k, input: batch.join('---\n'), timeoutMs: 600_000 });
+    if (documents.length > APPLY_BATCH) say(`applied ${Math.min(at + APPLY_BATCH, documents.length)} of ${documents.length} objects`);
+  }
+}
+
+/**
+ * Takes the running cluster in `dir` to `scenario`'s node count and applies the scenario's
+ * objects from `fromObject` on: a benchmark grows one control plane through scenarios that
+ * each begin with the one before, instead of creating every pod again on a new one.
+ */
+export async function extend(dir: string, scenarioName: string, fromObject: number, progress: (line: string) => void = () => undefined): Promise<void> {
+  const p = paths(dir);
+  if (!isRunning(dir)) throw new Error(`no running cluster in ${dir} to extend`);
+  const k = { binDir: readFileSync(p.binDirFile, 'utf8').trim(), kubeconfig: p.kubeconfig };
+  const scenario = loadScenario(scenarioName);
+  progress(`growing to ${scenario.spec.nodes} KWOK nodes`);
+  await applyNodes(k, scenario.spec.nodes, scenario.spec.nodeCapacity);
+  const documents = scenario.documents.slice(fromObject);
+  progress(`applying scenario "${scenario.name}" from object ${fromObject + 1} (${documents.length} objects)`);
+  await applyObjects(k, documents, progress);
 }
 
 /** Stops every process `up` started (kwokctl SIGKILLs them) and removes the cluster state. */

@@ -44,6 +44,8 @@ export interface Scenario {
   spec: ScenarioSpec;
   /** Every Kubernetes object of the file, as one multi-document YAML for `kubectl apply`. */
   manifests: string;
+  /** The same objects one YAML document each, in file order, for applying in batches. */
+  documents: string[];
   objectCount: number;
 }
 
@@ -76,10 +78,12 @@ export function loadScenario(nameOrPath: string): Scenario {
   }
   const fallbackName = path.split('/').pop()?.replace(/\.ya?ml$/, '') ?? 'scenario';
   const spec = header?.spec ?? defaultScenarioSpec();
+  const documents = objects.map((o) => stringify(o));
   return {
     name: header?.metadata.name ?? fallbackName,
     spec,
-    manifests: objects.map((o) => stringify(o)).join('---\n'),
+    manifests: documents.join('---\n'),
+    documents,
     objectCount: objects.length,
   };
 }
