@@ -160,16 +160,24 @@ async function applyObjects(k: Kubectl, documents: readonly string[], say: (line
  * objects from `fromObject` on: a benchmark grows one control plane through scenarios that
  * each begin with the one before, instead of creating every pod again on a new one.
  */
-export async function extend(dir: string, scenarioName: string, fromObject: number, progress: (line: string) => void = () => undefined): Promise<void> {
+export async function extend(dir: string, scenarioName: string, fromObject: number, progress: (line: string) => void = () => undefined): Promise<LocalCluster> {
   const p = paths(dir);
-  if (!isRunning(dir)) throw new Error(`no running cluster in ${dir} to extend`);
-  const k = { binDir: readFileSync(p.binDirFile, 'utf8').trim(), kubeconfig: p.kubeconfig };
+  // Only the API server must be up: a component that exited (metrics-server does when starved) is no reason to lose the cluster.
+  if (!status(dir).some((c) => c.component === API_SERVER && c.alive)) throw new Error(`no running cluster in ${dir} to extend`);
+  const binDir = readFileSync(p.binDirFile, 'utf8').trim();
+  const k = { binDir, kubeconfig: p.kubeconfig };
+  const dead = status(dir).filter((c) => !c.alive);
+  if (dead.length > 0) {
+    progress(`restarting ${dead.map((c) => c.component).join(', ')}, which exited`);
+    await restartDeadComponents(dir, binDir);
+  }
   const scenario = loadScenario(scenarioName);
   progress(`growing to ${scenario.spec.nodes} KWOK nodes`);
   await applyNodes(k, scenario.spec.nodes, scenario.spec.nodeCapacity);
   const documents = scenario.documents.slice(fromObject);
   progress(`applying scenario "${scenario.name}" from object ${fromObject + 1} (${documents.length} objects)`);
   await applyObjects(k, documents, progress);
+  return { dir: p.root, kubeconfig: p.kubeconfig, binDir, alreadyRunning: true };
 }
 
 /** Stops every process `up` started (kwokctl SIGKILLs them) and removes the cluster state. */
