@@ -1,46 +1,95 @@
-// `npm run bench`: the read-path benchmark of issue 4 on the scale-5000 scenario. Starts its
-// own local control plane and an agent process, measures, writes
-// tests/bench/results/latest.json and the markdown table in tests/bench/README.md, and
-// tears everything down. Targets are reported, never asserted: this is not a test.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `npm run bench`: the read-path benchmark of issues 4 and 13, at each scale in turn. A local
+// control plane comes up with the smallest scale's scenario and is grown into each larger one;
+// once the scenario has settled, this tree's agent starts as its own process, its cold sync and
+// RSS are measured, and every read is measured against the floor (a bare Hono app serving the
+// agent's own answer bytes, scripts/bench-floor.ts) with the same client, back to back. Then
+// the history store and the dashboard, and everything is torn down. Writes
+// results/latest.json and README.md under BENCH_OUT_DIR, keeping the README's hand-written
+// profile findings, and exits non-zero when any measured run failed (a non-2xx answer), after
+// writing them. Progress goes to stderr. Reports, never asserts.
+//
+// Knobs (environment):
+//   BENCH_SCALES                 scales to run, in order (default 1000,5000,20000 → tests/scenarios/scale-N.yaml);
+//                                a scale smaller than the one before starts a new control plane
+//   BENCH_FULL_SCALE             the scale that gets the full measured set (default 5000; none: no
+//                                full set): both credentials, every concurrency and rate; the others
+//                                get the reduced one: cold sync, RSS, 10 clients per read (API key),
+//                                open loop on the pods list
+//   BENCH_CONCURRENCY            closed-loop clients of the full set (default 1,10,50)
+//   BENCH_REQUESTS               requests per closed-loop run, each of Capstan and the floor (default 5000,
+//                                so even the floor's run, at over 10,000 req/s, lasts long enough to read)
+//   BENCH_WARMUP                 unreported requests per read and target before its runs (default 200)
+//   BENCH_OPEN_RATES             open-loop offered rates, req/s, full set (default 100,500,1000)
+//   BENCH_OPEN_SECS              seconds per open-loop run (default 5)
+//   BENCH_OPEN_MAX_OUTSTANDING   unanswered requests past which the generator holds back and the
+//                                rate counts as not sustained (default 250, under the agent's
+//                                CAPSTAN_MAX_IN_FLIGHT of 256, so the agent never sheds the bench)
+//   BENCH_SCALE_OPEN_RATE        open-loop rate of the reduced set's pods list (default 500)
+//   BENCH_RSS_SAMPLES            VmRSS samples per figure, median reported (default 5)
+//   BENCH_RSS_INTERVAL_MS        between samples (default 2000)
+//   BENCH_SETTLE_TIMEOUT_SECS    at most this long for a scenario's pods to be created and settle (default 1500)
+//   BENCH_GROW                   1: each scale grows the previous scale's control plane (its scenario
+//                                begins with the smaller one's objects) instead of starting a new one
+//                                and creating every pod again (default 1; 0: a new control plane each)
+//   BENCH_DIRECT_LIST            1: also LIST the namespace's pods from the API server on the full set (default 1)
+//   BENCH_LIST_REQUESTS          requests per direct-LIST run (default 200)
+//   BENCH_HISTORY                1: run the history-store benchmark (default 1; about four minutes)
+//   BENCH_DASHBOARD              1: the dashboard bundle and cold load in chromium (default 1; builds ui/web/dist when missing)
+//   BENCH_OUT_DIR                where README.md and results/latest.json go (default tests/bench)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadKubeConfig } from '../runtime/kube/client.ts';
-import { down, up } from '../runtime/localcluster/cluster.ts';
+import { down } from '../runtime/localcluster/cluster.ts';
 import { waitFor } from '../runtime/localcluster/kubectl.ts';
+import { ADMIN_PASSWORD, createApiKey, sampleRss, signIn, startAgent, stop, stopAll, waitForAllPods, type Started } from './bench-agent.ts';
+import { bringUp } from './bench-cluster.ts';
 import { benchDashboard } from './bench-dashboard.ts';
-import { markdownReport, type BenchReport, type LoadResult } from './bench-report.ts';
-import { closedLoop as load, type Fetcher } from './bench-load.ts';
+import { closedLoop, type Fetcher } from './bench-load.ts';
+import { measureReads, readsFor, type MeasurePlan } from './bench-measure.ts';
+import { failures, markdownReport, withProfileFindings, type BenchReport, type ScaleRun } from './bench-report.ts';
+import { namespaceName, PODS_PER_NAMESPACE, scaleShape } from './generate-scale-scenario.ts';
 
-const PASSWORD = 'bench-admin-password';
-const CONCURRENCY = [1, 10, 50] as const;
-const REQUESTS_PER_LEVEL = Number(process.env.BENCH_REQUESTS ?? 2000);
-const LIST_REQUESTS_PER_LEVEL = Number(process.env.BENCH_LIST_REQUESTS ?? 100);
+const env = (name: string, fallback: string) => process.env[name] ?? fallback;
+const list = (name: string, fallback: string) => env(name, fallback).split(',').map((s) => s.trim()).filter((s) => s !== '');
+const positive = (name: string, fallback: number) => {
+  const n = Number(env(name, String(fallback)));
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number`);
+  return n;
+};
 
+const SETTINGS = {
+  BENCH_SCALES: list('BENCH_SCALES', '1000,5000,20000').join(','),
+  BENCH_FULL_SCALE: env('BENCH_FULL_SCALE', '5000'),
+  BENCH_CONCURRENCY: list('BENCH_CONCURRENCY', '1,10,50').join(','),
+  BENCH_REQUESTS: positive('BENCH_REQUESTS', 5000),
+  BENCH_WARMUP: positive('BENCH_WARMUP', 200),
+  BENCH_OPEN_RATES: list('BENCH_OPEN_RATES', '100,500,1000').join(','),
+  BENCH_OPEN_SECS: positive('BENCH_OPEN_SECS', 5),
+  BENCH_OPEN_MAX_OUTSTANDING: positive('BENCH_OPEN_MAX_OUTSTANDING', 250),
+  BENCH_SCALE_OPEN_RATE: positive('BENCH_SCALE_OPEN_RATE', 500),
+  BENCH_RSS_SAMPLES: positive('BENCH_RSS_SAMPLES', 5),
+  BENCH_RSS_INTERVAL_MS: positive('BENCH_RSS_INTERVAL_MS', 2000),
+  BENCH_SETTLE_TIMEOUT_SECS: positive('BENCH_SETTLE_TIMEOUT_SECS', 1500),
+  BENCH_GROW: env('BENCH_GROW', '1'),
+  BENCH_DIRECT_LIST: env('BENCH_DIRECT_LIST', '1'),
+  BENCH_LIST_REQUESTS: positive('BENCH_LIST_REQUESTS', 200),
+  BENCH_HISTORY: env('BENCH_HISTORY', '1'),
+  BENCH_DASHBOARD: env('BENCH_DASHBOARD', '1'),
+};
+const OUT_DIR = env('BENCH_OUT_DIR', 'tests/bench');
+const numbers = (csv: string) => csv.split(',').map(Number);
+
+const began = performance.now();
+const say = (line: string) => process.stderr.write(`bench [${Math.round((performance.now() - began) / 1000)} s]: ${line}\n`);
 const round = (n: number) => Math.round(n * 100) / 100;
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function rssMiB(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return round(Number(match?.[1] ?? 0) / 1024);
-}
-
-async function startAgentProcess(kubeconfig: string, dataDir: string): Promise<{ child: ChildProcess; url: string; startedAt: number; listeningAt: number }> {
-  const startedAt = performance.now();
-  const child = spawn(process.execPath, ['bin/capstan.js', 'agent', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
-    env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD, CAPSTAN_MAX_IN_FLIGHT: '1024' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let log = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const match = /"message":"agent listening","url":"([^"]+)"/.exec(log);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`agent exited (${String(code)}): ${log.slice(-2000)}`)));
-  });
-  return { child, url, startedAt, listeningAt: performance.now() };
+function plan(full: boolean): MeasurePlan {
+  const common = { requests: SETTINGS.BENCH_REQUESTS, warmup: SETTINGS.BENCH_WARMUP, openSecs: SETTINGS.BENCH_OPEN_SECS, maxOutstanding: SETTINGS.BENCH_OPEN_MAX_OUTSTANDING };
+  if (full) return { ...common, credentials: ['api-key', 'session'], concurrencies: numbers(SETTINGS.BENCH_CONCURRENCY), openRates: numbers(SETTINGS.BENCH_OPEN_RATES), openReads: ['pods', 'incidents', 'overview', 'subgraph', 'mcp'] };
+  return { ...common, credentials: ['api-key'], concurrencies: [10], openRates: [SETTINGS.BENCH_SCALE_OPEN_RATE], openReads: ['pods'] };
 }
 
 /** The same question asked of the API server directly, with the kubeconfig's client certificate. */
@@ -51,95 +100,177 @@ async function directFetcher(kubeconfig: string, path: string): Promise<Fetcher>
   const init = await kc.applyToFetchOptions({});
   return async () => {
     const res = await nodeFetch(server + path, { ...init, method: 'GET' });
-    const body = await res.arrayBuffer();
-    return new Response(body, { status: res.status });
+    return new Response(await res.arrayBuffer(), { status: res.status });
   };
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-'));
-  const report: BenchReport = { generated_at: new Date().toISOString(), scenario: 'scale-5000', machine: `${String(os().cpus)} CPU, node ${process.version}`, endpoints: [], rss_mib_after_sync: 0, rss_mib_after_load: 0, cold_sync_secs: 0, history: null, dashboard: null, subgraph: [] };
-  let agent: ChildProcess | null = null;
+/** The namespace the scoped reads ask about: the one with the most pods (every namespace has the same shape; ties go by name). */
+async function busiestNamespace(url: string, headers: Record<string, string>): Promise<string> {
+  const res = await fetch(`${url}/overview`, { headers });
+  if (!res.ok) throw new Error(`/overview answered ${res.status}`);
+  const overview = (await res.json()) as { namespaces: { namespace: string; pods_total: number }[] };
+  const sorted = [...overview.namespaces].sort((x, y) => y.pods_total - x.pods_total || x.namespace.localeCompare(y.namespace));
+  const first = sorted[0];
+  if (!first) throw new Error('/overview lists no namespace');
+  return first.namespace;
+}
+
+/** The control plane running now, if any: an interrupted or failed run still tears it down. */
+let clusterDir: string | null = null;
+async function tearDown(): Promise<void> {
+  await stopAll();
+  if (clusterDir === null) return;
+  const dir = clusterDir;
+  clusterDir = null;
+  const t = performance.now();
+  await down(dir).catch((err: unknown) => say(`tearing down ${dir} failed: ${message(err)}`));
+  say(`control plane torn down in ${Math.round((performance.now() - t) / 1000)} s`);
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    say(`${signal}: stopping the agent, the floor and the control plane`);
+    void tearDown().finally(() => process.exit(130));
+  });
+}
+
+/**
+ * One scale: its control plane (new, or `from`'s grown into it, in `dir`), then a new agent
+ * measured on it. The control plane is left running for the next scale; the agent is not.
+ */
+async function runScale(scenario: string, from: string | null, full: boolean, dir: string, report: BenchReport): Promise<ScaleRun> {
+  const run: ScaleRun = { scenario, full, cluster: null, namespace: null, reads: [], ready_secs: null, all_pods_secs: null, pods_seen: null, rss_mib_after_sync: null, rss_mib_samples_after_sync: [], rss_mib_after_load: null, rss_mib_samples_after_load: [], closed: [], open: [], capture_failures: [], direct_list: null, error: null };
+  let agent: Started | null = null;
+  const phase = (name: string, started: number) => say(`${scenario}: ${name} took ${Math.round((performance.now() - started) / 1000)} s`);
   try {
-    process.stderr.write('bench: starting the scale-5000 control plane (about two minutes)\n');
-    const cluster = await up({ dir, scenario: 'scale-5000', progress: (m) => process.stderr.write(`  ${m}\n`) });
-    const a = await startAgentProcess(cluster.kubeconfig, join(dir, 'agent-data'));
-    agent = a.child;
-    await waitFor('agent /readyz', async () => (await fetch(`${a.url}/readyz`)).ok, 120_000, 100);
-    report.cold_sync_secs = round((performance.now() - a.listeningAt) / 1000);
-    const login = await fetch(`${a.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
-    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const key = ((await (await fetch(`${a.url}/me/api-keys`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', scopes: ['workloads:read', 'topology:read'] }) })).json()) as { key: string }).key;
+    let t = performance.now();
+    say(`${scenario}: ${from === null ? 'starting a control plane' : `growing the ${from} control plane`}`);
+    clusterDir = dir;
+    const { cluster, bringUp: b } = await bringUp(scenario, from, dir, SETTINGS.BENCH_SETTLE_TIMEOUT_SECS, (m) => say(`  ${m}`));
+    run.cluster = b;
+    phase('control plane up and settled', t);
 
-    // Let KWOK finish moving pods to Running, so the numbers are about a settled cluster.
-    let lastRunning = -1;
-    await waitFor('pods to settle', async () => {
-      const overview = (await (await fetch(`${a.url}/overview`, { headers: { 'x-api-key': key } })).json()) as { namespaces: { pods_running: number }[] };
-      await new Promise((r) => setTimeout(r, 31_000)); // past the overview cache
-      const running = overview.namespaces.reduce((n, ns) => n + ns.pods_running, 0);
-      const settled = running === lastRunning;
-      lastRunning = running;
-      return settled;
-    }, 600_000, 0);
-    report.rss_mib_after_sync = rssMiB(a.child.pid ?? 0);
+    t = performance.now();
+    agent = await startAgent(cluster.kubeconfig, join(dir, `agent-data-${scenario}`));
+    const a = agent;
+    await waitFor('agent /readyz', async () => (await fetch(`${a.url}/readyz`)).ok, 600_000, 100);
+    run.ready_secs = round((performance.now() - a.listeningAt) / 1000);
+    const cookie = await signIn(a.url);
+    const key = await createApiKey(a.url, cookie);
+    const shape = scaleShape(scenario);
+    const namespaces = Array.from({ length: shape.namespaces }, (_, i) => namespaceName(i + 1));
+    run.pods_seen = await waitForAllPods(a.url, { 'x-api-key': key }, namespaces, PODS_PER_NAMESPACE, 600_000);
+    run.all_pods_secs = round((performance.now() - a.listeningAt) / 1000);
+    say(`${scenario}: agent ready after ${run.ready_secs} s, lists all ${run.pods_seen} pods after ${run.all_pods_secs} s`);
+    const pid = a.child.pid ?? 0;
+    const afterSync = await sampleRss(pid, SETTINGS.BENCH_RSS_SAMPLES, SETTINGS.BENCH_RSS_INTERVAL_MS);
+    run.rss_mib_after_sync = afterSync.median;
+    run.rss_mib_samples_after_sync = afterSync.samples;
+    say(`${scenario}: RSS after sync ${afterSync.median} MiB (${afterSync.samples.join(', ')})`);
+    phase('agent sync and RSS', t);
 
-    const namespaces = (await (await fetch(`${a.url}/overview`, { headers: { 'x-api-key': key } })).json()) as { namespaces: { namespace: string; pods_total: number }[] };
-    const busiest = [...namespaces.namespaces].sort((x, y) => y.pods_total - x.pods_total)[0]?.namespace ?? 'default';
-    // The agent is asked with an API key: the credential path a script or the MCP server takes.
-    const agentGet = (path: string): Fetcher => () => fetch(a.url + path, { headers: { 'x-api-key': key } });
-    const questions = [
-      { endpoint: '/overview', direct: '/api/v1/pods' },
-      { endpoint: '/incidents', direct: '/api/v1/pods' },
-      { endpoint: `/namespaces/${busiest}/pods`, direct: `/api/v1/namespaces/${busiest}/pods` },
-    ];
-    for (const q of questions) {
-      const agentLevels: LoadResult[] = [];
-      const directLevels: LoadResult[] = [];
-      const direct = await directFetcher(cluster.kubeconfig, q.direct);
-      for (const c of CONCURRENCY) {
-        process.stderr.write(`bench: ${q.endpoint} at concurrency ${c}\n`);
-        agentLevels.push(await load(agentGet(q.endpoint), c, REQUESTS_PER_LEVEL));
-        directLevels.push(await load(direct, c, Math.max(c, LIST_REQUESTS_PER_LEVEL)));
+    t = performance.now();
+    const apiKey = { 'x-api-key': key };
+    run.namespace = await busiestNamespace(a.url, apiKey);
+    const reads = readsFor(run.namespace);
+    run.reads = reads.map((r) => ({ id: r.id, label: r.label }));
+    const measured = await measureReads(a.url, reads, { 'api-key': apiKey, session: { cookie } }, plan(full), dir, (m) => say(`${scenario}: ${m}`));
+    Object.assign(run, measured);
+    phase(full ? 'full measured set' : 'reduced measured set', t);
+
+    if (full && SETTINGS.BENCH_DIRECT_LIST === '1') {
+      t = performance.now();
+      const path = `/api/v1/namespaces/${run.namespace}/pods`;
+      const direct = await directFetcher(cluster.kubeconfig, path);
+      const runs = [];
+      for (const c of numbers(SETTINGS.BENCH_CONCURRENCY)) runs.push(await closedLoop(direct, c, Math.max(c, SETTINGS.BENCH_LIST_REQUESTS)));
+      run.direct_list = { path, runs };
+      phase('direct LIST', t);
+    }
+
+    const afterLoad = await sampleRss(pid, SETTINGS.BENCH_RSS_SAMPLES, SETTINGS.BENCH_RSS_INTERVAL_MS);
+    run.rss_mib_after_load = afterLoad.median;
+    run.rss_mib_samples_after_load = afterLoad.samples;
+    say(`${scenario}: RSS after the load ${afterLoad.median} MiB (${afterLoad.samples.join(', ')})`);
+
+    // The heap-by-type summary of the full-set agent belongs here, while it still runs after the
+    // load: `report.heap_summary` (null until scripts/heap-summary.ts is called at this point).
+
+    if (full && SETTINGS.BENCH_DASHBOARD === '1') {
+      t = performance.now();
+      try {
+        report.dashboard = await benchDashboard(a.url, 'admin', ADMIN_PASSWORD);
+      } catch (err) {
+        say(`dashboard benchmark failed: ${message(err)}`);
       }
-      report.endpoints.push({ endpoint: q.endpoint, direct_list: q.direct, agent: agentLevels, direct: directLevels });
+      phase('dashboard', t);
     }
-    // The cluster model has no direct-LIST equivalent: the agent's own numbers only.
-    const focus = encodeURIComponent(`namespace:${busiest}`);
-    const subgraphLevels: LoadResult[] = [];
-    report.subgraph = subgraphLevels;
-    for (const c of CONCURRENCY) {
-      process.stderr.write(`bench: /graph/subgraph (2 hops, 4k tokens) at concurrency ${c}\n`);
-      subgraphLevels.push(await load(agentGet(`/graph/subgraph?focus=${focus}&hops=2&budget=4000`), c, REQUESTS_PER_LEVEL));
-    }
-    report.rss_mib_after_load = rssMiB(a.child.pid ?? 0);
-    process.stderr.write('bench: dashboard bundle and cold load of /overview in chromium\n');
-    try {
-      report.dashboard = await benchDashboard(a.url, 'admin', PASSWORD);
-    } catch (err) {
-      process.stderr.write(`bench: dashboard benchmark failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  } catch (err) {
+    run.error = message(err);
+    say(`${scenario}: stopped early: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}${agent ? `\nagent log tail: ${agent.log()}` : ''}`);
+  } finally {
+    await stop(agent);
+  }
+  return run;
+}
+
+function buildUiIfMissing(): void {
+  if (existsSync('ui/web/dist/index.html')) return;
+  say('building the dashboard (ui/web/dist is missing)');
+  const built = spawnSync('npm', ['run', 'build:ui'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (built.status !== 0) say(`dashboard build failed: ${built.stderr.slice(-2000)}`);
+}
+
+async function main(): Promise<number> {
+  const cpus = (readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm) ?? []).length;
+  const report: BenchReport = { generated_at: new Date().toISOString(), machine: `${cpus} CPU, node ${process.version}`, settings: SETTINGS, scales: [], heap_summary: null, history: null, dashboard: null };
+  const scales = list('BENCH_SCALES', '1000,5000,20000');
+  for (const s of scales) scaleShape(`scale-${s}`);
+  if (SETTINGS.BENCH_DASHBOARD === '1' && scales.includes(SETTINGS.BENCH_FULL_SCALE)) buildUiIfMissing();
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-'));
+  try {
+    let previous: string | null = null;
+    for (const s of scales) {
+      const scenario = `scale-${s}`;
+      const grow = SETTINGS.BENCH_GROW === '1' && previous !== null && scaleShape(previous).namespaces < scaleShape(scenario).namespaces;
+      if (!grow) await tearDown();
+      const run = await runScale(scenario, grow ? previous : null, s === SETTINGS.BENCH_FULL_SCALE, join(dir, 'cluster'), report);
+      report.scales.push(run);
+      previous = scenario;
+      // A scale that stopped early leaves its control plane in no known state: the next starts anew.
+      if (run.error !== null) {
+        await tearDown();
+        previous = null;
+      }
     }
   } finally {
-    agent?.kill('SIGTERM');
-    await down(dir);
+    await tearDown();
     rmSync(dir, { recursive: true, force: true });
   }
 
-  process.stderr.write('bench: history store, 7 days of 5000 pods (synthesized)\n');
-  const history = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'scripts/bench-history.ts', '--pods', '5000', '--days', '7'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-  if (history.status === 0) report.history = JSON.parse(history.stdout) as BenchReport['history'];
-  else process.stderr.write(`bench: history benchmark failed: ${history.stderr.slice(-2000)}\n`);
+  if (SETTINGS.BENCH_HISTORY === '1') {
+    const t = performance.now();
+    say('history store, 7 days of 5000 pods (synthesized)');
+    const history = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'scripts/bench-history.ts', '--pods', '5000', '--days', '7'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    if (history.status === 0) report.history = JSON.parse(history.stdout) as BenchReport['history'];
+    else say(`history benchmark failed: ${history.stderr.slice(-2000)}`);
+    say(`history took ${Math.round((performance.now() - t) / 1000)} s`);
+  }
 
-  mkdirSync('tests/bench/results', { recursive: true });
-  writeFileSync('tests/bench/results/latest.json', JSON.stringify(report, null, 2) + '\n');
-  writeFileSync('tests/bench/README.md', markdownReport(report));
-  process.stdout.write(markdownReport(report));
+  mkdirSync(join(OUT_DIR, 'results'), { recursive: true });
+  writeFileSync(join(OUT_DIR, 'results/latest.json'), JSON.stringify(report, null, 2) + '\n');
+  const readme = join(OUT_DIR, 'README.md');
+  const generated = markdownReport(report);
+  writeFileSync(readme, withProfileFindings(generated, existsSync(readme) ? readFileSync(readme, 'utf8') : ''));
+  process.stdout.write(generated);
+  const failed = failures(report);
+  say(`done in ${Math.round((performance.now() - began) / 1000)} s; ${failed.length === 0 ? 'no failed runs' : `${failed.length} failed runs:\n  ${failed.join('\n  ')}`}`);
+  return failed.length === 0 ? 0 : 1;
 }
 
-function os(): { cpus: number } {
-  return { cpus: (readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm) ?? []).length };
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
