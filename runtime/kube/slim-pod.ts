@@ -1,6 +1,7 @@
 // Pods slimmed to what health, incidents and inventory read.
 import type { ContainerStatus, PodObject, Termination } from '../../domain/cluster/model.ts';
 import { bytes, millicores } from '../../domain/resources/quantity.ts';
+import { intern, internOrNull } from './intern.ts';
 
 interface RawTermination {
   exitCode?: number;
@@ -30,7 +31,7 @@ function podRefs(pod: RawPod): PodObject['refs'] {
   const secrets = new Set<string>();
   const pvcs = new Set<string>();
   const add = (set: Set<string>, name: string | undefined) => {
-    if (name) set.add(name);
+    if (name) set.add(intern(name));
   };
   for (const v of pod.spec?.volumes ?? []) {
     add(configMaps, v.configMap?.name);
@@ -64,11 +65,11 @@ interface RawContainerStatus {
 
 function containerStatus(s: RawContainerStatus): ContainerStatus {
   return {
-    name: s.name ?? '',
+    name: intern(s.name ?? ''),
     ready: s.ready ?? false,
     restartCount: s.restartCount ?? 0,
-    waiting: s.state?.waiting ? { reason: s.state.waiting.reason ?? 'Waiting', message: s.state.waiting.message ?? null } : null,
-    runningSince: s.state?.running?.startedAt ?? null,
+    waiting: s.state?.waiting ? { reason: intern(s.state.waiting.reason ?? 'Waiting'), message: internOrNull(s.state.waiting.message) } : null,
+    runningSince: internOrNull(s.state?.running?.startedAt),
     terminated: termination(s.state?.terminated),
     lastTerminated: termination(s.lastState?.terminated),
   };
@@ -105,20 +106,20 @@ interface RawPod {
 
 function termination(raw: RawTermination | undefined): Termination | null {
   if (!raw) return null;
-  return { exitCode: raw.exitCode ?? 0, reason: raw.reason ?? null, signal: raw.signal ?? null, startedAt: raw.startedAt ?? null, finishedAt: raw.finishedAt ?? null };
+  return { exitCode: raw.exitCode ?? 0, reason: internOrNull(raw.reason), signal: raw.signal ?? null, startedAt: internOrNull(raw.startedAt), finishedAt: internOrNull(raw.finishedAt) };
 }
 
 /** A ReplicaSet's pods belong to its Deployment: the ReplicaSet is named `<deployment>-<pod-template-hash>`. */
 function controllerOf(pod: RawPod): { kind: string; name: string } | null {
   const owner = pod.metadata?.ownerReferences?.find((o) => o.controller) ?? pod.metadata?.ownerReferences?.[0];
-  return owner?.kind && owner.name ? { kind: owner.kind, name: owner.name } : null;
+  return owner?.kind && owner.name ? { kind: intern(owner.kind), name: intern(owner.name) } : null;
 }
 
 function workloadOf(pod: RawPod, name: string): PodObject['workload'] {
   const owner = controllerOf(pod);
   if (!owner) return { kind: 'Pod', name };
   const hash = pod.metadata?.labels?.['pod-template-hash'];
-  if (owner.kind === 'ReplicaSet' && hash && owner.name.endsWith(`-${hash}`)) return { kind: 'Deployment', name: owner.name.slice(0, -hash.length - 1) };
+  if (owner.kind === 'ReplicaSet' && hash && owner.name.endsWith(`-${hash}`)) return { kind: 'Deployment', name: intern(owner.name.slice(0, -hash.length - 1)) };
   return { kind: owner.kind, name: owner.name };
 }
 
@@ -131,22 +132,22 @@ export function slimPod(raw: unknown): PodObject | null {
   const ready = conditions.find((c) => c.type === 'Ready');
   const scheduled = conditions.find((c) => c.type === 'PodScheduled');
   return {
-    namespace,
+    namespace: intern(namespace),
     name,
-    phase: pod.status?.phase ?? 'Unknown',
-    createdAt: pod.metadata?.creationTimestamp ?? null,
-    startedAt: pod.status?.startTime ?? null,
-    nodeName: pod.spec?.nodeName ?? null,
+    phase: intern(pod.status?.phase ?? 'Unknown'),
+    createdAt: internOrNull(pod.metadata?.creationTimestamp),
+    startedAt: internOrNull(pod.status?.startTime),
+    nodeName: internOrNull(pod.spec?.nodeName),
     labels: pod.metadata?.labels ?? {},
     workload: workloadOf(pod, name),
     owner: controllerOf(pod),
     refs: podRefs(pod),
     ready: ready?.status === 'True',
-    readySince: ready?.lastTransitionTime ?? null,
-    unschedulable: scheduled?.status === 'False' ? { reason: scheduled.reason ?? 'Unschedulable', message: scheduled.message ?? null } : null,
+    readySince: internOrNull(ready?.lastTransitionTime),
+    unschedulable: scheduled?.status === 'False' ? { reason: intern(scheduled.reason ?? 'Unschedulable'), message: internOrNull(scheduled.message) } : null,
     containers: (pod.spec?.containers ?? []).map((c) => ({
-      name: c.name ?? '',
-      image: c.image ?? '',
+      name: intern(c.name ?? ''),
+      image: intern(c.image ?? ''),
       resources: {
         cpuRequestM: millicores(c.resources?.requests?.cpu),
         cpuLimitM: millicores(c.resources?.limits?.cpu),
@@ -155,7 +156,7 @@ export function slimPod(raw: unknown): PodObject | null {
       },
     })),
     statuses: (pod.status?.containerStatuses ?? []).map(containerStatus),
-    initContainers: (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name ?? '', image: c.image ?? '' })),
+    initContainers: (pod.spec?.initContainers ?? []).map((c) => ({ name: intern(c.name ?? ''), image: intern(c.image ?? '') })),
     initStatuses: (pod.status?.initContainerStatuses ?? []).map(containerStatus),
     statusReason: pod.status?.reason ? { reason: pod.status.reason, message: pod.status.message ?? null } : null,
     deletion: pod.metadata?.deletionTimestamp ? { at: pod.metadata.deletionTimestamp, graceSecs: pod.metadata.deletionGracePeriodSeconds ?? null } : null,

@@ -2,6 +2,7 @@
 // annotations and everything else no handler uses, so 5000 pods stay small in memory.
 import type { Condition, ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { bytes } from '../../domain/resources/quantity.ts';
+import { intern, internOrNull } from './intern.ts';
 
 interface RawCondition {
   type?: string;
@@ -13,7 +14,7 @@ interface RawCondition {
 
 /** Conditions as every kind keeps them; messages stay whole (they are what explains a failure). */
 export function slimConditions(raw: RawCondition[] | undefined): Condition[] {
-  return (raw ?? []).map((c) => ({ type: c.type ?? '', status: c.status ?? 'Unknown', reason: c.reason ?? null, message: c.message ?? null, lastTransition: c.lastTransitionTime ?? null }));
+  return (raw ?? []).map((c) => ({ type: intern(c.type ?? ''), status: intern(c.status ?? 'Unknown'), reason: internOrNull(c.reason), message: internOrNull(c.message), lastTransition: internOrNull(c.lastTransitionTime) }));
 }
 
 interface RawNamespace {
@@ -334,16 +335,17 @@ export function slimEvent(raw: unknown): EventObject | null {
   const firstSeen = e.firstTimestamp || e.deprecatedFirstTimestamp || e.eventTime || created;
   const lastSeen = e.series?.lastObservedTime || e.lastTimestamp || e.deprecatedLastTimestamp || e.eventTime || created;
   return {
-    namespace,
-    involvedKind: involved.kind ?? '',
-    involvedNamespace: involved.namespace ?? '',
-    involvedName: involved.name,
-    source: e.source?.component || e.deprecatedSource?.component || e.reportingComponent || e.reportingController || '',
-    type: e.type ?? 'Normal',
-    reason: e.reason ?? '',
+    namespace: intern(namespace),
+    involvedKind: intern(involved.kind ?? ''),
+    involvedNamespace: intern(involved.namespace ?? ''),
+    involvedName: intern(involved.name),
+    source: intern(e.source?.component || e.deprecatedSource?.component || e.reportingComponent || e.reportingController || ''),
+    type: intern(e.type ?? 'Normal'),
+    reason: intern(e.reason ?? ''),
+    // Messages mostly name the one object they are about: kept as they come.
     message: e.message ?? e.note ?? '',
     count: e.series?.count || e.count || e.deprecatedCount || 1,
-    firstSeen: firstSeen || null,
-    lastSeen: lastSeen || null,
+    firstSeen: internOrNull(firstSeen || null),
+    lastSeen: internOrNull(lastSeen || null),
   };
 }
