@@ -1,25 +1,37 @@
 // `npm run bench:memory`: the agent's resident memory on the scale-5000 scenario, and
-// `/diagnosis` latency there (issue 12). Starts its own local control plane, then runs the
-// agent of this tree as a separate process, waits until it is ready and its pod informer holds
-// every pod of the scenario, and samples VmRSS from /proc (no forced GC) seven times over 30 s;
-// the median is the figure. It then measures the same way, on the same control plane, the agents
-// of the commits BENCH_MEMORY_COMPARE lists (comma-separated refs; by default the last commit
-// before issue 12's informers and `main`; `none` for none), so the figures differ by the code
-// only. Writes tests/bench/results/memory.json and memory.md. Reports, never asserts.
+// `/diagnosis` latency there (issues 12 and 13). Starts its own local control plane, then runs
+// the agent of this tree as a separate process, waits until it is ready and its pod informer
+// holds every pod of the scenario, and samples VmRSS from /proc (no forced GC) seven times over
+// 30 s; the median is the figure. For this tree it then records where that memory is (files,
+// malloc arena, the rest), runs a load phase (BENCH_MEMORY_LOAD_REQUESTS mixed GETs with an API
+// key, 5000 by default) and samples RSS again, times /diagnosis, and finally starts the agent
+// once more to write a heap snapshot after sync, summarized by object type (a snapshot raises
+// the RSS of the process that writes it, so it is never taken in the measured one). It then
+// measures the agents of the commits BENCH_MEMORY_COMPARE lists (comma-separated refs; by
+// default the last commit before issue 13; `none` for none) the same way on the same control
+// plane, so the figures differ by the code only. Writes tests/bench/results/memory.json and
+// memory.md. Reports, never asserts.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { down, up } from '../runtime/localcluster/cluster.ts';
 import { kubectl, waitFor } from '../runtime/localcluster/kubectl.ts';
+import { loadPhase, rssComposition, takeHeapSnapshot, type LoadPhase, type RssComposition } from './bench-memory-probes.ts';
+import { heapSummaryMarkdown, summarizeHeapSnapshotFile, type HeapSummary } from './heap-summary.ts';
 
 const PASSWORD = 'bench-memory-admin-password';
 const SCENARIO = 'scale-5000';
-/** The last commit before issue 12 added the diagnosis informers (the 291 MiB of tests/bench/README.md), and main. */
-const DEFAULT_COMPARE = '6380540,main';
+/** The last commit before issue 13's memory work. */
+const DEFAULT_COMPARE = '3aedf7d';
 const RSS_SAMPLES = 7;
 const RSS_INTERVAL_MS = 5000;
 const DIAGNOSIS_REQUESTS = Number(process.env.BENCH_DIAGNOSIS_REQUESTS ?? 200);
+const LOAD_REQUESTS = Number(process.env.BENCH_MEMORY_LOAD_REQUESTS ?? 5000);
+const LOAD_RSS_SAMPLES = 3;
+/** Issue 13: serving a load may grow RSS, but not past 1.5 times what the agent held after sync. */
+const LOAD_RSS_RATIO_BOUND = 1.5;
+const HEAP_TOP_TYPES = 15;
 /** Issue 12: no higher than before the new informers; the standing target is 200 MiB. */
 const RSS_CEILING_MIB = 291;
 const RSS_TARGET_MIB = 200;
@@ -58,6 +70,14 @@ interface AgentRun {
   rss_mib_median: number;
   diagnosis: DiagnosisLatency | { available: false; reason: string } | null;
   rss_mib_after_diagnosis: number | null;
+  /** This tree only: where the RSS was at the last sample after sync. */
+  composition_after_sync: RssComposition | null;
+  load: LoadPhase | null;
+  /** Sampled 2 s apart right after the load phase; the median is the figure. */
+  rss_mib_after_load_samples: number[] | null;
+  rss_mib_after_load: number | null;
+  /** What the agent logged about its startup collection, when it did. */
+  startup_collection: Record<string, unknown> | null;
 }
 
 interface DiagnosisLatency {
@@ -76,6 +96,8 @@ interface MemoryReport {
   machine: string;
   cluster: Record<string, number>;
   runs: AgentRun[];
+  /** A second start of this tree's agent: its heap after sync by object type. */
+  heap_after_sync: (HeapSummary & { rss_mib_before_snapshot: number }) | null;
 }
 
 interface StartedAgent {
@@ -83,25 +105,29 @@ interface StartedAgent {
   url: string;
   listeningAt: number;
   log: () => string;
+  collection: () => Record<string, unknown> | null;
 }
 
-async function startAgentProcess(tree: string, kubeconfig: string, dataDir: string): Promise<StartedAgent> {
-  const child = spawn(process.execPath, [join(tree, 'bin/capstan.js'), 'agent', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
+async function startAgentProcess(tree: string, kubeconfig: string, dataDir: string, nodeArgs: string[] = []): Promise<StartedAgent> {
+  const child = spawn(process.execPath, [...nodeArgs, join(tree, 'bin/capstan.js'), 'agent', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
     cwd: tree,
     env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   // Only the tail is kept: the log of a long run must not grow this process.
   let tail = '';
+  let collection: Record<string, unknown> | null = null;
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.stderr.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString()).slice(-8000);
+      const logged = /\{[^\n]*"message":"startup garbage collected"[^\n]*\}/.exec(tail);
+      if (logged) collection = JSON.parse(logged[0]) as Record<string, unknown>;
       const match = /"message":"agent listening","url":"([^"]+)"/.exec(tail);
       if (match?.[1]) resolveUrl(match[1]);
     });
     child.on('exit', (code) => reject(new Error(`agent exited (${String(code)}): ${tail}`)));
   });
-  return { child, url, listeningAt: performance.now(), log: () => tail };
+  return { child, url, listeningAt: performance.now(), log: () => tail, collection: () => collection };
 }
 
 async function stopAgent(agent: StartedAgent): Promise<void> {
@@ -155,11 +181,10 @@ async function measureDiagnosis(url: string, cookie: string): Promise<AgentRun['
   };
 }
 
-async function measureAgent(label: string, commit: string, tree: string, kubeconfig: string, dataDir: string, expectedPods: number): Promise<AgentRun> {
-  say(`${label}: starting the agent of ${commit}`);
-  const agent = await startAgentProcess(tree, kubeconfig, dataDir);
+/** Starts an agent and waits until it is ready and holds every scenario pod. */
+async function startSynced(label: string, tree: string, kubeconfig: string, dataDir: string, expectedPods: number, nodeArgs: string[] = []) {
+  const agent = await startAgentProcess(tree, kubeconfig, dataDir, nodeArgs);
   try {
-    const pid = agent.child.pid ?? 0;
     await waitFor(`${label} agent /readyz`, async () => (await fetch(`${agent.url}/readyz`)).ok, 300_000, 100);
     const readySecs = round((performance.now() - agent.listeningAt) / 1000);
     const cookie = await signIn(agent.url);
@@ -170,21 +195,74 @@ async function measureAgent(label: string, commit: string, tree: string, kubecon
     }, 900_000, 5000).catch((err: unknown) => {
       throw new Error(`${err instanceof Error ? err.message : String(err)} (last count ${seen}); agent log tail: ${agent.log()}`);
     });
-    const allPodsSecs = round((performance.now() - agent.listeningAt) / 1000);
+    return { agent, pid: agent.child.pid ?? 0, cookie, seen, readySecs, allPodsSecs: round((performance.now() - agent.listeningAt) / 1000) };
+  } catch (err) {
+    await stopAgent(agent);
+    throw err;
+  }
+}
+
+async function sampleRss(pid: number, count: number, intervalMs: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, intervalMs));
+    samples.push(rssMiB(pid));
+  }
+  return samples;
+}
+
+async function measureAgent(label: string, commit: string, tree: string, kubeconfig: string, dataDir: string, expectedPods: number): Promise<AgentRun> {
+  say(`${label}: starting the agent of ${commit}`);
+  const { agent, pid, cookie, seen, readySecs, allPodsSecs } = await startSynced(label, tree, kubeconfig, dataDir, expectedPods);
+  try {
     say(`${label}: ready in ${readySecs}s, all ${seen} pods after ${allPodsSecs}s; sampling RSS`);
-    const samples: number[] = [];
-    for (let i = 0; i < RSS_SAMPLES; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, RSS_INTERVAL_MS));
-      samples.push(rssMiB(pid));
-    }
-    const run: AgentRun = { label, commit, ready_secs: readySecs, all_pods_secs: allPodsSecs, pods_seen: seen, rss_mib_samples: samples, rss_mib_median: median(samples), diagnosis: null, rss_mib_after_diagnosis: null };
+    const samples = await sampleRss(pid, RSS_SAMPLES, RSS_INTERVAL_MS);
+    const run: AgentRun = {
+      label,
+      commit,
+      ready_secs: readySecs,
+      all_pods_secs: allPodsSecs,
+      pods_seen: seen,
+      rss_mib_samples: samples,
+      rss_mib_median: median(samples),
+      diagnosis: null,
+      rss_mib_after_diagnosis: null,
+      composition_after_sync: null,
+      load: null,
+      rss_mib_after_load_samples: null,
+      rss_mib_after_load: null,
+      startup_collection: agent.collection(),
+    };
     if (label === 'this tree') {
+      run.composition_after_sync = rssComposition(pid);
+      say(`${label}: load phase, ${LOAD_REQUESTS} sequential GETs with an API key`);
+      run.load = await loadPhase(agent.url, cookie, LOAD_REQUESTS);
+      run.rss_mib_after_load_samples = await sampleRss(pid, LOAD_RSS_SAMPLES, 2000);
+      run.rss_mib_after_load = median(run.rss_mib_after_load_samples);
       say(`${label}: ${DIAGNOSIS_REQUESTS} sequential GET /diagnosis`);
       run.diagnosis = await measureDiagnosis(agent.url, cookie);
       if (run.diagnosis?.available) run.rss_mib_after_diagnosis = rssMiB(pid);
     }
     say(`${label}: RSS median ${run.rss_mib_median} MiB (${samples.join(', ')})`);
     return run;
+  } finally {
+    await stopAgent(agent);
+  }
+}
+
+/** This tree's agent once more, synced, writing one heap snapshot; summarized, then deleted. */
+async function heapAfterSync(tree: string, kubeconfig: string, dataDir: string, snapshotDir: string, expectedPods: number): Promise<MemoryReport['heap_after_sync']> {
+  say('this tree: a second start for a heap snapshot after sync');
+  mkdirSync(snapshotDir, { recursive: true });
+  const { agent, pid } = await startSynced('heap snapshot', tree, kubeconfig, dataDir, expectedPods, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`]);
+  try {
+    const rssBefore = rssMiB(pid);
+    const file = await takeHeapSnapshot(pid, snapshotDir);
+    try {
+      return { ...summarizeHeapSnapshotFile(file, HEAP_TOP_TYPES), rss_mib_before_snapshot: rssBefore };
+    } finally {
+      rmSync(file, { force: true });
+    }
   } finally {
     await stopAgent(agent);
   }
@@ -215,14 +293,16 @@ async function countObjects(k: { kubeconfig: string; binDir: string }): Promise<
 }
 
 function markdown(report: MemoryReport): string {
+  const current = report.runs.find((r) => r.label === 'this tree');
+  const others = report.runs.filter((r) => r !== current);
   const lines = [
     '# Agent memory on scale-5000',
     '',
     `\`npm run bench:memory\` on the \`${report.scenario}\` scenario, ${report.machine}; generated ${report.generated_at}.`,
-    `This tree's agent, then the agent of each compared commit (\`${DEFAULT_COMPARE.split(',')[0] ?? ''}\` is the last commit before issue 12's informers), each ran`,
-    `as its own process against the same local control plane, one after the other. RSS is VmRSS from`,
+    `This tree's agent${others.length > 0 ? `, then the agent of each compared commit (${others.map((o) => `\`${o.label}\``).join(', ')}),` : ''} ran`,
+    `as its own process against a local control plane, one after the other. RSS is VmRSS from`,
     `/proc, sampled ${RSS_SAMPLES} times ${RSS_INTERVAL_MS / 1000} s apart once the agent was ready and its pod informer held every`,
-    'scenario pod (no GC forced); the figure is the median. Raw numbers: `results/memory.json`.',
+    'scenario pod (no GC forced from outside); the figure is the median. Raw numbers: `results/memory.json`.',
     '',
     `Cluster at the end of the run: ${Object.entries(report.cluster).map(([k, v]) => `${v} ${k.replace('_', ' ')}`).join(', ')}.`,
     '',
@@ -230,20 +310,43 @@ function markdown(report: MemoryReport): string {
     '|---|---|---|---|---|---|',
   ];
   for (const r of report.runs) lines.push(`| ${r.label} | \`${r.commit}\` | ${r.ready_secs} s | ${r.all_pods_secs} s (${r.pods_seen}) | **${r.rss_mib_median} MiB** | ${r.rss_mib_samples.join(', ')} |`);
-  const current = report.runs.find((r) => r.label === 'this tree');
-  const others = report.runs.filter((r) => r !== current);
   lines.push('', '| measure | value | bound |', '|---|---|---|');
   if (current) {
-    const met = current.rss_mib_median <= RSS_CEILING_MIB;
-    lines.push(`| agent RSS after sync | ${current.rss_mib_median} MiB | ≤ ${RSS_CEILING_MIB} MiB (issue 12): ${met ? 'met' : '**not met**'}; target ≤ ${RSS_TARGET_MIB} MiB: ${current.rss_mib_median <= RSS_TARGET_MIB ? 'met' : '**not met**'} |`);
+    const met = (ok: boolean) => (ok ? 'met' : '**not met**');
+    lines.push(`| agent RSS after sync | ${current.rss_mib_median} MiB | ≤ ${RSS_TARGET_MIB} MiB (issue 13): ${met(current.rss_mib_median <= RSS_TARGET_MIB)}; ≤ ${RSS_CEILING_MIB} MiB (issue 12): ${met(current.rss_mib_median <= RSS_CEILING_MIB)} |`);
     for (const other of others) lines.push(`| the same, ${other.label} (\`${other.commit}\`) | ${other.rss_mib_median} MiB | this tree ${round(current.rss_mib_median - other.rss_mib_median)} MiB against it |`);
+    const c = current.composition_after_sync;
+    if (c) lines.push(`| where it was (last sample) | ${c.rss_mib} MiB: files ${c.file_mib} (the node binary, libsql), anonymous ${c.anonymous_mib}, of which the malloc arena ${c.malloc_arena_mib} | |`);
+    const gc = current.startup_collection;
+    if (gc) lines.push(`| the agent's startup collection | pause ${String(gc.pauseMs)} ms; heap used ${JSON.stringify(gc.heapUsedMiB)} MiB, heap total ${JSON.stringify(gc.heapTotalMiB)} MiB | |`);
+    const load = current.load;
+    if (load && current.rss_mib_after_load !== null) {
+      const ratio = round(current.rss_mib_after_load / current.rss_mib_median);
+      const statuses = Object.entries(load.statuses).map(([k, v]) => `${v}× ${k}`).join(', ');
+      lines.push(`| load phase | ${load.requests} sequential GETs (${load.paths.join(', ')}) with an API key in ${load.duration_secs} s: ${statuses}${load.served ? `; p50 / p99 ${String(load.p50_ms)} / ${String(load.p99_ms)} ms` : ' (errors: no latency figures)'} | |`);
+      lines.push(`| agent RSS after the load phase | ${current.rss_mib_after_load} MiB (${(current.rss_mib_after_load_samples ?? []).join(', ')}), ${ratio}× after sync | ≤ ${LOAD_RSS_RATIO_BOUND}× (issue 13): ${met(ratio <= LOAD_RSS_RATIO_BOUND)} |`);
+    }
     const d = current.diagnosis;
     if (d?.available) {
-      lines.push(`| \`GET /diagnosis\` p50 / p99 (${d.requests} sequential, admin session) | ${d.p50_ms} / ${d.p99_ms} ms (max ${d.max_ms}, first ${d.cold_ms}) | |`);
+      lines.push(`| \`GET /diagnosis\` p50 / p99 (${d.requests} sequential, admin session, after the load) | ${d.p50_ms} / ${d.p99_ms} ms (max ${d.max_ms}, first ${d.cold_ms}) | |`);
       lines.push(`| agent RSS after the /diagnosis run | ${current.rss_mib_after_diagnosis ?? '–'} MiB | |`);
     } else {
       lines.push(`| \`GET /diagnosis\` | not measured: ${d?.reason ?? 'not run'} | |`);
     }
+  }
+  const heap = report.heap_after_sync;
+  if (heap) {
+    const mib = (bytes: number) => round(bytes / 1048576);
+    lines.push(
+      '',
+      '## Heap after sync, by object type',
+      '',
+      `A second start of this tree's agent, synced (RSS ${heap.rss_mib_before_snapshot} MiB), wrote a heap snapshot (V8 collects`,
+      `garbage first: live objects only). Self sizes, the top ${HEAP_TOP_TYPES} types (\`scripts/heap-summary.ts\`). The live heap is`,
+      `${mib(heap.total_bytes)} MiB, ${mib(heap.native_bytes)} MiB of it ArrayBuffer contents outside V8's heap; by kind: ${heap.by_node_type.filter((r) => r.self_bytes >= 10 * 1024).map((r) => `${r.type} ${mib(r.self_bytes)}`).join(', ')} MiB.`,
+      '',
+      heapSummaryMarkdown(heap).trimEnd(),
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -254,7 +357,7 @@ async function main(): Promise<void> {
   const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
   const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-memory-'));
   const cpus = (readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm) ?? []).length;
-  const report: MemoryReport = { generated_at: new Date().toISOString(), scenario: SCENARIO, machine: `${cpus} CPU, node ${process.version}`, cluster: {}, runs: [] };
+  const report: MemoryReport = { generated_at: new Date().toISOString(), scenario: SCENARIO, machine: `${cpus} CPU, node ${process.version}`, cluster: {}, runs: [], heap_after_sync: null };
   try {
     say(`starting the ${SCENARIO} control plane (a few minutes)`);
     const cluster = await up({ dir, scenario: SCENARIO, progress: (m) => say(m) });
@@ -264,6 +367,7 @@ async function main(): Promise<void> {
     const expectedPods = deployments.items.filter((d) => d.metadata.namespace.startsWith('tenant-')).reduce((n, d) => n + (d.spec.replicas ?? 1), 0);
     say(`the scenario asks for ${expectedPods} pods`);
     report.runs.push(await measureAgent('this tree', dirty ? `${head}+changes` : head, resolve('.'), cluster.kubeconfig, join(dir, 'agent-data'), expectedPods));
+    report.heap_after_sync = await heapAfterSync(resolve('.'), cluster.kubeconfig, join(dir, 'heap-data'), join(dir, 'snapshots'), expectedPods);
     for (const ref of compare) {
       const commit = execFileSync('git', ['rev-parse', '--short', ref], { encoding: 'utf8' }).trim();
       report.runs.push(await measureAgent(ref, commit, checkout(commit, dir), cluster.kubeconfig, join(dir, `data-${commit}`), expectedPods));
