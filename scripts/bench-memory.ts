@@ -111,7 +111,8 @@ interface StartedAgent {
 async function startAgentProcess(tree: string, kubeconfig: string, dataDir: string, nodeArgs: string[] = []): Promise<StartedAgent> {
   const child = spawn(process.execPath, [...nodeArgs, join(tree, 'bin/capstan.js'), 'agent', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
     cwd: tree,
-    env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD },
+    // The read limit lifted by configuration, as `npm run bench` does: the load phase and the /diagnosis run measure the agent, not its limiter.
+    env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD, CAPSTAN_RATE_LIMITS: 'read=10000000' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   // Only the tail is kept: the log of a long run must not grow this process.
