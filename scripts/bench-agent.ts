@@ -41,8 +41,9 @@ function waitForLine(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: 
   });
 }
 
-export function startAgent(kubeconfig: string, dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, ['bin/capstan.js', 'agent', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
+/** `nodeArgs` go to node before the CLI (the bench passes `--heapsnapshot-signal` so it can snapshot the agent after its RSS is measured). */
+export function startAgent(kubeconfig: string, dataDir: string, nodeArgs: readonly string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/capstan.js', 'agent', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
     // The read class is lifted so the limiter is not what is measured (docs/configuration.md);
     // everything else, load shedding included, is as a user runs it.
     env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: ADMIN_PASSWORD, CAPSTAN_RATE_LIMITS: 'read=10000000' },

@@ -17,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { down, up } from '../runtime/localcluster/cluster.ts';
 import { kubectl, waitFor } from '../runtime/localcluster/kubectl.ts';
+import { median, rssMiB } from './bench-agent.ts';
+import { percentile } from './bench-load.ts';
 import { loadPhase, rssComposition, takeHeapSnapshot, type LoadPhase, type RssComposition } from './bench-memory-probes.ts';
 import { heapSummaryMarkdown, summarizeHeapSnapshotFile, type HeapSummary } from './heap-summary.ts';
 
@@ -40,23 +42,6 @@ const NOTES_MARKER = '<!-- notes: kept across runs -->';
 
 const round = (n: number) => Math.round(n * 100) / 100;
 const say = (line: string) => process.stderr.write(`bench:memory: ${line}\n`);
-
-function rssMiB(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return round(Number(match?.[1] ?? 0) / 1024);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : round(((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2);
-}
-
-/** Nearest-rank percentile. */
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0);
-}
 
 interface AgentRun {
   label: string;
@@ -171,12 +156,13 @@ async function measureDiagnosis(url: string, cookie: string): Promise<AgentRun['
     latencies.push(performance.now() - started);
     if (!res.ok) throw new Error(`GET /diagnosis answered ${res.status} on request ${i + 1}: a measured run counts only served answers`);
   }
+  const sorted = latencies.sort((x, y) => x - y);
   return {
     available: true,
     requests: DIAGNOSIS_REQUESTS,
     cold_ms: round(coldMs),
-    p50_ms: percentile(latencies, 50),
-    p99_ms: percentile(latencies, 99),
+    p50_ms: percentile(sorted, 0.5) ?? 0,
+    p99_ms: percentile(sorted, 0.99) ?? 0,
     max_ms: round(Math.max(...latencies)),
     root_causes: Array.isArray(body.root_causes) ? body.root_causes.length : null,
   };

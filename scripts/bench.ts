@@ -47,8 +47,10 @@ import { ADMIN_PASSWORD, createApiKey, sampleRss, signIn, startAgent, stop, stop
 import { bringUp } from './bench-cluster.ts';
 import { benchDashboard } from './bench-dashboard.ts';
 import { closedLoop, type Fetcher } from './bench-load.ts';
+import { takeHeapSnapshot } from './bench-memory-probes.ts';
 import { measureReads, readsFor, type MeasurePlan } from './bench-measure.ts';
 import { failures, markdownReport, withProfileFindings, type BenchReport, type ScaleRun } from './bench-report.ts';
+import { heapSummaryMarkdown, summarizeHeapSnapshotFile } from './heap-summary.ts';
 import { namespaceName, PODS_PER_NAMESPACE, scaleShape } from './generate-scale-scenario.ts';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
@@ -79,6 +81,8 @@ const SETTINGS = {
   BENCH_DASHBOARD: env('BENCH_DASHBOARD', '1'),
 };
 const OUT_DIR = env('BENCH_OUT_DIR', 'tests/bench');
+/** Heap types listed in the report. */
+const HEAP_TOP_TYPES = 15;
 const numbers = (csv: string) => csv.split(',').map(Number);
 
 const began = performance.now();
@@ -150,7 +154,9 @@ async function runScale(scenario: string, from: string | null, full: boolean, di
     phase('control plane up and settled', t);
 
     t = performance.now();
-    agent = await startAgent(cluster.kubeconfig, join(dir, `agent-data-${scenario}`));
+    const snapshotDir = join(dir, `heap-${scenario}`);
+    mkdirSync(snapshotDir, { recursive: true });
+    agent = await startAgent(cluster.kubeconfig, join(dir, `agent-data-${scenario}`), full ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []);
     const a = agent;
     await waitFor('agent /readyz', async () => (await fetch(`${a.url}/readyz`)).ok, 600_000, 100);
     run.ready_secs = round((performance.now() - a.listeningAt) / 1000);
@@ -192,8 +198,20 @@ async function runScale(scenario: string, from: string | null, full: boolean, di
     run.rss_mib_samples_after_load = afterLoad.samples;
     say(`${scenario}: RSS after the load ${afterLoad.median} MiB (${afterLoad.samples.join(', ')})`);
 
-    // The heap-by-type summary of the full-set agent belongs here, while it still runs after the
-    // load: `report.heap_summary` (null until scripts/heap-summary.ts is called at this point).
+    // The heap by object type, of the agent just measured, after the load: taken only now, since
+    // writing a snapshot raises the RSS of the process that writes it.
+    if (full) {
+      t = performance.now();
+      try {
+        const file = await takeHeapSnapshot(pid, snapshotDir);
+        const summary = summarizeHeapSnapshotFile(file, HEAP_TOP_TYPES);
+        rmSync(file, { force: true });
+        report.heap_summary = { ...summary, markdown: heapSummaryMarkdown(summary) };
+      } catch (err) {
+        say(`heap snapshot failed: ${message(err)}`);
+      }
+      phase('heap snapshot', t);
+    }
 
     if (full && SETTINGS.BENCH_DASHBOARD === '1') {
       t = performance.now();
