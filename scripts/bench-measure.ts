@@ -4,7 +4,7 @@
 // concurrency or offered rate, back to back.
 import { join } from 'node:path';
 import { startFloor, stop, type Started } from './bench-agent.ts';
-import { closedLoop, openLoop, type Fetcher } from './bench-load.ts';
+import { closedLoop, httpFetcher, openLoop, type Fetcher } from './bench-load.ts';
 import type { CaptureFailure, ClosedRow, Credential, OpenRow, ReadInfo } from './bench-report.ts';
 
 export interface Read extends ReadInfo {
@@ -26,20 +26,22 @@ export function readsFor(namespace: string): Read[] {
   ];
 }
 
-/** The same request, to the agent or the floor: the floor is sent the credential too, so the client does the same work. */
-export function fetcherFor(base: string, read: Read, auth: Record<string, string>): Fetcher {
+function requestOf(read: Read, auth: Record<string, string>): { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string } {
   // The MCP endpoint is stateless Streamable HTTP: JSON in, and the client must accept both answer forms.
   const headers = read.method === 'POST' ? { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : auth;
-  const url = base + read.path;
-  const init: RequestInit = read.body === undefined ? { method: read.method, headers } : { method: read.method, headers, body: read.body };
-  return () => fetch(url, init);
+  return read.body === undefined ? { method: read.method, headers } : { method: read.method, headers, body: read.body };
+}
+
+/** The same request, to the agent or the floor, over the same kind of client: the floor is sent the credential too, so the client does the same work. */
+export function fetcherFor(base: string, read: Read, auth: Record<string, string>): Fetcher {
+  return httpFetcher(base + read.path, requestOf(read, auth));
 }
 
 /** The agent's answer to `read`, or why it is not one to measure (a non-2xx, or an MCP tool error inside a 200). */
 export async function capture(base: string, read: Read, auth: Record<string, string>): Promise<{ body: string } | { status: string; detail: string }> {
   let res: Response;
   try {
-    res = await fetcherFor(base, read, auth)();
+    res = await fetch(base + read.path, requestOf(read, auth));
   } catch (err) {
     return { status: 'network', detail: err instanceof Error ? err.message : String(err) };
   }

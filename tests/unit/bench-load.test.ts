@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closedLoop, openLoop, percentile } from '../../scripts/bench-load.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closedLoop, httpFetcher, openLoop, percentile } from '../../scripts/bench-load.ts';
 
 describe('benchmark load', () => {
   it('a closed-loop run with any non-2xx answer is not served: its histogram is kept, its figures are null', async () => {
@@ -65,5 +67,34 @@ describe('benchmark load', () => {
     const cases: [number, number][] = [[0.5, 500], [0.99, 990], [0.999, 999], [1, 1000]];
     for (const [q, want] of cases) assert.equal(percentile(values, q), want, String(q));
     assert.equal(percentile([], 0.5), null);
+  });
+
+  it('the node:http fetcher sends the method, headers and body, reads each answer whole, and keeps the server\'s status', async () => {
+    const seen: string[] = [];
+    let n = 0;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push(`${req.method ?? ''} ${String(req.headers['x-api-key'] ?? '')} ${body}`);
+        res.writeHead(++n % 4 === 0 ? 429 : 200, { 'content-type': 'application/json' });
+        res.end('x'.repeat(100_000));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const post = httpFetcher(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'x-api-key': 'k1' }, body: '{"a":1}' });
+      const one = await post();
+      assert.equal(one.status, 200);
+      assert.equal(((await one.arrayBuffer()) as Buffer).length, 100_000);
+      const result = await closedLoop(post, 3, 11);
+      assert.deepEqual(result.statuses, { '200': 8, '429': 3 });
+      assert.equal(result.served, false);
+      assert.ok(seen.every((line) => line === 'POST k1 {"a":1}'), seen[0]);
+      assert.equal(seen.length, 12);
+    } finally {
+      server.close();
+    }
   });
 });
