@@ -15,6 +15,8 @@ export interface Started {
   url: string;
   /** When the process said it was listening (performance.now()). */
   listeningAt: number;
+  /** When the agent logged its one startup garbage collection (runtime/memory.ts), or null before. */
+  collectedAt: () => number | null;
   log: () => string;
 }
 
@@ -26,13 +28,17 @@ const running = new Set<Started>();
 function waitForLine(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<Started> {
   // Only the tail is kept: the log of a long run must not grow this process.
   let tail = '';
+  let collectedAt: number | null = null;
+  let resolved = false;
   const output = stream === 'stdout' ? child.stdout : child.stderr;
   return new Promise((resolve, reject) => {
     output?.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString()).slice(-8000);
-      const match = pattern.exec(tail);
+      if (collectedAt === null && tail.includes('"message":"startup garbage collected"')) collectedAt = performance.now();
+      const match = resolved ? null : pattern.exec(tail);
       if (match?.[1]) {
-        const started: Started = { child, url: match[1], listeningAt: performance.now(), log: () => tail };
+        resolved = true;
+        const started: Started = { child, url: match[1], listeningAt: performance.now(), collectedAt: () => collectedAt, log: () => tail };
         running.add(started);
         resolve(started);
       }

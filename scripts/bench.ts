@@ -168,6 +168,9 @@ async function runScale(scenario: string, from: string | null, full: boolean, di
     run.all_pods_secs = round((performance.now() - a.listeningAt) / 1000);
     say(`${scenario}: agent ready after ${run.ready_secs} s, lists all ${run.pods_seen} pods after ${run.all_pods_secs} s`);
     const pid = a.child.pid ?? 0;
+    // After sync means after the agent's one startup collection (10 s after its informers first
+    // synced, runtime/memory.ts), not in the garbage the sync left behind.
+    await waitFor('the agent\'s startup garbage collection', () => Promise.resolve(a.collectedAt() !== null), 60_000, 200).catch(() => say(`${scenario}: the agent logged no startup collection within 60 s; sampling RSS anyway`));
     const afterSync = await sampleRss(pid, SETTINGS.BENCH_RSS_SAMPLES, SETTINGS.BENCH_RSS_INTERVAL_MS);
     run.rss_mib_after_sync = afterSync.median;
     run.rss_mib_samples_after_sync = afterSync.samples;
