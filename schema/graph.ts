@@ -54,6 +54,8 @@ export const Subgraph = v.object({
   dropped: v.object({ nodes: v.number(), edges: v.number(), by_kind: v.record(v.string(), v.number()) }),
 });
 
+export type Subgraph = v.InferOutput<typeof Subgraph>;
+
 export const EntityInput = v.object({ id: NodeIdParam });
 
 export const Entity = v.object({
