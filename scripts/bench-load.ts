@@ -79,15 +79,21 @@ export function percentile(sorted: readonly number[], q: number): number | null 
   return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0);
 }
 
-/** Sends one request, drains its body, and records its status (or `network`). */
+/** A request that got no HTTP answer: `network`, with the error's code when it has one (`network ECONNRESET`). */
+function networkStatus(err: unknown): string {
+  const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : null;
+  return code === null ? 'network' : `network ${code}`;
+}
+
+/** Sends one request, drains its body, and records its status (or `network …`). */
 async function ask(fetcher: Fetcher, statuses: Record<string, number>): Promise<boolean> {
   let status: string;
   try {
     const res = await fetcher();
     await res.arrayBuffer();
     status = String(res.status);
-  } catch {
-    status = 'network';
+  } catch (err) {
+    status = networkStatus(err);
   }
   statuses[status] = (statuses[status] ?? 0) + 1;
   return status.startsWith('2');

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { startFloor, stop, type Started } from './bench-agent.ts';
 import { closedLoop, httpFetcher, openLoop, type Fetcher } from './bench-load.ts';
-import type { CaptureFailure, ClosedRow, Credential, OpenRow, ReadInfo } from './bench-report.ts';
+import type { CaptureFailure, ClosedRow, Credential, OpenRow, OpenSkipped, ReadInfo } from './bench-report.ts';
 
 export interface Read extends ReadInfo {
   method: 'GET' | 'POST';
@@ -71,16 +71,20 @@ export interface MeasurePlan {
   maxOutstanding: number;
 }
 
+/** Open-loop rates above this share of the floor's closed-loop saturation rate (same read, same credential) are not offered. */
+export const OPEN_RATE_SHARE_OF_FLOOR = 0.8;
+
 export interface Measured {
   closed: ClosedRow[];
   open: OpenRow[];
+  open_skipped: OpenSkipped[];
   capture_failures: CaptureFailure[];
 }
 
 const rate = (rps: number | null) => (rps === null ? 'failed' : `${rps} req/s`);
 
 export async function measureReads(agentUrl: string, reads: Read[], auth: Record<Credential, Record<string, string>>, plan: MeasurePlan, tmp: string, say: (line: string) => void): Promise<Measured> {
-  const out: Measured = { closed: [], open: [], capture_failures: [] };
+  const out: Measured = { closed: [], open: [], open_skipped: [], capture_failures: [] };
   for (const credential of plan.credentials) {
     const headers = auth[credential];
     const captured: Read[] = [];
@@ -116,7 +120,15 @@ export async function measureReads(agentUrl: string, reads: Read[], auth: Record
           say(`${read.label} (${credential}) ×${concurrency}: Capstan ${rate(agent.throughput_rps)}, floor ${rate(floorRun.throughput_rps)}${agent.errors + floorRun.errors > 0 ? ` — ERRORS ${JSON.stringify(agent.statuses)} / ${JSON.stringify(floorRun.statuses)}` : ''}`);
         }
         if (credential !== 'api-key' || !plan.openReads.includes(read.id)) continue;
+        const floorSaturation = Math.max(0, ...out.closed.filter((r) => r.read === read.id && r.credential === credential).map((r) => r.floor.throughput_rps ?? 0));
         for (const offered of plan.openRates) {
+          // A rate the bare framework itself cannot serve on this machine measures the machine,
+          // and piles hundreds of large answers up in both processes: not offered, and said so.
+          if (offered > OPEN_RATE_SHARE_OF_FLOOR * floorSaturation) {
+            out.open_skipped.push({ read: read.id, credential, offered_rps: offered, floor_saturation_rps: floorSaturation });
+            say(`${read.label} open loop at ${offered} req/s: not offered, above ${OPEN_RATE_SHARE_OF_FLOOR * 100} % of the floor's ${floorSaturation} req/s`);
+            continue;
+          }
           const options = { ratePerSec: offered, durationSecs: plan.openSecs, maxOutstanding: plan.maxOutstanding };
           const agent = await openLoop(agentFetch, options);
           const floorRun = await openLoop(floorFetch, options);

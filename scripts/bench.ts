@@ -142,7 +142,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  * measured on it. The control plane is left running for the next scale; the agent is not.
  */
 async function runScale(scenario: string, from: string | null, full: boolean, dir: string, report: BenchReport): Promise<ScaleRun> {
-  const run: ScaleRun = { scenario, full, cluster: null, namespace: null, reads: [], ready_secs: null, all_pods_secs: null, pods_seen: null, rss_mib_after_sync: null, rss_mib_samples_after_sync: [], rss_mib_after_load: null, rss_mib_samples_after_load: [], closed: [], open: [], capture_failures: [], direct_list: null, error: null };
+  const run: ScaleRun = { scenario, full, cluster: null, namespace: null, reads: [], ready_secs: null, all_pods_secs: null, pods_seen: null, rss_mib_after_sync: null, rss_mib_samples_after_sync: [], rss_mib_after_load: null, rss_mib_samples_after_load: [], closed: [], open: [], open_skipped: [], capture_failures: [], direct_list: null, error: null };
   let agent: Started | null = null;
   const phase = (name: string, started: number) => say(`${scenario}: ${name} took ${Math.round((performance.now() - started) / 1000)} s`);
   try {

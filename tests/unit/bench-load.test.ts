@@ -18,11 +18,13 @@ describe('benchmark load', () => {
     assert.equal(result.p99_ms, null);
   });
 
-  it('a request that gets no answer at all counts as a network error', async () => {
+  it('a request that gets no answer at all counts as a network error, by its code when it has one', async () => {
     let n = 0;
-    const flaky = () => (++n === 2 ? Promise.reject(new Error('ECONNRESET')) : Promise.resolve(new Response('{}')));
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const flaky = () => (++n === 2 ? Promise.reject(new Error('no code')) : n === 4 ? Promise.reject(reset) : Promise.resolve(new Response('{}')));
     const result = await closedLoop(flaky, 1, 5);
-    assert.deepEqual(result.statuses, { '200': 4, network: 1 });
+    assert.deepEqual(result.statuses, { '200': 3, network: 1, 'network ECONNRESET': 1 });
+    assert.equal(result.errors, 2);
     assert.equal(result.served, false);
   });
 

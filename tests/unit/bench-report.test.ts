@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClosedLoopResult, OpenLoopResult } from '../../scripts/bench-load.ts';
-import { closedVerdict, failures, markdownReport, openVerdict, PROFILE_MARKER, statusText, withProfileFindings, type BenchReport, type ClosedRow, type OpenRow, type ScaleRun } from '../../scripts/bench-report.ts';
+import { closedVerdict, failures, markdownReport, openVerdict, PROFILE_MARKER, statusText, withProfileFindings, type BenchReport, type ClosedRow, type OpenRow, type OpenSkipped, type ScaleRun } from '../../scripts/bench-report.ts';
 
 function closed(concurrency: number, rps: number, statuses: Record<string, number> = { '200': 2000 }): ClosedLoopResult {
   const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
@@ -14,7 +14,7 @@ function open(offered: number, p99: number, extra: Partial<OpenLoopResult> = {})
   return { offered_rps: offered, duration_secs: 5, requests: offered * 5, errors: 0, statuses: { '200': offered * 5 }, served: true, achieved_rps: offered, p50_ms: 0.9, p99_ms: p99, p999_ms: p99 * 2, not_sent: 0, ...extra };
 }
 
-function scale(rows: ClosedRow[], openRows: OpenRow[] = [], full = true): ScaleRun {
+function scale(rows: ClosedRow[], openRows: OpenRow[] = [], full = true, skipped: OpenSkipped[] = []): ScaleRun {
   return {
     scenario: full ? 'scale-5000' : 'scale-1000',
     full,
@@ -33,6 +33,7 @@ function scale(rows: ClosedRow[], openRows: OpenRow[] = [], full = true): ScaleR
     rss_mib_samples_after_load: [300, 300, 301],
     closed: rows,
     open: openRows,
+    open_skipped: skipped,
     capture_failures: [],
     direct_list: null,
     error: null,
@@ -100,6 +101,14 @@ describe('bench report', () => {
     assert.equal(failures(report([scale([], [errored])])).length, 1);
     // Held back is reported, not an error answer: it does not fail the bench.
     assert.deepEqual(failures(report([scale([], [behind])])), []);
+  });
+
+  it('a rate above what the floor itself serves is not offered, and the report says why instead of a verdict', () => {
+    const skipped: OpenSkipped = { read: 'overview', credential: 'api-key', offered_rps: 500, floor_saturation_rps: 355.8 };
+    const md = markdownReport(report([scale([], [], true, [skipped])]));
+    assert.match(md, /Not offered: `GET \/overview` at 500 req\/s, above 80 % of what the floor itself served at saturation \(355\.8 req\/s/);
+    assert.match(md, /GET \/overview` p99 ≤ 10 ms at 500 req\/s offered \(scale-5000\): \*\*not measurable here\*\*, the floor itself saturates at 355\.8 req\/s/);
+    assert.deepEqual(failures(report([scale([], [], true, [skipped])])), []);
   });
 
   it('a capture that failed and a scale that stopped early are failed runs', () => {
