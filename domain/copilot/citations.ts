@@ -41,8 +41,9 @@ function namedItemId(item: Record<string, unknown>, kind: NodeKind | null, names
 
 /**
  * Node ids a value shown to the model names (a tool result, the context): every string that is
- * a node id (graph nodes, findings, evidence), every `{kind, namespace, name}` record, and the
- * items of the list tools' `pods`, `services`, `nodes`, `namespaces` and `workloads` fields. So
+ * a node id (graph nodes, findings, evidence), every `{kind, namespace, name}` record, the
+ * items of the list tools' `pods`, `services`, `nodes`, `namespaces` and `workloads` fields, a
+ * log's `pod` and an event's `object` (`Pod/web-1`) within their namespace. So
  * a pod the model saw in `list_pods` may be cited as `[pod:<namespace>/<name>]`. `into` collects.
  */
 export function collectNodeIds(value: unknown, into: Set<string>, hint: { kind: NodeKind | null; namespace: string | null } = { kind: null, namespace: null }, depth = 0): void {
@@ -60,6 +61,15 @@ export function collectNodeIds(value: unknown, into: Set<string>, hint: { kind: 
   const id = namedItemId(record, hint.kind, hint.namespace);
   if (id !== null) into.add(id);
   const namespace = typeof record.namespace === 'string' ? record.namespace : hint.namespace;
+  // get_logs names its pod as `pod`; get_events names each event's object as `Kind/name`.
+  if (typeof record.pod === 'string' && namespace !== null) into.add(nodeId('Pod', namespace, record.pod));
+  const kindSlashName = typeof record.object === 'string' ? /^([A-Za-z]+)\/([^/\s]+)$/.exec(record.object) : null;
+  if (kindSlashName && isNodeKind(kindSlashName[1] ?? '')) {
+    const kind = kindSlashName[1] as NodeKind;
+    const name = kindSlashName[2] ?? '';
+    if (CLUSTER_SCOPED_KINDS.has(kind)) into.add(nodeId(kind, null, name));
+    else if (namespace !== null) into.add(nodeId(kind, namespace, name));
+  }
   for (const [key, item] of Object.entries(record)) {
     const kind = LIST_KINDS[key] ?? null;
     collectNodeIds(item, into, { kind: Array.isArray(item) ? kind : null, namespace }, depth + 1);

@@ -290,3 +290,32 @@ export function redactRecord(record: Readonly<Record<string, string>>): Record<s
     }),
   );
 }
+
+/**
+ * A JSON value as it may leave for an AI provider: every string through the free-text pass,
+ * values under secret-looking keys hidden whole (as redactRecord does), and every occurrence of
+ * an administrator's extra literal (case-insensitive; AI Guardrails → redaction) replaced too.
+ * Extra patterns are literals, never regular expressions, so no stored setting can make this
+ * pass super-linear.
+ */
+export function redactValue(value: unknown, extraLiterals: readonly string[] = [], depth = 0): unknown {
+  if (typeof value === 'string') return redactLiterals(redactText(value), extraLiterals);
+  if (depth > 64 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, extraLiterals, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      if (typeof item === 'string' && isSecretKey(key)) {
+        const text = redactText(item);
+        return [key, isIdentifier(key, item) && text === item ? redactLiterals(text, extraLiterals) : REDACTED];
+      }
+      return [key, redactValue(item, extraLiterals, depth + 1)];
+    }),
+  );
+}
+
+function redactLiterals(text: string, literals: readonly string[]): string {
+  let out = text;
+  // An escaped literal is a plain string search for the engine: linear, whatever it contains.
+  for (const literal of literals) if (literal !== '') out = out.replace(new RegExp(literal.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), 'gi'), REDACTED);
+  return out;
+}

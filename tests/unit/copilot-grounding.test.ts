@@ -41,6 +41,7 @@ describe('citations: the node ids a tool result shows the model', () => {
     ['workloads name their kind', { namespace: 'shop', workloads: [{ kind: 'Deployment', name: 'web' }, { kind: 'CronJob', name: 'sync' }] }, ['deployment:shop/web', 'cronjob:shop/sync']],
     ['nodes and namespaces are cluster-scoped', { nodes: [{ name: 'n1' }], namespaces: [{ name: 'shop' }] }, ['node:n1', 'namespace:shop']],
     ['findings and evidence strings', { root_causes: [{ finding: { object: 'pvc:shop/data', evidence: [{ node_id: 'storageclass:fast' }] } }] }, ['pvc:shop/data', 'storageclass:fast']],
+    ['a log names its pod, an event its object', { namespace: 'shop', pod: 'web-1', events: [{ object: 'Pod/web-2' }, { object: 'Node/n1' }, { object: 'Widget/w' }] }, ['pod:shop/web-1', 'pod:shop/web-2', 'node:n1']],
     ['a record of an unknown kind names nothing', { kind: 'Widget', name: 'w', namespace: 'shop' }, []],
     ['prose is not an id', { message: 'pod:shop/a is crashing' }, []],
   ];

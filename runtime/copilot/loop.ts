@@ -1,0 +1,156 @@
+// The copilot's one tool loop (chat, Diagnose and reports all run through it): a model from
+// the Vercel AI SDK, the read-only MCP tool table as its tools (same code, same deny list, same
+// visibility as the MCP surface), every tool result redacted before it reaches the provider,
+// bounded steps and output tokens, and the answer's citations checked against every node id
+// the run showed the model. Streams what happens as events; returns the outcome.
+import { jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type { JSONSchema7 } from 'ai';
+import { checkCitations, collectNodeIds } from '../../domain/copilot/citations.ts';
+import type { AssembledContext } from '../../domain/copilot/context.ts';
+import { redactText, redactValue } from '../../domain/redaction/redact.ts';
+import type { HandlerContext } from '../../handlers/context.ts';
+import { callTool, type McpTool } from '../../handlers/mcp/tools.ts';
+import type { Citation } from '../../schema/copilot.ts';
+
+export interface LoopLimits {
+  /** Model calls per run (each tool round is one). */
+  maxSteps: number;
+  /** Output tokens per model call. */
+  maxOutputTokens: number;
+  /** A tool result longer than this (JSON characters) is cut, and the model is told so. */
+  maxToolResultChars: number;
+}
+
+export const DEFAULT_LIMITS: LoopLimits = { maxSteps: 6, maxOutputTokens: 2000, maxToolResultChars: 24_000 };
+
+export type CopilotEvent =
+  | { type: 'tool-call'; id: string; name: string; args: unknown }
+  | { type: 'tool-result'; id: string; name: string; ok: boolean; chars: number }
+  | { type: 'text'; delta: string }
+  | { type: 'step'; n: number; input_tokens: number; output_tokens: number };
+
+export interface LoopOutcome {
+  text: string;
+  citations: Citation[];
+  usage: { input_tokens: number; output_tokens: number };
+  steps: number;
+  tool_calls: number;
+  finish: 'stop' | 'length' | 'max_steps' | 'aborted' | 'error';
+  /** The provider's or the loop's error, redacted; null when the run finished. */
+  error: string | null;
+}
+
+export interface LoopInput {
+  model: LanguageModel;
+  system: string;
+  context: AssembledContext;
+  /** Earlier turns of the conversation, oldest first. */
+  history: ModelMessage[];
+  question: string;
+  /** The MCP tools this run may call (the deny list already applied). */
+  tools: readonly McpTool[];
+  /** The caller's context: its scoped cluster is what every tool reads. */
+  ctx: HandlerContext;
+  /** Extra literals AI Guardrails redact, beside the standard pass. */
+  redactLiterals: readonly string[];
+  limits: LoopLimits;
+  signal?: AbortSignal;
+  emit: (event: CopilotEvent) => void;
+}
+
+/** The node ids a cut tool result still shows: those whose id or name survives in the text. */
+function idsStillShown(ids: Iterable<string>, text: string): string[] {
+  return [...ids].filter((id) => text.includes(id) || text.includes(`"${id.slice(Math.max(id.lastIndexOf('/'), id.indexOf(':')) + 1)}"`));
+}
+
+function toolSet(input: LoopInput, given: Set<string>, counter: { calls: number }): ToolSet {
+  const set: ToolSet = {};
+  for (const t of input.tools) {
+    const schema = toJsonSchema(t.input, { target: 'draft-07', errorMode: 'ignore', typeMode: 'input' }) as JSONSchema7;
+    set[t.name] = tool({
+      description: t.description,
+      // Validation is callTool's (the same valibot schema as the MCP surface), so an invalid call comes back as a tool error the model can read.
+      inputSchema: jsonSchema(schema),
+      execute: async (args: unknown) => {
+        counter.calls++;
+        const result = await callTool(t.name, args, input.ctx);
+        const value = result.ok ? redactValue(result.value, input.redactLiterals) : { error: result.error.code, message: redactText(result.error.message) };
+        // A tool that answered nothing (undefined) is sent as null.
+        let text = value === undefined ? 'null' : JSON.stringify(value);
+        const shown = new Set<string>();
+        collectNodeIds(value, shown);
+        if (text.length > input.limits.maxToolResultChars) {
+          text = `${text.slice(0, input.limits.maxToolResultChars)}… [cut at ${input.limits.maxToolResultChars} characters; narrow the question or the namespace]`;
+          for (const id of idsStillShown(shown, text)) given.add(id);
+        } else {
+          for (const id of shown) given.add(id);
+        }
+        return text;
+      },
+    });
+  }
+  return set;
+}
+
+const message = (err: unknown) => redactText(err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err));
+
+export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
+  const given = new Set<string>(input.context.nodeIds);
+  const counter = { calls: 0 };
+  let text = '';
+  let steps = 0;
+  let finish: LoopOutcome['finish'] = 'stop';
+  let error: string | null = null;
+  const usage = { input_tokens: 0, output_tokens: 0 };
+  const result = streamText({
+    model: input.model,
+    system: `${input.system}\n\n${input.context.text}`,
+    messages: [...input.history, { role: 'user', content: input.question }],
+    tools: toolSet(input, given, counter),
+    stopWhen: stepCountIs(input.limits.maxSteps),
+    maxOutputTokens: input.limits.maxOutputTokens,
+    maxRetries: 1,
+    ...(input.signal ? { abortSignal: input.signal } : {}),
+  });
+  try {
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case 'text-delta':
+          text += part.text;
+          input.emit({ type: 'text', delta: part.text });
+          break;
+        case 'tool-call':
+          input.emit({ type: 'tool-call', id: part.toolCallId, name: part.toolName, args: part.input });
+          break;
+        case 'tool-result':
+          input.emit({ type: 'tool-result', id: part.toolCallId, name: part.toolName, ok: true, chars: typeof part.output === 'string' ? part.output.length : 0 });
+          break;
+        case 'tool-error':
+          input.emit({ type: 'tool-result', id: part.toolCallId, name: part.toolName, ok: false, chars: 0 });
+          break;
+        case 'finish-step':
+          steps++;
+          usage.input_tokens += part.usage.inputTokens ?? 0;
+          usage.output_tokens += part.usage.outputTokens ?? 0;
+          input.emit({ type: 'step', n: steps, input_tokens: part.usage.inputTokens ?? 0, output_tokens: part.usage.outputTokens ?? 0 });
+          if (part.finishReason === 'length') finish = 'length';
+          else if (part.finishReason === 'tool-calls' && steps >= input.limits.maxSteps) finish = 'max_steps';
+          break;
+        case 'abort':
+          finish = 'aborted';
+          break;
+        case 'error':
+          finish = 'error';
+          error = message(part.error);
+          break;
+        default:
+          break;
+      }
+    }
+  } catch (err) {
+    finish = input.signal?.aborted === true ? 'aborted' : 'error';
+    error = finish === 'error' ? message(err) : null;
+  }
+  return { text, citations: checkCitations(text, given), usage, steps, tool_calls: counter.calls, finish, error };
+}

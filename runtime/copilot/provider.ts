@@ -1,0 +1,32 @@
+// A language model from AI Settings, through the Vercel AI SDK's providers. The key is used
+// for the client it builds and nowhere else: not logged, not returned, not kept by this module.
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createAzure } from '@ai-sdk/azure';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import type { ProviderName } from '../../domain/copilot/egress.ts';
+
+export interface ModelChoice {
+  provider: ProviderName;
+  model: string;
+  /** Already checked against residency and the egress allowlist (domain/copilot/egress.ts). */
+  url: string;
+  apiKey: string | null;
+}
+
+export function languageModel(choice: ModelChoice): LanguageModel {
+  const apiKey = choice.apiKey ?? undefined;
+  switch (choice.provider) {
+    case 'openai':
+      // Chat Completions, the protocol every OpenAI-compatible server also speaks.
+      return createOpenAI({ baseURL: choice.url, apiKey: apiKey ?? '' }).chat(choice.model);
+    case 'anthropic':
+      return createAnthropic({ baseURL: choice.url, apiKey: apiKey ?? '' })(choice.model);
+    case 'azure':
+      return createAzure({ baseURL: choice.url, apiKey: apiKey ?? '' }).chat(choice.model);
+    case 'openai_compatible':
+    case 'ollama':
+      return createOpenAICompatible({ name: choice.provider, baseURL: choice.url, includeUsage: true, ...(apiKey === undefined ? {} : { apiKey }) })(choice.model);
+  }
+}
