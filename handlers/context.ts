@@ -5,6 +5,7 @@ import type { ScopedClusterView } from '../domain/cluster/scoped.ts';
 import type { AddressLists, IpBans, Licensing } from './access/service.ts';
 import type { SecondFactorService, UserDirectory } from './accounts/service.ts';
 import type { ApplicationStore } from './apps/service.ts';
+import type { CopilotServices } from './copilot/service.ts';
 import type { AuditService } from './audit/service.ts';
 import type { AuthService } from './auth/service.ts';
 import type { DiagnosisService } from './diagnosis/service.ts';
@@ -76,6 +77,8 @@ export interface Services {
   network: NetworkView;
   apps: ApplicationStore;
   oauth: OAuthService;
+  /** The copilot's stores and its model runner (the AI SDK tool loop). */
+  copilot: CopilotServices;
   clock: Clock;
 }
 

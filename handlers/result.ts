@@ -10,6 +10,10 @@ export type AppError =
   | { code: 'forbidden'; message: string }
   /** An admin closed the MCP surface (the kill switch). */
   | { code: 'mcp_disabled'; message: string }
+  /** AI Guardrails' master switch is off: every AI-backed call is refused (MCP read tools keep working). */
+  | { code: 'ai_disabled'; message: string }
+  /** A daily AI allowance is spent (the Free tier's chat prompts, a viewer's runs, a token cap): `upgrade` says what lifts it. */
+  | { code: 'ai_limit_reached'; message: string; feature: string; upgrade: string }
   | { code: 'api_key_forbidden'; message: string }
   | { code: 'api_key_insufficient_scope'; message: string; scope: string }
   | { code: 'not_found'; message: string }

@@ -1,5 +1,6 @@
 // The route table: every endpoint, its schemas and its policy, in one place. The runtime
 // builds the HTTP app from it; the OpenAPI document is generated from it.
+import { copilotChatEndpoint, copilotRoutes } from './routes/copilot.ts';
 import { liveness, readiness } from '../handlers/health/probes.ts';
 import { createOwnApiKey, listAllApiKeys, listOwnApiKeys, revokeAnyApiKey, revokeOwnApiKey } from '../handlers/api-keys/keys.ts';
 import { login } from '../handlers/auth/login.ts';
@@ -142,6 +143,7 @@ export const routes: readonly Route[] = [
   ...appRoutes,
   ...graphRoutes,
   ...mcpRoutes,
+  ...copilotRoutes,
   ...oauthRoutes,
   ...accountRoutes,
   ...adminRoutes,
@@ -149,4 +151,4 @@ export const routes: readonly Route[] = [
 ];
 
 /** Endpoints that speak their own protocol, behind the same policy chain. */
-export const rawEndpoints = [mcpProtocolEndpoint] as const;
+export const rawEndpoints = [mcpProtocolEndpoint, copilotChatEndpoint] as const;

@@ -10,6 +10,8 @@ import type { Licensing } from '../handlers/access/service.ts';
 import { addressLists } from './access/cidr.ts';
 import type { PodLogs } from '../handlers/incidents/service.ts';
 import { createAppStore } from './apps/app-store.ts';
+import { createModelRunner } from './copilot/runner.ts';
+import { createCopilotStore } from './copilot/store.ts';
 import { createOAuthService, type AgentOAuth } from './auth/oauth.ts';
 import { networkOff } from './metrics/kubelet-scraper.ts';
 import { noPodLogs } from './kube/logs.ts';
@@ -37,6 +39,7 @@ import { rateLimiting, type RateLimits } from './http/middleware/rate-limit.ts';
 import { killSwitches } from './http/middleware/kill-switch.ts';
 import { licensing } from './http/middleware/licensing.ts';
 import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
+import { DEFAULT_GUARDRAILS } from '../schema/copilot.ts';
 import type { Logger } from './log.ts';
 import { credentialWrites, type Db } from './store/database.ts';
 import { SettingsStore } from './store/settings.ts';
@@ -86,6 +89,8 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     audit_stream: { webhook_url: d.auditWebhookUrl, webhook_token_sealed: d.auditWebhookToken === null ? null : secrets.seal(d.auditWebhookToken) },
     activity: { retention_days: d.activityRetentionDays },
     mcp: { enabled: true },
+    ai: { provider: null, model: 'default', base_url: null, api_key_sealed: null },
+    ai_guardrails: DEFAULT_GUARDRAILS,
   };
 }
 
@@ -189,6 +194,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),
+    copilot: { store: createCopilotStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore) },
     oauth,
     clock,
     ipGuard,

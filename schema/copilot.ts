@@ -15,3 +15,118 @@ export type Citation = v.InferOutput<typeof Citation>;
 /** How an answer was produced: by a model through the tool loop, or templated from the diagnosis with no model. */
 export const AnswerSource = v.picklist(['model', 'diagnosis_without_model']);
 export type AnswerSource = v.InferOutput<typeof AnswerSource>;
+
+/** The providers AI Settings offers, each through the Vercel AI SDK (docs/copilot.md). */
+export const PROVIDERS = ['openai', 'anthropic', 'azure', 'openai_compatible', 'ollama'] as const;
+export const ProviderName = v.picklist(PROVIDERS);
+export type ProviderName = v.InferOutput<typeof ProviderName>;
+
+const HttpUrl = v.pipe(v.string(), v.maxLength(2048), v.url('must be a URL'), v.regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//, 'must be an http or https URL'));
+const ModelName = v.pipe(v.string(), v.minLength(1, 'model must not be empty'), v.maxLength(200));
+
+/** AI Settings as an admin writes them. `api_key`: absent or `••••` keeps the stored key, null removes it, text replaces it. */
+export const AiSettingsInput = v.object({
+  provider: v.nullable(ProviderName),
+  model: v.optional(ModelName, 'default'),
+  base_url: v.optional(v.nullable(HttpUrl), null),
+  api_key: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4096)))),
+});
+
+/** AI Settings as every answer shows them: the key never, only whether one is stored (`••••`). */
+export const AiSettingsView = v.object({
+  provider: v.nullable(ProviderName),
+  model: v.string(),
+  base_url: v.nullable(v.string()),
+  api_key: v.nullable(v.literal('••••')),
+  /** Whether a run would reach a model now; false: chat and Diagnose answer from the diagnosis without one. */
+  model_ready: v.boolean(),
+  /** Why not, when not: no provider, AI switched off, the residency rule or the egress allowlist. */
+  reason: v.nullable(v.string()),
+});
+
+const NamespaceName = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name'), v.maxLength(63));
+const Host = v.pipe(v.string(), v.regex(/^(\*\.)?[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?$/, 'must be a host name, optionally *.domain'), v.maxLength(253));
+const Count = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(max));
+
+/** AI Guardrails (spec §1): what every AI run may do, send and spend. */
+export const AiGuardrails = v.object({
+  /** The master switch: off, every AI-backed call answers 403; MCP read tools keep working. */
+  enabled: v.boolean(),
+  /** local_only: only a local provider (no key, a private endpoint) may be used. */
+  residency: v.picklist(['any', 'local_only']),
+  /** Namespaces AI runs may read; empty: every namespace the caller may see. */
+  namespace_scope: v.pipe(v.array(NamespaceName), v.maxLength(500)),
+  redaction: v.object({
+    enabled: v.boolean(),
+    /** Extra literals (never patterns) hidden in everything sent to a provider, case-insensitive. */
+    extra_literals: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(200))), v.maxLength(50)),
+  }),
+  /** MCP tools removed from the MCP list and the copilot, and refused if called. */
+  denied_tools: v.pipe(v.array(v.pipe(v.string(), v.maxLength(100))), v.maxLength(100)),
+  /** Provider hosts a prompt may go to; empty: any. */
+  egress_allowlist: v.pipe(v.array(Host), v.maxLength(50)),
+  prompt_audit: v.object({ enabled: v.boolean(), retention_days: v.pipe(Count(365), v.minValue(1)) }),
+  cost_caps: v.object({
+    /** Tokens (input + output) per actor per day; 0: unlimited. */
+    daily_tokens_per_actor: Count(1_000_000_000),
+    /** Tokens per day for the whole install; 0: unlimited. */
+    daily_tokens_install: Count(1_000_000_000),
+    /** AI runs per viewer per day (admins not counted); 0: unlimited. */
+    viewer_ai_daily_limit: Count(100_000),
+  }),
+});
+export type AiGuardrails = v.InferOutput<typeof AiGuardrails>;
+
+export const DEFAULT_GUARDRAILS: AiGuardrails = {
+  enabled: true,
+  residency: 'any',
+  namespace_scope: [],
+  redaction: { enabled: true, extra_literals: [] },
+  denied_tools: [],
+  egress_allowlist: [],
+  prompt_audit: { enabled: true, retention_days: 30 },
+  cost_caps: { daily_tokens_per_actor: 0, daily_tokens_install: 0, viewer_ai_daily_limit: 50 },
+};
+
+const NodeIdText = v.pipe(v.string(), v.maxLength(600), v.regex(/^[a-z]+:\S+$/, 'must be a node id such as pod:shop/checkout-1'));
+
+/** A chat prompt. `provider_key`: a key for this request only, never stored, logged or audited. */
+export const ChatInput = v.object({
+  question: v.pipe(v.string(), v.trim(), v.minLength(1, 'question must not be empty'), v.maxLength(4000)),
+  /** What the question is about: a node id, or a namespace as `namespace:<name>`. */
+  focus: v.optional(v.nullable(NodeIdText), null),
+  /** Continue this conversation (one of yours); absent: a new one. */
+  conversation_id: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be a conversation id'))),
+  provider_key: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
+});
+export type ChatInput = v.InferOutput<typeof ChatInput>;
+
+export const Usage = v.object({ input_tokens: v.number(), output_tokens: v.number() });
+
+export const RunFinish = v.picklist(['stop', 'length', 'max_steps', 'aborted', 'error']);
+
+/** What a run streams while it works (Server-Sent Events, one event per item, `event:` its type). */
+export const CopilotEvent = v.variant('type', [
+  v.object({ type: v.literal('tool-call'), id: v.string(), name: v.string(), args: v.unknown() }),
+  v.object({ type: v.literal('tool-result'), id: v.string(), name: v.string(), ok: v.boolean(), chars: v.number() }),
+  v.object({ type: v.literal('text'), delta: v.string() }),
+  v.object({ type: v.literal('step'), n: v.number(), input_tokens: v.number(), output_tokens: v.number() }),
+]);
+export type CopilotEvent = v.InferOutput<typeof CopilotEvent>;
+
+/** A finished answer: the last event of a stream (`done`), or the whole JSON answer. */
+export const CopilotAnswer = v.object({
+  conversation_id: v.nullable(v.string()),
+  answer: v.string(),
+  citations: v.array(Citation),
+  source: AnswerSource,
+  /** The provider and model that answered; null without a model. */
+  model: v.nullable(v.string()),
+  usage: Usage,
+  steps: v.number(),
+  tool_calls: v.number(),
+  finish: RunFinish,
+  /** The provider's error, redacted, when the run failed after it started. */
+  error: v.nullable(v.string()),
+});
+export type CopilotAnswer = v.InferOutput<typeof CopilotAnswer>;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { AiGuardrails, ProviderName } from './copilot.ts';
 
 // Runtime-editable settings, one JSON document per key in the `settings` table. Helm values
 // (CAPSTAN_* variables) provide the defaults; a value an admin stored wins from then on.
@@ -51,12 +52,23 @@ export const McpSettings = v.object({
 });
 export type McpSettings = v.InferOutput<typeof McpSettings>;
 
+/** AI Settings as stored: the provider key sealed with the at-rest key, never shown. */
+export const AiSettings = v.object({
+  provider: v.nullable(ProviderName),
+  model: v.string(),
+  base_url: v.nullable(v.string()),
+  api_key_sealed: v.nullable(v.string()),
+});
+export type AiSettings = v.InferOutput<typeof AiSettings>;
+
 export const SETTING_SCHEMAS = {
   security: SecuritySettings,
   access_control: AccessControlSettings,
   audit_stream: AuditStreamSettings,
   activity: ActivitySettings,
   mcp: McpSettings,
+  ai: AiSettings,
+  ai_guardrails: AiGuardrails,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

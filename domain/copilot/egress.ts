@@ -2,8 +2,7 @@
 // provider: no key, a private endpoint) and the egress allowlist of provider hosts. Pure: the
 // runtime asks before it builds a model, and a refusal names the rule.
 
-export const PROVIDERS = ['openai', 'anthropic', 'azure', 'openai_compatible', 'ollama'] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
+import type { ProviderName } from '../../schema/copilot.ts';
 
 /** Each provider's endpoint when the settings name none. */
 export const DEFAULT_BASE_URL: Readonly<Record<ProviderName, string | null>> = {

@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { McpCallInput, McpCallResult, McpSwitch, McpToolList } from '../../schema/mcp.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
-import { MCP_TOOLS, callTool } from './tools.ts';
+import { MCP_TOOLS, callTool, deniedTools } from './tools.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
@@ -21,8 +21,9 @@ export function toolResult(value: unknown): Out<typeof McpCallResult> {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: structured, isError: false };
 }
 
-export function listMcpTools(): Result<Out<typeof McpToolList>> {
-  return ok({ tools: TOOL_LIST });
+export async function listMcpTools(_input: unknown, ctx: HandlerContext): Promise<Result<Out<typeof McpToolList>>> {
+  const denied = await deniedTools(ctx);
+  return ok({ tools: denied.size === 0 ? TOOL_LIST : TOOL_LIST.filter((t) => !denied.has(t.name)) });
 }
 
 /** Errors keep their HTTP meaning here (403 out of scope, 404, 400 naming the argument); the protocol endpoint returns them as tool errors instead. */

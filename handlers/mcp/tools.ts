@@ -140,10 +140,23 @@ export const MCP_TOOLS: readonly McpTool[] = [
 
 export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set(MCP_TOOLS.map((t) => t.name));
 
+/** The tools AI Guardrails deny right now: gone from every list, refused if called. */
+export async function deniedTools(ctx: HandlerContext): Promise<ReadonlySet<string>> {
+  return new Set((await ctx.runtimeSettings.get('ai_guardrails')).denied_tools);
+}
+
+/** The tools a caller may be offered now (the deny list applied). */
+export async function offeredTools(ctx: HandlerContext): Promise<readonly McpTool[]> {
+  const denied = await deniedTools(ctx);
+  return denied.size === 0 ? MCP_TOOLS : MCP_TOOLS.filter((t) => !denied.has(t.name));
+}
+
 /** Validates the arguments against the tool's schema, refuses a hidden namespace argument, then runs it; every failure is a typed error. */
 export async function callTool(name: string, args: unknown, ctx: HandlerContext): Promise<Result<unknown>> {
   const found = MCP_TOOLS.find((t) => t.name === name);
   if (!found) return fail({ code: 'not_found', message: `no tool ${name}` });
+  // A tool denied in AI Guardrails is refused wherever it is called: the protocol, the REST pair, the copilot.
+  if ((await deniedTools(ctx)).has(name)) return fail({ code: 'forbidden', message: `tool ${name} is denied by AI Guardrails` });
   const parsed = v.safeParse(found.input, args ?? {});
   if (!parsed.success) {
     const field = v.getDotPath(parsed.issues[0]) ?? 'arguments';

@@ -11,7 +11,8 @@ import type { AssembledContext } from '../../domain/copilot/context.ts';
 import { redactText, redactValue } from '../../domain/redaction/redact.ts';
 import type { HandlerContext } from '../../handlers/context.ts';
 import { callTool, type McpTool } from '../../handlers/mcp/tools.ts';
-import type { Citation } from '../../schema/copilot.ts';
+import type { CopilotEvent } from '../../schema/copilot.ts';
+import type { RunResult } from '../../handlers/copilot/service.ts';
 
 export interface LoopLimits {
   /** Model calls per run (each tool round is one). */
@@ -24,22 +25,8 @@ export interface LoopLimits {
 
 export const DEFAULT_LIMITS: LoopLimits = { maxSteps: 6, maxOutputTokens: 2000, maxToolResultChars: 24_000 };
 
-export type CopilotEvent =
-  | { type: 'tool-call'; id: string; name: string; args: unknown }
-  | { type: 'tool-result'; id: string; name: string; ok: boolean; chars: number }
-  | { type: 'text'; delta: string }
-  | { type: 'step'; n: number; input_tokens: number; output_tokens: number };
-
-export interface LoopOutcome {
-  text: string;
-  citations: Citation[];
-  usage: { input_tokens: number; output_tokens: number };
-  steps: number;
-  tool_calls: number;
-  finish: 'stop' | 'length' | 'max_steps' | 'aborted' | 'error';
-  /** The provider's or the loop's error, redacted; null when the run finished. */
-  error: string | null;
-}
+/** What a run returns: the answer and its checked citations, usage, and how it ended. */
+export type LoopOutcome = RunResult;
 
 export interface LoopInput {
   model: LanguageModel;
@@ -52,8 +39,8 @@ export interface LoopInput {
   tools: readonly McpTool[];
   /** The caller's context: its scoped cluster is what every tool reads. */
   ctx: HandlerContext;
-  /** Extra literals AI Guardrails redact, beside the standard pass. */
-  redactLiterals: readonly string[];
+  /** AI Guardrails' redaction: on by default, with extra literals beside the standard pass. */
+  redaction: { enabled: boolean; literals: readonly string[] };
   limits: LoopLimits;
   signal?: AbortSignal;
   emit: (event: CopilotEvent) => void;
@@ -75,7 +62,8 @@ function toolSet(input: LoopInput, given: Set<string>, counter: { calls: number 
       execute: async (args: unknown) => {
         counter.calls++;
         const result = await callTool(t.name, args, input.ctx);
-        const value = result.ok ? redactValue(result.value, input.redactLiterals) : { error: result.error.code, message: redactText(result.error.message) };
+        const shownValue = result.ok ? result.value : { error: result.error.code, message: result.error.message };
+        const value = input.redaction.enabled ? redactValue(shownValue, input.redaction.literals) : shownValue;
         // A tool that answered nothing (undefined) is sent as null.
         let text = value === undefined ? 'null' : JSON.stringify(value);
         const shown = new Set<string>();
@@ -103,10 +91,14 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   let finish: LoopOutcome['finish'] = 'stop';
   let error: string | null = null;
   const usage = { input_tokens: 0, output_tokens: 0 };
+  // Everything that leaves is redacted when redaction is on: the context (event messages and
+  // evidence facts quote the cluster), earlier turns and the question, not only tool results.
+  const scrub = (text: string) => (input.redaction.enabled ? String(redactValue(text, input.redaction.literals)) : text);
+  const history = input.history.map((m): ModelMessage => (m.role === 'user' ? { role: 'user', content: typeof m.content === 'string' ? scrub(m.content) : m.content } : m.role === 'assistant' && typeof m.content === 'string' ? { role: 'assistant', content: scrub(m.content) } : m));
   const result = streamText({
     model: input.model,
-    system: `${input.system}\n\n${input.context.text}`,
-    messages: [...input.history, { role: 'user', content: input.question }],
+    system: `${input.system}\n\n${scrub(input.context.text)}`,
+    messages: [...history, { role: 'user', content: scrub(input.question) }],
     tools: toolSet(input, given, counter),
     stopWhen: stepCountIs(input.limits.maxSteps),
     maxOutputTokens: input.limits.maxOutputTokens,
@@ -152,5 +144,5 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     finish = input.signal?.aborted === true ? 'aborted' : 'error';
     error = finish === 'error' ? message(err) : null;
   }
-  return { text, citations: checkCitations(text, given), usage, steps, tool_calls: counter.calls, finish, error };
+  return { answer: text, citations: checkCitations(text, given), usage, steps, tool_calls: counter.calls, finish, error };
 }

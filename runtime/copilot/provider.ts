@@ -5,7 +5,7 @@ import { createAzure } from '@ai-sdk/azure';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
-import type { ProviderName } from '../../domain/copilot/egress.ts';
+import type { ProviderName } from '../../schema/copilot.ts';
 
 export interface ModelChoice {
   provider: ProviderName;

@@ -14,6 +14,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   ip_denied: 403,
   forbidden: 403,
   mcp_disabled: 403,
+  ai_disabled: 403,
+  ai_limit_reached: 402,
   api_key_forbidden: 403,
   api_key_insufficient_scope: 403,
   cross_site_request: 403,
@@ -34,6 +36,7 @@ export function errorBody(error: AppError): ErrorBody {
   if (error.code === 'api_key_insufficient_scope') return { error: error.code, message: error.message, scope: error.scope };
   if (error.code === 'oauth_error') return { error: error.oauthError, message: error.message, error_description: error.message };
   if (error.code === 'feature_not_licensed') return { error: error.code, message: error.message, feature: error.feature, upgrade: UPGRADE_HINT };
+  if (error.code === 'ai_limit_reached') return { error: error.code, message: error.message, feature: error.feature, upgrade: error.upgrade };
   return { error: error.code, message: error.message };
 }
 

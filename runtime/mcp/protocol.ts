@@ -9,7 +9,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HandlerContext } from '../../handlers/context.ts';
 import { TOOL_LIST, toolResult } from '../../handlers/mcp/rest.ts';
-import { callTool } from '../../handlers/mcp/tools.ts';
+import { callTool, deniedTools } from '../../handlers/mcp/tools.ts';
 import { errorBody } from '../http/status.ts';
 import { CAPSTAN_VERSION } from '../version.ts';
 
@@ -28,9 +28,10 @@ const sharedValidator = new AjvJsonSchemaValidator();
 function mcpServer(ctx: HandlerContext): Server {
   // eslint-disable-next-line @typescript-eslint/no-deprecated
   const server = new Server({ name: 'capstan', version: CAPSTAN_VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: sharedValidator });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOL_LIST.map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.input_schema, type: 'object' as const }, annotations: READ_ONLY })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const denied = await deniedTools(ctx);
+    return { tools: TOOL_LIST.filter((t) => !denied.has(t.name)).map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.input_schema, type: 'object' as const }, annotations: READ_ONLY })) };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     ctx.request.noteAudit({ tool: request.params.name });
     const result = await callTool(request.params.name, request.params.arguments ?? {}, ctx);

@@ -234,4 +234,77 @@ export const migrations: readonly Migration[] = [
       await sql`ALTER TABLE users ADD COLUMN totp_disable_attempts INTEGER NOT NULL DEFAULT 0`.execute(db);
     },
   },
+  {
+    version: 10,
+    name: 'copilot: usage, transcripts, prompt log, AI Context documents, stored answers',
+    async up(db) {
+      // One row per actor and UTC day: what the daily limits and cost caps count. The install's
+      // total is the sum of a day's rows.
+      await sql`CREATE TABLE ai_usage (
+        actor TEXT NOT NULL,
+        day TEXT NOT NULL,
+        runs INTEGER NOT NULL DEFAULT 0,
+        chat_prompts INTEGER NOT NULL DEFAULT 0,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (actor, day)
+      )`.execute(db);
+      // Agent session transcripts (180 days): one conversation per chat thread, its turns in order.
+      await sql`CREATE TABLE ai_conversations (
+        id TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX ai_conversations_user ON ai_conversations(user_id, updated_at)`.execute(db);
+      await sql`CREATE TABLE ai_messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES ai_conversations(id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        citations TEXT NOT NULL,
+        source TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX ai_messages_conversation ON ai_messages(conversation_id, id)`.execute(db);
+      // The prompt audit (30 days by default, runtime-editable): what was sent and received, redacted.
+      await sql`CREATE TABLE ai_prompt_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        sent TEXT NOT NULL,
+        received TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX ai_prompt_log_ts ON ai_prompt_log(ts)`.execute(db);
+      // AI Context: admin-curated markdown, user-authored content (never pruned).
+      await sql`CREATE TABLE ai_context_docs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        title TEXT NOT NULL,
+        body TEXT NOT NULL,
+        include_in_ai INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        updated_by TEXT NOT NULL
+      )`.execute(db);
+      await sql`CREATE UNIQUE INDEX ai_context_docs_title ON ai_context_docs(title COLLATE NOCASE)`.execute(db);
+      // Diagnose results and scheduled SRE reports, stored to be listed and read again.
+      await sql`CREATE TABLE ai_answers (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        text TEXT NOT NULL,
+        citations TEXT NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX ai_answers_kind ON ai_answers(kind, created_at)`.execute(db);
+    },
+  },
 ];

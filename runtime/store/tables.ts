@@ -167,6 +167,76 @@ export interface OAuthTokensTable {
   last_used_at: number | null;
 }
 
+/** What the copilot's daily limits and cost caps count: one row per actor (`user@…` without the address) and UTC day. */
+export interface AiUsageTable {
+  actor: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  runs: number;
+  chat_prompts: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** A chat thread: the agent session transcript (kept 180 days from its last turn). */
+export interface AiConversationsTable {
+  id: string;
+  user_id: number;
+  title: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AiMessagesTable {
+  id: Generated<number>;
+  conversation_id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  /** JSON: [{id, verified, link}] for an answer, [] for a question. */
+  citations: string;
+  /** `model`, `diagnosis_without_model`, or `user`. */
+  source: string;
+  created_at: number;
+}
+
+/** The prompt audit: what a run sent to a provider and what came back, redacted (30 days by default). */
+export interface AiPromptLogTable {
+  id: Generated<number>;
+  ts: number;
+  actor: string;
+  kind: string;
+  provider: string;
+  model: string;
+  sent: string;
+  received: string;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** An AI Context document: admin-curated markdown; include_in_ai 1 attaches it to every run. */
+export interface AiContextDocsTable {
+  id: Generated<number>;
+  title: string;
+  body: string;
+  include_in_ai: number;
+  created_at: number;
+  updated_at: number;
+  updated_by: string;
+}
+
+/** A stored Diagnose result or SRE report. */
+export interface AiAnswersTable {
+  id: string;
+  kind: 'diagnose' | 'report';
+  /** The namespace diagnosed, or `cluster`. */
+  scope: string;
+  actor: string;
+  created_at: number;
+  source: string;
+  text: string;
+  citations: string;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -189,4 +259,10 @@ export interface Database {
   oauth_clients: OAuthClientsTable;
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
+  ai_usage: AiUsageTable;
+  ai_conversations: AiConversationsTable;
+  ai_messages: AiMessagesTable;
+  ai_prompt_log: AiPromptLogTable;
+  ai_context_docs: AiContextDocsTable;
+  ai_answers: AiAnswersTable;
 }

@@ -9,7 +9,8 @@ import { scopeClusterView } from '../../domain/cluster/scoped.ts';
 import { assembleContext } from '../../domain/copilot/context.ts';
 import type { HandlerContext } from '../../handlers/context.ts';
 import { MCP_TOOLS } from '../../handlers/mcp/tools.ts';
-import { DEFAULT_LIMITS, runLoop, type CopilotEvent } from '../../runtime/copilot/loop.ts';
+import { DEFAULT_LIMITS, runLoop } from '../../runtime/copilot/loop.ts';
+import type { CopilotEvent } from '../../schema/copilot.ts';
 import { languageModel } from '../../runtime/copilot/provider.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
 import { emptyCluster, testServices, type TestServices } from '../support/services.ts';
@@ -91,7 +92,7 @@ describe('copilot tool loop', () => {
         question: 'Why is web-1 not ready?',
         tools: MCP_TOOLS.filter((t) => t.name !== 'get_findings'),
         ctx,
-        redactLiterals: [],
+        redaction: { enabled: true, literals: [] },
         limits: DEFAULT_LIMITS,
         emit: (e) => events.push(e),
       });

@@ -481,6 +481,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/ai": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** AI Settings: provider, model, endpoint, whether a key is stored (never the key), and whether a run would reach a model now */
+        get: operations["get_settings_ai"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the AI provider (admin session): api_key absent or •••• keeps the stored key, null removes it; a new provider or base_url needs the key again. The key is sealed at rest and never returned */
+        put: operations["put_admin_ai_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/guardrails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** AI Guardrails: master switch, residency, namespace scope, redaction, denied tools, egress allowlist, prompt audit, cost caps */
+        get: operations["get_admin_ai_guardrails"];
+        /** Replace AI Guardrails (admin session); denied_tools must name MCP tools. Off: every AI-backed call answers 403, MCP read tools keep working */
+        put: operations["put_admin_ai_guardrails"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oauth-protected-resource": {
         parameters: {
             query?: never;
@@ -3777,6 +3829,337 @@ export interface operations {
                 content: {
                     "application/json": {
                         enabled: boolean;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_settings_ai: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider: ("openai" | "anthropic" | "azure" | "openai_compatible" | "ollama") | null;
+                        model: string;
+                        base_url: string | null;
+                        api_key: "••••" | null;
+                        model_ready: boolean;
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_ai_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider: ("openai" | "anthropic" | "azure" | "openai_compatible" | "ollama") | null;
+                    /** @default default */
+                    model?: string;
+                    /** @default null */
+                    base_url?: string | null;
+                    api_key?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider: ("openai" | "anthropic" | "azure" | "openai_compatible" | "ollama") | null;
+                        model: string;
+                        base_url: string | null;
+                        api_key: "••••" | null;
+                        model_ready: boolean;
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_admin_ai_guardrails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        /** @enum {string} */
+                        residency: "any" | "local_only";
+                        namespace_scope: string[];
+                        redaction: {
+                            enabled: boolean;
+                            extra_literals: string[];
+                        };
+                        denied_tools: string[];
+                        egress_allowlist: string[];
+                        prompt_audit: {
+                            enabled: boolean;
+                            retention_days: number;
+                        };
+                        cost_caps: {
+                            daily_tokens_per_actor: number;
+                            daily_tokens_install: number;
+                            viewer_ai_daily_limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_ai_guardrails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    residency: "any" | "local_only";
+                    namespace_scope: string[];
+                    redaction: {
+                        enabled: boolean;
+                        extra_literals: string[];
+                    };
+                    denied_tools: string[];
+                    egress_allowlist: string[];
+                    prompt_audit: {
+                        enabled: boolean;
+                        retention_days: number;
+                    };
+                    cost_caps: {
+                        daily_tokens_per_actor: number;
+                        daily_tokens_install: number;
+                        viewer_ai_daily_limit: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        /** @enum {string} */
+                        residency: "any" | "local_only";
+                        namespace_scope: string[];
+                        redaction: {
+                            enabled: boolean;
+                            extra_literals: string[];
+                        };
+                        denied_tools: string[];
+                        egress_allowlist: string[];
+                        prompt_audit: {
+                            enabled: boolean;
+                            retention_days: number;
+                        };
+                        cost_caps: {
+                            daily_tokens_per_actor: number;
+                            daily_tokens_install: number;
+                            viewer_ai_daily_limit: number;
+                        };
                     };
                 };
             };

@@ -1,0 +1,58 @@
+// What the copilot's handlers need from the runtime: where usage, transcripts and AI Context
+// documents are kept, and a runner that takes a prepared run to a model (the AI SDK tool loop,
+// runtime/copilot/). Handlers decide; these only store and send.
+import type { AssembledContext, StandingDocument } from '../../domain/copilot/context.ts';
+import type { AiSettings } from '../../schema/settings.ts';
+import type { Citation, CopilotAnswer, CopilotEvent } from '../../schema/copilot.ts';
+import type { HandlerContext } from '../context.ts';
+import type { McpTool } from '../mcp/tools.ts';
+import type { RunKind, UsageToday } from './admission.ts';
+
+export interface Turn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface CopilotStore {
+  /** What `actor` and the whole install used today (UTC). */
+  usageToday(actor: string): Promise<UsageToday>;
+  /** Counts a run at admission (a chat prompt too), so parallel prompts cannot overrun a limit. */
+  countRun(actor: string, kind: RunKind): Promise<void>;
+  addTokens(actor: string, usage: { input_tokens: number; output_tokens: number }): Promise<void>;
+  /** AI Context documents marked include-in-AI, oldest first. */
+  standingDocuments(): Promise<StandingDocument[]>;
+  /** The turns of one of `userId`'s conversations, oldest first; null when it is not theirs or does not exist. */
+  conversation(id: string, userId: number): Promise<Turn[] | null>;
+  /** Appends a question and its answer; starts the conversation when `id` is null. Returns its id. */
+  appendExchange(id: string | null, userId: number, question: string, answer: { text: string; citations: Citation[]; source: string }): Promise<string>;
+}
+
+export interface RunRequest {
+  settings: AiSettings & { provider: NonNullable<AiSettings['provider']> };
+  /** The endpoint the egress rules allowed. */
+  url: string;
+  /** This request's own key, else null (the runner opens the stored one). Never stored or logged. */
+  requestKey: string | null;
+  system: string;
+  context: AssembledContext;
+  history: Turn[];
+  question: string;
+  tools: readonly McpTool[];
+  ctx: HandlerContext;
+  redaction: { enabled: boolean; literals: readonly string[] };
+  /** For the prompt audit: who, what kind of run, and whether to keep what was sent. */
+  audit: { actor: string; kind: RunKind; keepPrompt: boolean };
+  signal?: AbortSignal;
+  emit: (event: CopilotEvent) => void;
+}
+
+export type RunResult = Omit<CopilotAnswer, 'conversation_id' | 'source' | 'model'>;
+
+export interface ModelRunner {
+  run(request: RunRequest): Promise<RunResult>;
+}
+
+export interface CopilotServices {
+  store: CopilotStore;
+  runner: ModelRunner;
+}

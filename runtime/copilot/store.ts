@@ -1,0 +1,84 @@
+// The copilot's tables (migration 10): daily usage per actor, conversation transcripts (kept
+// 180 days from their last turn), and the AI Context documents a run attaches.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Clock } from '../../domain/clock.ts';
+import type { StandingDocument } from '../../domain/copilot/context.ts';
+import type { RunKind, UsageToday } from '../../handlers/copilot/admission.ts';
+import type { CopilotStore, Turn } from '../../handlers/copilot/service.ts';
+import type { Citation } from '../../schema/copilot.ts';
+import type { Db } from '../store/database.ts';
+
+/** Agent session transcripts: spec §6, 180 days. */
+export const TRANSCRIPT_RETENTION_MS = 180 * 24 * 3600 * 1000;
+const PRUNE_INTERVAL_MS = 3600 * 1000;
+/** A conversation's title: its first question, cut. */
+const TITLE_CHARS = 120;
+
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+
+export function createCopilotStore(db: Db, clock: Clock): CopilotStore {
+  let prunedAt = 0;
+  const prune = async (now: number) => {
+    if (now - prunedAt < PRUNE_INTERVAL_MS) return;
+    prunedAt = now;
+    // On the insert path, as every append-only table here prunes (spec §6).
+    await db.deleteFrom('ai_conversations').where('updated_at', '<', now - TRANSCRIPT_RETENTION_MS).execute();
+    await db.deleteFrom('ai_usage').where('day', '<', utcDay(new Date(now - 35 * 24 * 3600 * 1000))).execute();
+  };
+  const bump = async (actor: string, fields: { runs?: number; chat_prompts?: number; input_tokens?: number; output_tokens?: number }) => {
+    const row = { actor, day: utcDay(clock.now()), runs: fields.runs ?? 0, chat_prompts: fields.chat_prompts ?? 0, input_tokens: fields.input_tokens ?? 0, output_tokens: fields.output_tokens ?? 0 };
+    await db
+      .insertInto('ai_usage')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['actor', 'day']).doUpdateSet({
+          runs: sql`runs + ${row.runs}`,
+          chat_prompts: sql`chat_prompts + ${row.chat_prompts}`,
+          input_tokens: sql`input_tokens + ${row.input_tokens}`,
+          output_tokens: sql`output_tokens + ${row.output_tokens}`,
+        }),
+      )
+      .execute();
+  };
+  return {
+    async usageToday(actor: string): Promise<UsageToday> {
+      const day = utcDay(clock.now());
+      const rows = await db.selectFrom('ai_usage').selectAll().where('day', '=', day).execute();
+      const mine = rows.find((r) => r.actor === actor);
+      return {
+        chat_prompts: mine?.chat_prompts ?? 0,
+        runs: mine?.runs ?? 0,
+        tokens: (mine?.input_tokens ?? 0) + (mine?.output_tokens ?? 0),
+        install_tokens: rows.reduce((n, r) => n + r.input_tokens + r.output_tokens, 0),
+      };
+    },
+    countRun: (actor: string, kind: RunKind) => bump(actor, { runs: 1, chat_prompts: kind === 'chat' ? 1 : 0 }),
+    addTokens: (actor, usage) => bump(actor, usage),
+    async standingDocuments(): Promise<StandingDocument[]> {
+      return db.selectFrom('ai_context_docs').select(['title', 'body']).where('include_in_ai', '=', 1).orderBy('id').execute();
+    },
+    async conversation(id: string, userId: number): Promise<Turn[] | null> {
+      const owned = await db.selectFrom('ai_conversations').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      if (!owned) return null;
+      return db.selectFrom('ai_messages').select(['role', 'content']).where('conversation_id', '=', id).orderBy('id').execute();
+    },
+    async appendExchange(id: string | null, userId: number, question: string, answer: { text: string; citations: Citation[]; source: string }): Promise<string> {
+      const now = clock.now().getTime();
+      const conversationId = id ?? randomBytes(12).toString('base64url');
+      await db.transaction().execute(async (tx) => {
+        if (id === null) await tx.insertInto('ai_conversations').values({ id: conversationId, user_id: userId, title: question.slice(0, TITLE_CHARS), created_at: now, updated_at: now }).execute();
+        else await tx.updateTable('ai_conversations').set({ updated_at: now }).where('id', '=', conversationId).execute();
+        await tx
+          .insertInto('ai_messages')
+          .values([
+            { conversation_id: conversationId, role: 'user', content: question, citations: '[]', source: 'user', created_at: now },
+            { conversation_id: conversationId, role: 'assistant', content: answer.text, citations: JSON.stringify(answer.citations), source: answer.source, created_at: now },
+          ])
+          .execute();
+      });
+      await prune(now);
+      return conversationId;
+    },
+  };
+}

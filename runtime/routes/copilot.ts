@@ -1,0 +1,110 @@
+// The copilot's admin surfaces: AI Settings and AI Guardrails. Reading needs an admin (a key
+// needs policy:read); writing needs an admin's session, never a key (spec §5: the AI kill
+// switch and redaction settings are among the controls no scope reaches). Both writes are
+// audited with what changed, never the provider key.
+import * as v from 'valibot';
+import { prepareChat, runChat } from '../../handlers/copilot/chat.ts';
+import { getAiSettings, getGuardrails, updateAiSettings, updateGuardrails } from '../../handlers/copilot/settings.ts';
+import type { AuthedContext, HandlerContext } from '../../handlers/context.ts';
+import { ok, type AppError } from '../../handlers/result.ts';
+import { NoInput } from '../../schema/common.ts';
+import { AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, type CopilotEvent } from '../../schema/copilot.ts';
+import type { RawEndpoint } from '../http/app.ts';
+import { defineRoute, type Route } from '../http/route.ts';
+import { errorBody, STATUS_OF } from '../http/status.ts';
+import { noApiKeys } from './access.ts';
+
+const policyRead = { access: { auth: 'credential', role: 'admin', scope: 'policy:read' }, feature: null, audit: 'http', rateLimit: 'read' } as const;
+const adminWrite = { ...noApiKeys('admin'), audit: 'auth', rateLimit: 'write' } as const;
+
+export const copilotRoutes: readonly Route[] = [
+  defineRoute({ ...policyRead, method: 'GET', path: '/settings/ai', summary: 'AI Settings: provider, model, endpoint, whether a key is stored (never the key), and whether a run would reach a model now', input: NoInput, output: AiSettingsView, handler: getAiSettings }),
+  defineRoute({
+    ...adminWrite,
+    method: 'PUT',
+    path: '/admin/ai/settings',
+    summary: 'Set the AI provider (admin session): api_key absent or •••• keeps the stored key, null removes it; a new provider or base_url needs the key again. The key is sealed at rest and never returned',
+    input: AiSettingsInput,
+    output: AiSettingsView,
+    handler: updateAiSettings,
+  }),
+  defineRoute({ ...policyRead, method: 'GET', path: '/admin/ai/guardrails', summary: 'AI Guardrails: master switch, residency, namespace scope, redaction, denied tools, egress allowlist, prompt audit, cost caps', input: NoInput, output: AiGuardrails, handler: getGuardrails }),
+  defineRoute({
+    ...adminWrite,
+    method: 'PUT',
+    path: '/admin/ai/guardrails',
+    summary: 'Replace AI Guardrails (admin session); denied_tools must name MCP tools. Off: every AI-backed call answers 403, MCP read tools keep working',
+    input: AiGuardrails,
+    output: AiGuardrails,
+    handler: updateGuardrails,
+  }),
+];
+
+function errorAnswer(error: AppError): Response {
+  return new Response(JSON.stringify(errorBody(error)), { status: STATUS_OF[error.code], headers: { 'content-type': 'application/json' } });
+}
+
+/** Policy of the chat endpoint for the middleware chain: `ai:invoke` for keys, the `ai` rate class (security.aiRateLimitPerMin per session). */
+const chatRoute = defineRoute({
+  method: 'POST',
+  path: '/copilot/chat',
+  summary: 'Ask the copilot: {question, focus?, conversation_id?, provider_key?}; answered as Server-Sent Events (tool steps, text, then `done` with the checked citations) when the client accepts text/event-stream, else as one JSON answer',
+  access: { auth: 'credential', role: 'viewer', scope: 'ai:invoke' },
+  audit: 'http',
+  rateLimit: 'ai',
+  feature: null,
+  input: v.unknown(),
+  output: v.unknown(),
+  handler: () => ok(null),
+});
+
+const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+async function handleChat(request: Request, ctx: HandlerContext): Promise<Response> {
+  const principal = ctx.principal;
+  if (principal === null) return errorAnswer({ code: 'unauthenticated', message: 'sign in first' });
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    return errorAnswer({ code: 'invalid_input', field: 'body', message: 'the body must be a JSON object' });
+  }
+  const parsed = v.safeParse(ChatInput, body);
+  if (!parsed.success) {
+    const field = v.getDotPath(parsed.issues[0]) ?? 'body';
+    return errorAnswer({ code: 'invalid_input', field, message: `${field}: ${parsed.issues[0].message}` });
+  }
+  const authed: AuthedContext = { ...ctx, principal };
+  // The key a request carries is never written anywhere: the audit row notes only that there was one.
+  ctx.request.noteAudit({ focus: parsed.output.focus ?? '(none)', request_key: parsed.output.provider_key === undefined ? 'no' : 'yes' });
+  const prepared = await prepareChat(parsed.output, authed);
+  if (!prepared.ok) return errorAnswer(prepared.error);
+  if (!(request.headers.get('accept') ?? '').includes('text/event-stream')) {
+    const answer = await runChat(prepared.value, () => undefined, request.signal);
+    return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
+  }
+  const encoder = new TextEncoder();
+  const abort = new AbortController();
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (event: string, data: unknown) => {
+        if (!abort.signal.aborted) controller.enqueue(encoder.encode(sse(event, data)));
+      };
+      try {
+        const answer = await runChat(prepared.value, (e: CopilotEvent) => send(e.type, e), abort.signal);
+        send('done', answer);
+      } catch (err) {
+        send('error', errorBody({ code: 'internal', message: err instanceof Error ? err.message : String(err) }));
+      } finally {
+        if (!abort.signal.aborted) controller.close();
+      }
+    },
+    // The client went away (the dock's stop button): the run stops at its next step.
+    cancel() {
+      abort.abort();
+    },
+  });
+  return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+}
+
+export const copilotChatEndpoint: RawEndpoint = { route: chatRoute, methods: ['POST'], paths: ['/copilot/chat'], handle: handleChat };
