@@ -14,6 +14,8 @@ import http from 'node:http';
 export interface Answer {
   status: number;
   arrayBuffer(): Promise<unknown>;
+  /** Sent again on a new connection after a reused keep-alive one was reset (httpFetcher). */
+  retried?: boolean;
 }
 export type Fetcher = () => Promise<Answer>;
 
@@ -27,7 +29,7 @@ export function httpFetcher(url: string, init: { method: 'GET' | 'POST'; headers
   const agent = new http.Agent({ keepAlive: true, maxSockets });
   const body = init.body === undefined ? undefined : Buffer.from(init.body);
   const headers = body === undefined ? init.headers : { ...init.headers, 'content-length': String(body.length) };
-  return () =>
+  const once = () =>
     new Promise<Answer>((resolve, reject) => {
       const req = http.request(url, { method: init.method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
@@ -38,9 +40,21 @@ export function httpFetcher(url: string, init: { method: 'GET' | 'POST'; headers
           resolve({ status: res.statusCode ?? 0, arrayBuffer: () => Promise.resolve(whole) });
         });
       });
-      req.on('error', reject);
+      req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
       req.end(body);
     });
+  // A keep-alive connection the server closed as idle just as the client reused it answers
+  // ECONNRESET before any response: Node's documented remedy is to send the request again on a
+  // new connection. Done once, and counted (`retries`), never hidden; the latency includes it.
+  return async () => {
+    try {
+      return await once();
+    } catch (err) {
+      const e = err as { code?: unknown; reusedSocket?: unknown };
+      if (e.reusedSocket !== true || (e.code !== 'ECONNRESET' && e.code !== 'EPIPE')) throw err;
+      return { ...(await once()), retried: true };
+    }
+  };
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -52,6 +66,8 @@ export interface RunOutcome {
   errors: number;
   /** Answers by status code; `network` for a request that got no HTTP answer at all. */
   statuses: Record<string, number>;
+  /** Requests sent again on a new connection after a reused keep-alive one was reset before any answer (httpFetcher). */
+  retries: number;
   /** False when any answer was an error: then the figures below are null, never averaged in. */
   served: boolean;
   p50_ms: number | null;
@@ -86,11 +102,12 @@ function networkStatus(err: unknown): string {
 }
 
 /** Sends one request, drains its body, and records its status (or `network …`). */
-async function ask(fetcher: Fetcher, statuses: Record<string, number>): Promise<boolean> {
+async function ask(fetcher: Fetcher, statuses: Record<string, number>, retried: { count: number }): Promise<boolean> {
   let status: string;
   try {
     const res = await fetcher();
     await res.arrayBuffer();
+    if (res.retried === true) retried.count++;
     status = String(res.status);
   } catch (err) {
     status = networkStatus(err);
@@ -99,17 +116,18 @@ async function ask(fetcher: Fetcher, statuses: Record<string, number>): Promise<
   return status.startsWith('2');
 }
 
-function outcome(latencies: number[], statuses: Record<string, number>): RunOutcome {
+function outcome(latencies: number[], statuses: Record<string, number>, retried: { count: number }): RunOutcome {
   const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
   const errors = Object.entries(statuses).reduce((n, [status, count]) => (status.startsWith('2') ? n : n + count), 0);
   const served = errors === 0 && requests > 0;
   latencies.sort((a, b) => a - b);
-  return { requests, errors, statuses, served, p50_ms: served ? percentile(latencies, 0.5) : null, p99_ms: served ? percentile(latencies, 0.99) : null };
+  return { requests, errors, statuses, retries: retried.count, served, p50_ms: served ? percentile(latencies, 0.5) : null, p99_ms: served ? percentile(latencies, 0.99) : null };
 }
 
 export async function closedLoop(fetcher: Fetcher, concurrency: number, total: number): Promise<ClosedLoopResult> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
+  const retried = { count: 0 };
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -117,13 +135,13 @@ export async function closedLoop(fetcher: Fetcher, concurrency: number, total: n
       while (next < total) {
         next++;
         const t = performance.now();
-        await ask(fetcher, statuses);
+        await ask(fetcher, statuses, retried);
         latencies.push(performance.now() - t);
       }
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  const result = outcome(latencies, statuses);
+  const result = outcome(latencies, statuses, retried);
   return { ...result, concurrency, throughput_rps: result.served ? round(result.requests / elapsed) : null };
 }
 
@@ -141,6 +159,7 @@ export async function openLoop(fetcher: Fetcher, options: OpenLoopOptions): Prom
   const intervalMs = 1000 / ratePerSec;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
+  const retried = { count: 0 };
   const inFlight = new Set<Promise<void>>();
   let notSent = 0;
   const started = performance.now();
@@ -154,7 +173,7 @@ export async function openLoop(fetcher: Fetcher, options: OpenLoopOptions): Prom
         notSent++;
         continue;
       }
-      const request = ask(fetcher, statuses).then(() => {
+      const request = ask(fetcher, statuses, retried).then(() => {
         latencies.push(performance.now() - dueAt);
         inFlight.delete(request);
       });
@@ -164,7 +183,7 @@ export async function openLoop(fetcher: Fetcher, options: OpenLoopOptions): Prom
   }
   await Promise.all(inFlight);
   const elapsed = (performance.now() - started) / 1000;
-  const result = outcome(latencies, statuses);
+  const result = outcome(latencies, statuses, retried);
   const servedAll = result.served && notSent === 0;
   return {
     ...result,

@@ -259,6 +259,15 @@ function heapLines(heap: unknown): string[] {
   return ['```json', JSON.stringify(heap, null, 2), '```'];
 }
 
+function totalRetries(r: BenchReport): number {
+  let n = 0;
+  for (const s of r.scales) {
+    for (const row of s.closed) n += row.agent.retries + row.floor.retries;
+    for (const row of s.open) n += row.agent.retries + row.floor.retries;
+  }
+  return n;
+}
+
 export function markdownReport(r: BenchReport): string {
   const full = r.scales.find((s) => s.full) ?? null;
   const lines = [
@@ -275,6 +284,9 @@ export function markdownReport(r: BenchReport): string {
     'not its rate limiter. A run with any non-2xx answer is **failed**: it is shown with its status',
     'histogram and no figures, and the bench exits non-zero. An open-loop run whose generator had',
     `to hold requests back (too many unanswered) did not sustain the offered rate and has no figures either.`,
+    'A request reset on a reused keep-alive connection before any answer (the server closed it as idle',
+    "as the client reused it) is sent once more on a new connection, Node's documented remedy; each such",
+    `retry is counted (\`retries\` in \`results/latest.json\`; ${totalRetries(r)} in this run) and its latency includes it.`,
     '',
   ];
   if (full) {

@@ -99,4 +99,31 @@ describe('benchmark load', () => {
       server.close();
     }
   });
+
+  it('a request reset on a reused keep-alive connection is sent once more on a new one, and counted', async () => {
+    const seenOn = new Map<unknown, number>();
+    let resets = 0;
+    const server = createServer((req, res) => {
+      const n = (seenOn.get(req.socket) ?? 0) + 1;
+      seenOn.set(req.socket, n);
+      // The second request on a connection finds it closed, as an idle keep-alive connection the server timed out is.
+      if (n === 2 && resets === 0) {
+        resets++;
+        req.socket.destroy();
+        return;
+      }
+      res.end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const result = await closedLoop(httpFetcher(`http://127.0.0.1:${port}/`, { method: 'GET', headers: {} }), 1, 4);
+      assert.deepEqual(result.statuses, { '200': 4 });
+      assert.equal(resets, 1, 'the server did reset one reused connection');
+      assert.equal(result.retries, 1);
+      assert.equal(result.served, true);
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -7,11 +7,11 @@ function closed(concurrency: number, rps: number, statuses: Record<string, numbe
   const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
   const errors = Object.entries(statuses).reduce((n, [s, c]) => (s.startsWith('2') ? n : n + c), 0);
   const served = errors === 0;
-  return { concurrency, requests, errors, statuses, served, throughput_rps: served ? rps : null, p50_ms: served ? 1.25 : null, p99_ms: served ? 4.75 : null };
+  return { concurrency, requests, errors, statuses, retries: 0, served, throughput_rps: served ? rps : null, p50_ms: served ? 1.25 : null, p99_ms: served ? 4.75 : null };
 }
 
 function open(offered: number, p99: number, extra: Partial<OpenLoopResult> = {}): OpenLoopResult {
-  return { offered_rps: offered, duration_secs: 5, requests: offered * 5, errors: 0, statuses: { '200': offered * 5 }, served: true, achieved_rps: offered, p50_ms: 0.9, p99_ms: p99, p999_ms: p99 * 2, not_sent: 0, ...extra };
+  return { offered_rps: offered, duration_secs: 5, requests: offered * 5, errors: 0, statuses: { '200': offered * 5 }, served: true, retries: 0, achieved_rps: offered, p50_ms: 0.9, p99_ms: p99, p999_ms: p99 * 2, not_sent: 0, ...extra };
 }
 
 function scale(rows: ClosedRow[], openRows: OpenRow[] = [], full = true, skipped: OpenSkipped[] = []): ScaleRun {
