@@ -3,13 +3,12 @@
 // visibility as the MCP surface), every tool result redacted before it reaches the provider,
 // bounded steps and output tokens, and the answer's citations checked against every node id
 // the run showed the model. Streams what happens as events; returns the outcome.
-import { jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
-import { toJsonSchema } from '@valibot/to-json-schema';
-import type { JSONSchema7 } from 'ai';
+import { jsonSchema, stepCountIs, streamText, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { checkCitations, collectNodeIds } from '../../domain/copilot/citations.ts';
 import type { AssembledContext } from '../../domain/copilot/context.ts';
 import { redactText, redactValue } from '../../domain/redaction/redact.ts';
 import type { HandlerContext } from '../../handlers/context.ts';
+import { TOOL_LIST } from '../../handlers/mcp/rest.ts';
 import { callTool, type McpTool } from '../../handlers/mcp/tools.ts';
 import type { CopilotEvent } from '../../schema/copilot.ts';
 import type { RunResult } from '../../handlers/copilot/service.ts';
@@ -51,10 +50,13 @@ function idsStillShown(ids: Iterable<string>, text: string): string[] {
   return [...ids].filter((id) => text.includes(id) || text.includes(`"${id.slice(Math.max(id.lastIndexOf('/'), id.indexOf(':')) + 1)}"`));
 }
 
+const TOOL_SCHEMAS: ReadonlyMap<string, Record<string, unknown>> = new Map(TOOL_LIST.map((t) => [t.name, t.input_schema]));
+
 function toolSet(input: LoopInput, given: Set<string>, counter: { calls: number }): ToolSet {
   const set: ToolSet = {};
   for (const t of input.tools) {
-    const schema = toJsonSchema(t.input, { target: 'draft-07', errorMode: 'ignore', typeMode: 'input' }) as JSONSchema7;
+    // The JSON Schema the MCP surface lists, converted once at start, not per run.
+    const schema = (TOOL_SCHEMAS.get(t.name) ?? { type: 'object' }) as JSONSchema7;
     set[t.name] = tool({
       description: t.description,
       // Validation is callTool's (the same valibot schema as the MCP surface), so an invalid call comes back as a tool error the model can read.
