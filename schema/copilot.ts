@@ -130,3 +130,44 @@ export const CopilotAnswer = v.object({
   error: v.nullable(v.string()),
 });
 export type CopilotAnswer = v.InferOutput<typeof CopilotAnswer>;
+
+const NamespaceParam = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name'), v.maxLength(63));
+
+/** Diagnose a namespace: the copilot's account of what is wrong in it, stored to be read again. */
+export const DiagnoseInput = v.object({
+  namespace: NamespaceParam,
+  /** A key for this request only, never stored, logged or audited. */
+  provider_key: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
+});
+export type DiagnoseInput = v.InferOutput<typeof DiagnoseInput>;
+
+/** What a stored answer answered: a namespace's Diagnose or a scheduled SRE report. */
+export const StoredAnswerKind = v.picklist(['diagnose', 'report']);
+export type StoredAnswerKind = v.InferOutput<typeof StoredAnswerKind>;
+
+/** A Diagnose result or an SRE report, as stored (kept until deleted: user-requested content). */
+export const StoredAnswer = v.object({
+  id: v.string(),
+  kind: StoredAnswerKind,
+  /** The namespace a Diagnose was about; `cluster` for a report over every namespace in scope. */
+  scope: v.string(),
+  actor: v.string(),
+  created_at: v.string(),
+  ...v.omit(CopilotAnswer, ['conversation_id']).entries,
+});
+export type StoredAnswer = v.InferOutput<typeof StoredAnswer>;
+
+export const StoredAnswerSummary = v.object({
+  ...v.pick(StoredAnswer, ['id', 'kind', 'scope', 'actor', 'created_at', 'source']).entries,
+  /** The answer's first line, cut to 200 characters. */
+  headline: v.string(),
+});
+export type StoredAnswerSummary = v.InferOutput<typeof StoredAnswerSummary>;
+
+export const StoredAnswersInput = v.object({
+  kind: v.optional(StoredAnswerKind),
+  scope: v.optional(v.pipe(v.string(), v.maxLength(63))),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'limit must be 1–100'), v.transform(Number), v.minValue(1, 'limit must be 1–100'), v.maxValue(100, 'limit must be 1–100')), '50'),
+});
+export const StoredAnswerList = v.object({ items: v.array(StoredAnswerSummary) });
+export const StoredAnswerIdInput = v.object({ id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be an answer id')) });

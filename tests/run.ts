@@ -28,7 +28,13 @@ try {
       process.execPath,
       // A file's whole run is bounded too: the diagnosis scenarios (every one at once, the longest
       // waiting 420 s) take the longest, about eight minutes; 15 minutes still catches a hang.
-      ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000', ...files],
+      [
+        '--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000',
+        // TAP as before, then a list of the failures: CI shows only the output's tail.
+        '--test-reporter=tap', '--test-reporter-destination=stdout',
+        '--test-reporter=./tests/support/failure-summary-reporter.mjs', '--test-reporter-destination=stdout',
+        ...files,
+      ],
       {
         stdio: 'inherit',
         env: { ...process.env, CAPSTAN_TEST_KUBECONFIG: cluster.kubeconfig, CAPSTAN_TEST_BIN_DIR: cluster.binDir, CAPSTAN_TEST_CLUSTER_DIR: dir },
