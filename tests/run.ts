@@ -32,7 +32,7 @@ try {
         '--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000',
         // TAP as before, then a list of the failures: CI shows only the output's tail.
         '--test-reporter=tap', '--test-reporter-destination=stdout',
-        '--test-reporter=./tests/support/failure-summary-reporter.mjs', '--test-reporter-destination=stdout',
+        '--test-reporter=./tests/support/failure-summary-reporter.js', '--test-reporter-destination=stdout',
         ...files,
       ],
       {
