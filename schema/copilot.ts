@@ -149,7 +149,7 @@ export type StoredAnswerKind = v.InferOutput<typeof StoredAnswerKind>;
 export const StoredAnswer = v.object({
   id: v.string(),
   kind: StoredAnswerKind,
-  /** The namespace a Diagnose was about; `cluster` for a report over every namespace in scope. */
+  /** The namespace a Diagnose was about; `*` for a report over every namespace in scope. */
   scope: v.string(),
   actor: v.string(),
   created_at: v.string(),

@@ -3,7 +3,7 @@
 // runtime/copilot/). Handlers decide; these only store and send.
 import type { AssembledContext, StandingDocument } from '../../domain/copilot/context.ts';
 import type { AiSettings } from '../../schema/settings.ts';
-import type { Citation, CopilotAnswer, CopilotEvent } from '../../schema/copilot.ts';
+import type { Citation, CopilotAnswer, CopilotEvent, StoredAnswer, StoredAnswerKind, StoredAnswerSummary } from '../../schema/copilot.ts';
 import type { HandlerContext } from '../context.ts';
 import type { McpTool } from '../mcp/tools.ts';
 import type { RunKind, UsageToday } from './admission.ts';
@@ -25,6 +25,11 @@ export interface CopilotStore {
   conversation(id: string, userId: number): Promise<Turn[] | null>;
   /** Appends a question and its answer; starts the conversation when `id` is null. Returns its id. */
   appendExchange(id: string | null, userId: number, question: string, answer: { text: string; citations: Citation[]; source: string }): Promise<string>;
+  /** Keeps a Diagnose result or an SRE report; returns it as stored (its id and time assigned). */
+  saveAnswer(answer: Omit<StoredAnswer, 'id' | 'created_at'>): Promise<StoredAnswer>;
+  /** Newest first; `scopes` keeps only answers whose scope is one of them. */
+  answers(q: { kind?: StoredAnswerKind; scopes: (scope: string) => boolean; limit: number }): Promise<StoredAnswerSummary[]>;
+  answer(id: string): Promise<StoredAnswer | null>;
 }
 
 export interface RunRequest {

@@ -2,11 +2,13 @@
 // 180 days from their last turn), and the AI Context documents a run attaches.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import * as v from 'valibot';
+import { WITHOUT_MODEL_LABEL } from '../../domain/copilot/explain.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { StandingDocument } from '../../domain/copilot/context.ts';
 import type { RunKind, UsageToday } from '../../handlers/copilot/admission.ts';
 import type { CopilotStore, Turn } from '../../handlers/copilot/service.ts';
-import type { Citation } from '../../schema/copilot.ts';
+import { StoredAnswer, type Citation, type StoredAnswerSummary } from '../../schema/copilot.ts';
 import type { Db } from '../store/database.ts';
 
 /** Agent session transcripts: spec §6, 180 days. */
@@ -24,6 +26,7 @@ export function createCopilotStore(db: Db, clock: Clock): CopilotStore {
     prunedAt = now;
     // On the insert path, as every append-only table here prunes (spec §6).
     await db.deleteFrom('ai_conversations').where('updated_at', '<', now - TRANSCRIPT_RETENTION_MS).execute();
+    await db.deleteFrom('ai_answers').where('created_at', '<', now - TRANSCRIPT_RETENTION_MS).execute();
     await db.deleteFrom('ai_usage').where('day', '<', utcDay(new Date(now - 35 * 24 * 3600 * 1000))).execute();
   };
   const bump = async (actor: string, fields: { runs?: number; chat_prompts?: number; input_tokens?: number; output_tokens?: number }) => {
@@ -80,5 +83,42 @@ export function createCopilotStore(db: Db, clock: Clock): CopilotStore {
       await prune(now);
       return conversationId;
     },
+    async saveAnswer(answer: Omit<StoredAnswer, 'id' | 'created_at'>): Promise<StoredAnswer> {
+      const now = clock.now().getTime();
+      const id = randomBytes(12).toString('base64url');
+      const { kind, scope, actor, source, answer: text, citations, model, usage, steps, tool_calls, finish, error } = answer;
+      const run = { model, usage, steps, tool_calls, finish, error };
+      await db.insertInto('ai_answers').values({ id, kind, scope, actor, created_at: now, source, text, citations: JSON.stringify(citations), run: JSON.stringify(run) }).execute();
+      await prune(now);
+      return { id, kind, scope, actor, created_at: new Date(now).toISOString(), source, answer: text, citations, ...run };
+    },
+    async answers(q): Promise<StoredAnswerSummary[]> {
+      const found: StoredAnswerSummary[] = [];
+      // Newest first, a page at a time, until enough visible ones are found or ANSWER_SCAN_ROWS were read.
+      for (let offset = 0; found.length < q.limit && offset < ANSWER_SCAN_ROWS; offset += ANSWER_PAGE) {
+        let query = db.selectFrom('ai_answers').select(['id', 'kind', 'scope', 'actor', 'created_at', 'source', 'text']);
+        if (q.kind !== undefined) query = query.where('kind', '=', q.kind);
+        const rows = await query.orderBy('created_at', 'desc').orderBy('id').limit(ANSWER_PAGE).offset(offset).execute();
+        for (const r of rows) {
+          if (found.length < q.limit && q.scopes(r.scope)) found.push({ id: r.id, kind: r.kind, scope: r.scope, actor: r.actor, created_at: new Date(r.created_at).toISOString(), source: r.source === 'model' ? 'model' : 'diagnosis_without_model', headline: headlineOf(r.text) });
+        }
+        if (rows.length < ANSWER_PAGE) break;
+      }
+      return found;
+    },
+    async answer(id: string): Promise<StoredAnswer | null> {
+      const r = await db.selectFrom('ai_answers').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!r) return null;
+      return v.parse(StoredAnswer, { ...(JSON.parse(r.run) as object), id: r.id, kind: r.kind, scope: r.scope, actor: r.actor, created_at: new Date(r.created_at).toISOString(), source: r.source, answer: r.text, citations: JSON.parse(r.citations) as unknown });
+    },
   };
+}
+
+const ANSWER_PAGE = 200;
+const ANSWER_SCAN_ROWS = 5000;
+
+/** A stored answer's first line of substance (the no-model label skipped), cut for a list. */
+function headlineOf(text: string): string {
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '' && l !== WITHOUT_MODEL_LABEL) ?? '';
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

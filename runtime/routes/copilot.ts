@@ -8,7 +8,8 @@ import { getAiSettings, getGuardrails, updateAiSettings, updateGuardrails } from
 import type { AuthedContext, HandlerContext } from '../../handlers/context.ts';
 import { ok, type AppError } from '../../handlers/result.ts';
 import { NoInput } from '../../schema/common.ts';
-import { AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, type CopilotEvent } from '../../schema/copilot.ts';
+import { diagnoseNamespace, getAnswer, listAnswers } from '../../handlers/copilot/answers.ts';
+import { AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput, type CopilotEvent } from '../../schema/copilot.ts';
 import type { RawEndpoint } from '../http/app.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorBody, STATUS_OF } from '../http/status.ts';
@@ -16,6 +17,9 @@ import { noApiKeys } from './access.ts';
 
 const policyRead = { access: { auth: 'credential', role: 'admin', scope: 'policy:read' }, feature: null, audit: 'http', rateLimit: 'read' } as const;
 const adminWrite = { ...noApiKeys('admin'), audit: 'auth', rateLimit: 'write' } as const;
+/** Starting an AI run: any signed-in role, `ai:invoke` for keys, the `ai` rate class, every run audited. */
+const aiRun = { access: { auth: 'credential', role: 'viewer', scope: 'ai:invoke' }, feature: null, audit: 'http', rateLimit: 'ai' } as const;
+const aiRead = { access: { auth: 'credential', role: 'viewer', scope: 'ai:invoke' }, feature: null, audit: 'access', rateLimit: 'read' } as const;
 
 export const copilotRoutes: readonly Route[] = [
   defineRoute({ ...policyRead, method: 'GET', path: '/settings/ai', summary: 'AI Settings: provider, model, endpoint, whether a key is stored (never the key), and whether a run would reach a model now', input: NoInput, output: AiSettingsView, handler: getAiSettings }),
@@ -38,6 +42,18 @@ export const copilotRoutes: readonly Route[] = [
     output: AiGuardrails,
     handler: updateGuardrails,
   }),
+  defineRoute({
+    ...aiRun,
+    method: 'POST',
+    path: '/namespaces/:namespace/diagnose',
+    summary: "Diagnose a namespace: the copilot's account of what is wrong, why and what to do, through the model or, with none, templated from the diagnosis and labelled so; stored and returned with its checked citations",
+    input: DiagnoseInput,
+    namespaceParam: 'namespace',
+    output: StoredAnswer,
+    handler: diagnoseNamespace,
+  }),
+  defineRoute({ ...aiRead, method: 'GET', path: '/copilot/answers', summary: 'Stored Diagnose results and SRE reports about namespaces you may see, newest first (kind, scope, limit)', input: StoredAnswersInput, output: StoredAnswerList, handler: listAnswers }),
+  defineRoute({ ...aiRead, method: 'GET', path: '/copilot/answers/:id', summary: 'One stored Diagnose result or SRE report, with its citations', input: StoredAnswerIdInput, output: StoredAnswer, handler: getAnswer }),
 ];
 
 function errorAnswer(error: AppError): Response {

@@ -307,4 +307,12 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE INDEX ai_answers_kind ON ai_answers(kind, created_at)`.execute(db);
     },
   },
+  {
+    version: 11,
+    name: 'stored answers keep how they were produced',
+    async up(db) {
+      // The model, token usage, steps and how the run ended, as JSON: read back whole, never queried.
+      await sql`ALTER TABLE ai_answers ADD COLUMN run TEXT NOT NULL DEFAULT '{}'`.execute(db);
+    },
+  },
 ];

@@ -228,13 +228,15 @@ export interface AiContextDocsTable {
 export interface AiAnswersTable {
   id: string;
   kind: 'diagnose' | 'report';
-  /** The namespace diagnosed, or `cluster`. */
+  /** The namespace diagnosed, or `*` (a report over every namespace in scope). */
   scope: string;
   actor: string;
   created_at: number;
   source: string;
   text: string;
   citations: string;
+  /** JSON: model, usage, steps, tool_calls, finish, error. */
+  run: string;
 }
 
 export interface SchemaMigrationsTable {
