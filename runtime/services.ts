@@ -11,6 +11,7 @@ import { addressLists } from './access/cidr.ts';
 import type { PodLogs } from '../handlers/incidents/service.ts';
 import { createAppStore } from './apps/app-store.ts';
 import { createModelRunner } from './copilot/runner.ts';
+import { createAiContextStore } from './copilot/documents.ts';
 import { createCopilotStore } from './copilot/store.ts';
 import { createOAuthService, type AgentOAuth } from './auth/oauth.ts';
 import { networkOff } from './metrics/kubelet-scraper.ts';
@@ -194,7 +195,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),
-    copilot: { store: createCopilotStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore) },
+    copilot: { store: createCopilotStore(db, clock), documents: createAiContextStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore) },
     oauth,
     clock,
     ipGuard,

@@ -171,3 +171,45 @@ export const StoredAnswersInput = v.object({
 });
 export const StoredAnswerList = v.object({ items: v.array(StoredAnswerSummary) });
 export const StoredAnswerIdInput = v.object({ id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be an answer id')) });
+
+/** AI Context caps (docs/copilot.md): documents in all, characters of a title and of a body. */
+export const AI_CONTEXT_LIMITS = { max_documents: 100, max_title_chars: 120, max_body_chars: 20_000 } as const;
+
+/** An AI Context document as an admin writes it: markdown, and whether every run gets it as a standing instruction. */
+export const AiContextDocInput = v.object({
+  title: v.pipe(v.string(), v.trim(), v.minLength(1, 'title must not be empty'), v.maxLength(AI_CONTEXT_LIMITS.max_title_chars, `title must be at most ${AI_CONTEXT_LIMITS.max_title_chars} characters`)),
+  body: v.pipe(v.string(), v.maxLength(AI_CONTEXT_LIMITS.max_body_chars, `body must be at most ${AI_CONTEXT_LIMITS.max_body_chars} characters`)),
+  include_in_ai: v.optional(v.boolean(), false),
+});
+export type AiContextDocInput = v.InferOutput<typeof AiContextDocInput>;
+
+export const AiContextDoc = v.object({
+  id: v.number(),
+  title: v.string(),
+  body: v.string(),
+  include_in_ai: v.boolean(),
+  created_at: v.string(),
+  updated_at: v.string(),
+  updated_by: v.string(),
+});
+export type AiContextDoc = v.InferOutput<typeof AiContextDoc>;
+
+export const AiContextDocSummary = v.object({
+  ...v.omit(AiContextDoc, ['body']).entries,
+  chars: v.number(),
+});
+export type AiContextDocSummary = v.InferOutput<typeof AiContextDocSummary>;
+
+export const AiContextDocList = v.object({
+  items: v.array(AiContextDocSummary),
+  limits: v.object({ max_documents: v.number(), max_title_chars: v.number(), max_body_chars: v.number() }),
+  /** Standing documents are attached to every run within a quarter of its context budget; what does not fit is left out of that run. */
+  standing: v.object({ documents: v.number(), tokens: v.number(), budget_tokens: v.number() }),
+  /** Suppression is an instruction to the model, not an enforced filter. */
+  note: v.string(),
+});
+
+const DocId = v.pipe(v.string(), v.regex(/^[0-9]{1,12}$/, 'id must be a number'), v.transform(Number));
+export const AiContextDocIdInput = v.object({ id: DocId });
+export const AiContextDocUpdateInput = v.object({ id: DocId, ...AiContextDocInput.entries });
+export const AiContextDocDeleted = v.object({ deleted: v.number() });

@@ -38,7 +38,7 @@ export interface AssembledContext {
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
 /** At most this share of the budget goes to standing instructions, so cluster facts always fit. */
-const DOCUMENTS_SHARE = 0.25;
+export const DOCUMENTS_SHARE = 0.25;
 
 /** A finding as the model sees it: one line of JSON, evidence facts with the node each is about. */
 function compactFinding(f: Finding): Record<string, unknown> {

@@ -9,6 +9,7 @@ import { parseNodeId } from '../../domain/cluster/node-id.ts';
 import { checkCitations, collectNodeIds } from '../../domain/copilot/citations.ts';
 import { assembleContext } from '../../domain/copilot/context.ts';
 import { explainDiagnosis, explainObject } from '../../domain/copilot/explain.ts';
+import { searchDocuments } from '../../domain/copilot/search.ts';
 import type { Role } from '../../schema/access.ts';
 import type { AiGuardrails, CopilotAnswer, CopilotEvent } from '../../schema/copilot.ts';
 import type { AiSettings } from '../../schema/settings.ts';
@@ -36,6 +37,9 @@ export const SYSTEM_PROMPT = [
   '- Namespaces you are not shown are outside your scope: do not guess about them.',
   '- Be brief: what is wrong, why (the chain), what a person could do.',
 ].join('\n');
+
+/** What `search_context` returns: the best three documents, up to 4,000 characters of each. */
+const SEARCH_OPTIONS = { limit: 3, excerptChars: 4000 };
 
 export interface RunAsk {
   kind: RunKind;
@@ -109,6 +113,7 @@ export async function answerRun(p: PreparedRun, emit: (event: CopilotEvent) => v
     history: p.history,
     question: p.question,
     tools: await offeredTools(p.ctx),
+    searchContext: (await p.services.documents.count()) === 0 ? null : async (query) => searchDocuments(await p.services.documents.all(), query, SEARCH_OPTIONS),
     ctx: p.ctx,
     redaction: { enabled: p.guardrails.redaction.enabled, literals: p.guardrails.redaction.extra_literals },
     audit: { actor: p.actor, kind: p.kind, keepPrompt: p.guardrails.prompt_audit.enabled },

@@ -3,7 +3,8 @@
 // runtime/copilot/). Handlers decide; these only store and send.
 import type { AssembledContext, StandingDocument } from '../../domain/copilot/context.ts';
 import type { AiSettings } from '../../schema/settings.ts';
-import type { Citation, CopilotAnswer, CopilotEvent, StoredAnswer, StoredAnswerKind, StoredAnswerSummary } from '../../schema/copilot.ts';
+import type { DocumentHit, SearchableDocument } from '../../domain/copilot/search.ts';
+import type { AiContextDoc, AiContextDocInput, AiContextDocSummary, Citation, CopilotAnswer, CopilotEvent, StoredAnswer, StoredAnswerKind, StoredAnswerSummary } from '../../schema/copilot.ts';
 import type { HandlerContext } from '../context.ts';
 import type { McpTool } from '../mcp/tools.ts';
 import type { RunKind, UsageToday } from './admission.ts';
@@ -32,6 +33,20 @@ export interface CopilotStore {
   answer(id: string): Promise<StoredAnswer | null>;
 }
 
+/** AI Context documents (admin-curated markdown). */
+export interface AiContextStore {
+  list(): Promise<AiContextDocSummary[]>;
+  get(id: number): Promise<AiContextDoc | null>;
+  /** Every document, for search: at most AI_CONTEXT_LIMITS.max_documents of bounded size. */
+  all(): Promise<SearchableDocument[]>;
+  count(): Promise<number>;
+  /** Null when another document has this title (titles are unique, case-insensitive). */
+  create(doc: AiContextDocInput, by: string): Promise<AiContextDoc | null>;
+  /** 'missing' when there is no such document, 'title_taken' when another has this title. */
+  update(id: number, doc: AiContextDocInput, by: string): Promise<AiContextDoc | 'missing' | 'title_taken'>;
+  remove(id: number): Promise<boolean>;
+}
+
 export interface RunRequest {
   settings: AiSettings & { provider: NonNullable<AiSettings['provider']> };
   /** The endpoint the egress rules allowed. */
@@ -43,6 +58,8 @@ export interface RunRequest {
   history: Turn[];
   question: string;
   tools: readonly McpTool[];
+  /** AI Context search for the `search_context` tool; null when there are no documents. */
+  searchContext: ((query: string) => Promise<DocumentHit[]>) | null;
   ctx: HandlerContext;
   redaction: { enabled: boolean; literals: readonly string[] };
   /** For the prompt audit: who, what kind of run, and whether to keep what was sent. */
@@ -59,5 +76,6 @@ export interface ModelRunner {
 
 export interface CopilotServices {
   store: CopilotStore;
+  documents: AiContextStore;
   runner: ModelRunner;
 }

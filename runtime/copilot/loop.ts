@@ -6,6 +6,7 @@
 import { jsonSchema, stepCountIs, streamText, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { checkCitations, collectNodeIds } from '../../domain/copilot/citations.ts';
 import type { AssembledContext } from '../../domain/copilot/context.ts';
+import type { DocumentHit } from '../../domain/copilot/search.ts';
 import { redactText, redactValue } from '../../domain/redaction/redact.ts';
 import type { HandlerContext } from '../../handlers/context.ts';
 import { TOOL_LIST } from '../../handlers/mcp/rest.ts';
@@ -36,6 +37,8 @@ export interface LoopInput {
   question: string;
   /** The MCP tools this run may call (the deny list already applied). */
   tools: readonly McpTool[];
+  /** AI Context search, offered as the `search_context` tool; null: no documents, no tool. */
+  searchContext: ((query: string) => Promise<DocumentHit[]>) | null;
   /** The caller's context: its scoped cluster is what every tool reads. */
   ctx: HandlerContext;
   /** AI Guardrails' redaction: on by default, with extra literals beside the standard pass. */
@@ -80,8 +83,24 @@ function toolSet(input: LoopInput, given: Set<string>, counter: { calls: number 
       },
     });
   }
+  const search = input.searchContext;
+  if (search !== null) {
+    set[SEARCH_CONTEXT_TOOL] = tool({
+      description: "Search your administrators' AI Context documents (runbooks, conventions, known issues) by keywords; returns the best matches with excerpts.",
+      inputSchema: jsonSchema<{ query: string }>({ type: 'object', properties: { query: { type: 'string', minLength: 1, maxLength: 500 } }, required: ['query'], additionalProperties: false }),
+      execute: async ({ query }: { query: string }) => {
+        counter.calls++;
+        const hits = await search(query.slice(0, 500));
+        const value = input.redaction.enabled ? redactValue(hits, input.redaction.literals) : hits;
+        return JSON.stringify(hits.length === 0 ? { matches: [], note: 'no document matches these words' } : { matches: value });
+      },
+    });
+  }
   return set;
 }
+
+/** The copilot's own tool beside the MCP table: AI Context is not part of the MCP surface. */
+export const SEARCH_CONTEXT_TOOL = 'search_context';
 
 const message = (err: unknown) => redactText(err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err));
 

@@ -28,6 +28,7 @@ export function createModelRunner(db: Db, clock: Clock, secrets: Secrets, settin
         history: request.history.map((t) => ({ role: t.role, content: t.content })),
         question: request.question,
         tools: request.tools,
+        searchContext: request.searchContext,
         ctx: request.ctx,
         redaction: request.redaction,
         limits: DEFAULT_LIMITS,

@@ -9,7 +9,8 @@ import type { AuthedContext, HandlerContext } from '../../handlers/context.ts';
 import { ok, type AppError } from '../../handlers/result.ts';
 import { NoInput } from '../../schema/common.ts';
 import { diagnoseNamespace, getAnswer, listAnswers } from '../../handlers/copilot/answers.ts';
-import { AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput, type CopilotEvent } from '../../schema/copilot.ts';
+import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from '../../handlers/copilot/documents.ts';
+import { AiContextDoc, AiContextDocDeleted, AiContextDocIdInput, AiContextDocInput, AiContextDocList, AiContextDocUpdateInput, AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput, type CopilotEvent } from '../../schema/copilot.ts';
 import type { RawEndpoint } from '../http/app.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorBody, STATUS_OF } from '../http/status.ts';
@@ -17,6 +18,8 @@ import { noApiKeys } from './access.ts';
 
 const policyRead = { access: { auth: 'credential', role: 'admin', scope: 'policy:read' }, feature: null, audit: 'http', rateLimit: 'read' } as const;
 const adminWrite = { ...noApiKeys('admin'), audit: 'auth', rateLimit: 'write' } as const;
+/** AI Context writes: an admin's session (spec §5), audited as writes. */
+const contextWrite = { ...noApiKeys('admin'), audit: 'write', rateLimit: 'write' } as const;
 /** Starting an AI run: any signed-in role, `ai:invoke` for keys, the `ai` rate class, every run audited. */
 const aiRun = { access: { auth: 'credential', role: 'viewer', scope: 'ai:invoke' }, feature: null, audit: 'http', rateLimit: 'ai' } as const;
 const aiRead = { access: { auth: 'credential', role: 'viewer', scope: 'ai:invoke' }, feature: null, audit: 'access', rateLimit: 'read' } as const;
@@ -53,6 +56,11 @@ export const copilotRoutes: readonly Route[] = [
     handler: diagnoseNamespace,
   }),
   defineRoute({ ...aiRead, method: 'GET', path: '/copilot/answers', summary: 'Stored Diagnose results and SRE reports about namespaces you may see, newest first (kind, scope, limit)', input: StoredAnswersInput, output: StoredAnswerList, handler: listAnswers }),
+  defineRoute({ ...aiRead, method: 'GET', path: '/ai/context', summary: 'AI Context documents (without bodies), their caps, what the standing ones cost of a run, and how suppression works', input: NoInput, output: AiContextDocList, handler: listDocuments }),
+  defineRoute({ ...aiRead, method: 'GET', path: '/ai/context/:id', summary: 'One AI Context document', input: AiContextDocIdInput, output: AiContextDoc, handler: getDocument }),
+  defineRoute({ ...contextWrite, method: 'POST', path: '/admin/ai/context', summary: 'Add an AI Context document (admin session): markdown, include_in_ai to attach it to every run; titles unique; capped (docs/copilot.md)', input: AiContextDocInput, output: AiContextDoc, handler: createDocument }),
+  defineRoute({ ...contextWrite, method: 'PUT', path: '/admin/ai/context/:id', summary: 'Replace an AI Context document (admin session)', input: AiContextDocUpdateInput, output: AiContextDoc, handler: updateDocument }),
+  defineRoute({ ...contextWrite, method: 'DELETE', path: '/admin/ai/context/:id', summary: 'Delete an AI Context document (admin session)', input: AiContextDocIdInput, output: AiContextDocDeleted, handler: deleteDocument }),
   defineRoute({ ...aiRead, method: 'GET', path: '/copilot/answers/:id', summary: 'One stored Diagnose result or SRE report, with its citations', input: StoredAnswerIdInput, output: StoredAnswer, handler: getAnswer }),
 ];
 

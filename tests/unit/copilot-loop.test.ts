@@ -91,6 +91,7 @@ describe('copilot tool loop', () => {
         history: [],
         question: 'Why is web-1 not ready?',
         tools: MCP_TOOLS.filter((t) => t.name !== 'get_findings'),
+        searchContext: null,
         ctx,
         redaction: { enabled: true, literals: [] },
         limits: DEFAULT_LIMITS,
