@@ -213,3 +213,43 @@ const DocId = v.pipe(v.string(), v.regex(/^[0-9]{1,12}$/, 'id must be a number')
 export const AiContextDocIdInput = v.object({ id: DocId });
 export const AiContextDocUpdateInput = v.object({ id: DocId, ...AiContextDocInput.entries });
 export const AiContextDocDeleted = v.object({ deleted: v.number() });
+
+/** The "test connection" action: one tiny prompt to the configured provider, with the stored key. */
+export const ConnectionTest = v.object({
+  ok: v.boolean(),
+  /** provider/model tried; null when nothing could be tried. */
+  model: v.nullable(v.string()),
+  latency_ms: v.nullable(v.number()),
+  /** Why it failed: the settings (nothing was sent) or the provider's answer, redacted. */
+  error: v.nullable(v.string()),
+});
+export type ConnectionTest = v.InferOutput<typeof ConnectionTest>;
+
+export const ConversationSummary = v.object({ id: v.string(), title: v.string(), created_at: v.string(), updated_at: v.string(), turns: v.number() });
+export const ConversationList = v.object({ items: v.array(ConversationSummary) });
+export const ConversationIdInput = v.object({ id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be a conversation id')) });
+export const ConversationTurn = v.object({ role: v.picklist(['user', 'assistant']), content: v.string(), citations: v.array(Citation), source: v.string(), created_at: v.string() });
+export const Conversation = v.object({ ...ConversationSummary.entries, messages: v.array(ConversationTurn) });
+export type Conversation = v.InferOutput<typeof Conversation>;
+export type ConversationSummary = v.InferOutput<typeof ConversationSummary>;
+
+/** The prompt audit (admin): what each run sent and received, redacted, kept `prompt_audit.retention_days`. */
+export const PromptLogEntry = v.object({
+  id: v.number(),
+  ts: v.string(),
+  actor: v.string(),
+  kind: v.string(),
+  provider: v.string(),
+  model: v.string(),
+  sent: v.string(),
+  received: v.string(),
+  input_tokens: v.number(),
+  output_tokens: v.number(),
+});
+export type PromptLogEntry = v.InferOutput<typeof PromptLogEntry>;
+export const PromptLogInput = v.object({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'limit must be 1–100'), v.transform(Number), v.minValue(1, 'limit must be 1–100'), v.maxValue(100, 'limit must be 1–100')), '20'),
+  /** Entries older than this id (the previous page's last id). */
+  before: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,12}$/, 'before must be an entry id'), v.transform(Number))),
+});
+export const PromptLog = v.object({ items: v.array(PromptLogEntry), retention_days: v.number() });

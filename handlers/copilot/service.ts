@@ -4,7 +4,7 @@
 import type { AssembledContext, StandingDocument } from '../../domain/copilot/context.ts';
 import type { AiSettings } from '../../schema/settings.ts';
 import type { DocumentHit, SearchableDocument } from '../../domain/copilot/search.ts';
-import type { AiContextDoc, AiContextDocInput, AiContextDocSummary, Citation, CopilotAnswer, CopilotEvent, StoredAnswer, StoredAnswerKind, StoredAnswerSummary } from '../../schema/copilot.ts';
+import type { AiContextDoc, AiContextDocInput, AiContextDocSummary, Citation, Conversation, ConversationSummary, CopilotAnswer, PromptLogEntry, CopilotEvent, StoredAnswer, StoredAnswerKind, StoredAnswerSummary } from '../../schema/copilot.ts';
 import type { HandlerContext } from '../context.ts';
 import type { McpTool } from '../mcp/tools.ts';
 import type { RunKind, UsageToday } from './admission.ts';
@@ -31,6 +31,12 @@ export interface CopilotStore {
   /** Newest first; `scopes` keeps only answers whose scope is one of them. */
   answers(q: { kind?: StoredAnswerKind; scopes: (scope: string) => boolean; limit: number }): Promise<StoredAnswerSummary[]>;
   answer(id: string): Promise<StoredAnswer | null>;
+  /** `userId`'s conversations, most recent first. */
+  conversations(userId: number, limit: number): Promise<ConversationSummary[]>;
+  /** One of `userId`'s conversations whole; null when it is not theirs or does not exist. */
+  transcript(id: string, userId: number): Promise<Conversation | null>;
+  /** The prompt audit, newest first. */
+  promptLog(q: { limit: number; before?: number }): Promise<PromptLogEntry[]>;
 }
 
 /** AI Context documents (admin-curated markdown). */
@@ -72,6 +78,8 @@ export type RunResult = Omit<CopilotAnswer, 'conversation_id' | 'source' | 'mode
 
 export interface ModelRunner {
   run(request: RunRequest): Promise<RunResult>;
+  /** One tiny prompt with the stored key (the "test connection" action); never throws. */
+  probe(settings: RunRequest['settings'], url: string): Promise<{ ok: boolean; latency_ms: number; error: string | null }>;
 }
 
 export interface CopilotServices {

@@ -4,7 +4,7 @@
 // key typed again, so a session cannot send the stored key to a host of its choosing.
 import type * as v from 'valibot';
 import { checkEgress } from '../../domain/copilot/egress.ts';
-import type { AiGuardrails, AiSettingsInput, AiSettingsView } from '../../schema/copilot.ts';
+import type { AiGuardrails, AiSettingsInput, AiSettingsView, ConnectionTest } from '../../schema/copilot.ts';
 import type { AiSettings } from '../../schema/settings.ts';
 import type { HandlerContext } from '../context.ts';
 import { MCP_TOOL_NAMES } from '../mcp/tools.ts';
@@ -64,4 +64,15 @@ export async function updateGuardrails(input: AiGuardrails, ctx: HandlerContext)
   ctx.request.noteAudit({ changed: changed.join(',') || '(nothing)', enabled: String(input.enabled) });
   await ctx.runtimeSettings.set('ai_guardrails', input);
   return ok(input);
+}
+
+/** "Test connection": one tiny prompt through the stored settings; nothing is sent when the settings or the guardrails already say no. */
+export async function testConnection(_input: object, ctx: HandlerContext): Promise<Result<ConnectionTest>> {
+  const settings = await ctx.runtimeSettings.get('ai');
+  const readiness = modelReadiness(settings, await ctx.runtimeSettings.get('ai_guardrails'));
+  if (!readiness.ready || settings.provider === null) return ok({ ok: false, model: null, latency_ms: null, error: readiness.ready ? 'no AI provider is configured' : readiness.reason });
+  const model = `${settings.provider}/${settings.model}`;
+  const probe = await ctx.copilot.runner.probe({ ...settings, provider: settings.provider }, readiness.url);
+  ctx.request.noteAudit({ model, ok: String(probe.ok) });
+  return ok({ model, ...probe });
 }

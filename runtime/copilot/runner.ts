@@ -1,6 +1,7 @@
 // Takes a prepared run to its model: opens the stored key (or uses this request's own, which
 // goes to the provider client and nowhere else), runs the tool loop, and keeps the prompt
 // audit: what was sent and what came back, redacted, for `retention_days` (30 by default).
+import { generateText } from 'ai';
 import type { Clock } from '../../domain/clock.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
 import type { ModelRunner, RunRequest, RunResult } from '../../handlers/copilot/service.ts';
@@ -50,5 +51,24 @@ export function createModelRunner(db: Db, clock: Clock, secrets: Secrets, settin
       }
       return result;
     },
+    async probe(probeSettings, url) {
+      const started = clock.now().getTime();
+      try {
+        const apiKey = probeSettings.api_key_sealed === null ? null : secrets.open(probeSettings.api_key_sealed);
+        await generateText({
+          model: languageModel({ provider: probeSettings.provider, model: probeSettings.model, url, apiKey }),
+          prompt: 'Reply with the single word OK.',
+          maxOutputTokens: 8,
+          maxRetries: 0,
+          abortSignal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+        });
+        return { ok: true, latency_ms: clock.now().getTime() - started, error: null };
+      } catch (err) {
+        return { ok: false, latency_ms: clock.now().getTime() - started, error: redactText(err instanceof Error ? err.message : String(err)).slice(0, 500) };
+      }
+    },
   };
 }
+
+/** How long "test connection" waits for the provider. */
+const PROBE_TIMEOUT_MS = 15_000;

@@ -8,7 +8,7 @@ import type { Clock } from '../../domain/clock.ts';
 import type { StandingDocument } from '../../domain/copilot/context.ts';
 import type { RunKind, UsageToday } from '../../handlers/copilot/admission.ts';
 import type { CopilotStore, Turn } from '../../handlers/copilot/service.ts';
-import { StoredAnswer, type Citation, type StoredAnswerSummary } from '../../schema/copilot.ts';
+import { Conversation, StoredAnswer, type Citation, type ConversationSummary, type PromptLogEntry, type StoredAnswerSummary } from '../../schema/copilot.ts';
 import type { Db } from '../store/database.ts';
 
 /** Agent session transcripts: spec §6, 180 days. */
@@ -111,9 +111,39 @@ export function createCopilotStore(db: Db, clock: Clock): CopilotStore {
       if (!r) return null;
       return v.parse(StoredAnswer, { ...(JSON.parse(r.run) as object), id: r.id, kind: r.kind, scope: r.scope, actor: r.actor, created_at: new Date(r.created_at).toISOString(), source: r.source, answer: r.text, citations: JSON.parse(r.citations) as unknown });
     },
+    async conversations(userId: number, limit: number): Promise<ConversationSummary[]> {
+      const rows = await db
+        .selectFrom('ai_conversations as c')
+        .select((eb) => ['c.id', 'c.title', 'c.created_at', 'c.updated_at', eb.selectFrom('ai_messages as m').select((m) => m.fn.countAll<number>().as('n')).whereRef('m.conversation_id', '=', 'c.id').as('turns')])
+        .where('c.user_id', '=', userId)
+        .orderBy('c.updated_at', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ id: r.id, title: r.title, created_at: iso(r.created_at), updated_at: iso(r.updated_at), turns: r.turns ?? 0 }));
+    },
+    async transcript(id: string, userId: number): Promise<Conversation | null> {
+      const c = await db.selectFrom('ai_conversations').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      if (!c) return null;
+      const messages = await db.selectFrom('ai_messages').selectAll().where('conversation_id', '=', id).orderBy('id').execute();
+      return v.parse(Conversation, {
+        id: c.id,
+        title: c.title,
+        created_at: iso(c.created_at),
+        updated_at: iso(c.updated_at),
+        turns: messages.length,
+        messages: messages.map((m) => ({ role: m.role, content: m.content, citations: JSON.parse(m.citations) as unknown, source: m.source, created_at: iso(m.created_at) })),
+      });
+    },
+    async promptLog(q: { limit: number; before?: number }): Promise<PromptLogEntry[]> {
+      let query = db.selectFrom('ai_prompt_log').selectAll();
+      if (q.before !== undefined) query = query.where('id', '<', q.before);
+      const rows = await query.orderBy('id', 'desc').limit(q.limit).execute();
+      return rows.map((r) => ({ ...r, ts: iso(r.ts) }));
+    },
   };
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
 const ANSWER_PAGE = 200;
 const ANSWER_SCAN_ROWS = 5000;
 
