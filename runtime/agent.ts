@@ -50,6 +50,8 @@ export interface AgentOptions {
   validateOutput?: boolean;
   /** Serve the schema routes (`CAPSTAN_ENABLE_API_DOCS=true`). */
   apiDocs?: boolean;
+  /** CAPSTAN_CHAT_WEBHOOK_URL (`alerting.chatWebhookUrl`): where SRE reports are posted. */
+  chatWebhookUrl?: string | null;
   log: Logger;
 }
 
@@ -90,6 +92,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     defaults: options.settingDefaults,
     shedding: options.shedding,
     rateLimits,
+    chatWebhookUrl: options.chatWebhookUrl ?? null,
     log: options.log,
   });
   const app = createApp({

@@ -12,6 +12,8 @@ import type { PodLogs } from '../handlers/incidents/service.ts';
 import { createAppStore } from './apps/app-store.ts';
 import { createModelRunner } from './copilot/runner.ts';
 import { createAiContextStore } from './copilot/documents.ts';
+import { createChatWebhook } from './copilot/chat-webhook.ts';
+import { startReportScheduler, type ReportScheduler } from './copilot/report-scheduler.ts';
 import { createCopilotStore } from './copilot/store.ts';
 import { createOAuthService, type AgentOAuth } from './auth/oauth.ts';
 import { networkOff } from './metrics/kubelet-scraper.ts';
@@ -40,7 +42,7 @@ import { rateLimiting, type RateLimits } from './http/middleware/rate-limit.ts';
 import { killSwitches } from './http/middleware/kill-switch.ts';
 import { licensing } from './http/middleware/licensing.ts';
 import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
-import { DEFAULT_GUARDRAILS } from '../schema/copilot.ts';
+import { DEFAULT_GUARDRAILS, DEFAULT_REPORT_SCHEDULE } from '../schema/copilot.ts';
 import type { Logger } from './log.ts';
 import { credentialWrites, type Db } from './store/database.ts';
 import { SettingsStore } from './store/settings.ts';
@@ -92,6 +94,7 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     mcp: { enabled: true },
     ai: { provider: null, model: 'default', base_url: null, api_key_sealed: null },
     ai_guardrails: DEFAULT_GUARDRAILS,
+    ai_reports: DEFAULT_REPORT_SCHEDULE,
   };
 }
 
@@ -116,6 +119,8 @@ export interface ServiceOptions {
   rateLimits?: RateLimits;
   /** Requests a minute one address may make without a credential (DEFAULT_ANONYMOUS_PER_MIN). */
   anonymousPerMin?: number;
+  /** The chat incoming webhook SRE reports are posted to (`alerting.chatWebhookUrl`). */
+  chatWebhookUrl?: string | null;
   log: Logger;
 }
 
@@ -130,6 +135,7 @@ export interface AssembledServices extends Services {
   unauthenticatedSummary: UnauthenticatedSummary;
   /** The chain every route is wrapped in, outermost first. */
   middleware: RouteMiddleware[];
+  reportScheduler: ReportScheduler;
   stop(): void;
 }
 
@@ -177,7 +183,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing(license),
     killSwitches(settingsStore),
   ];
-  return {
+  const services: Services = {
     cluster: options.cluster,
     auth,
     users: createUserDirectory(db, clock),
@@ -195,16 +201,25 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),
-    copilot: { store: createCopilotStore(db, clock), documents: createAiContextStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore) },
+    copilot: { store: createCopilotStore(db, clock), documents: createAiContextStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore), chatWebhook: createChatWebhook(options.chatWebhookUrl ?? null, log) },
     oauth,
     clock,
+  };
+  const reportScheduler = startReportScheduler(services, log);
+  return {
+    ...services,
+    auth,
+    oauth,
+    audit,
     ipGuard,
     settingsStore,
     forwarder,
     middleware,
     unauthenticatedSummary,
+    reportScheduler,
     stop: () => {
       clearInterval(summaryTimer);
+      reportScheduler.stop();
       forwarder.stop();
     },
   };

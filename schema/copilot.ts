@@ -253,3 +253,14 @@ export const PromptLogInput = v.object({
   before: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,12}$/, 'before must be an entry id'), v.transform(Number))),
 });
 export const PromptLog = v.object({ items: v.array(PromptLogEntry), retention_days: v.number() });
+
+/** Scheduled SRE reports (admin): off by default; every `every_hours` hours, a report over every namespace in the AI scope. */
+export const ReportSchedule = v.object({
+  enabled: v.boolean(),
+  every_hours: v.pipe(v.number(), v.integer('every_hours must be a whole number'), v.minValue(1, 'every_hours must be 1–168'), v.maxValue(168, 'every_hours must be 1–168')),
+});
+export type ReportSchedule = v.InferOutput<typeof ReportSchedule>;
+export const DEFAULT_REPORT_SCHEDULE: ReportSchedule = { enabled: false, every_hours: 24 };
+
+/** A report run on demand: the stored report, and whether the chat webhook took it (null: none configured). */
+export const ReportRun = v.object({ ...StoredAnswer.entries, posted: v.nullable(v.boolean()) });

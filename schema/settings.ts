@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { AiGuardrails, ProviderName } from './copilot.ts';
+import { AiGuardrails, ProviderName, ReportSchedule } from './copilot.ts';
 
 // Runtime-editable settings, one JSON document per key in the `settings` table. Helm values
 // (CAPSTAN_* variables) provide the defaults; a value an admin stored wins from then on.
@@ -69,6 +69,7 @@ export const SETTING_SCHEMAS = {
   mcp: McpSettings,
   ai: AiSettings,
   ai_guardrails: AiGuardrails,
+  ai_reports: ReportSchedule,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

@@ -52,6 +52,8 @@ export interface RunAsk {
   history: Turn[];
   /** This request's own provider key: used for this run only, never stored, logged or audited. */
   requestKey: string | null;
+  /** Facts the caller computed (a report's health and trends): added to the context, and to an answer made without a model. */
+  appendix?: string;
 }
 
 export interface PreparedRun extends RunAsk {
@@ -97,7 +99,8 @@ export async function answerRun(p: PreparedRun, emit: (event: CopilotEvent) => v
   const readiness = modelReadiness({ ...p.settings, api_key_sealed: p.requestKey ?? p.settings.api_key_sealed }, p.guardrails);
   if (!readiness.ready || p.settings.provider === null) {
     const scope = namespace === null ? 'the namespaces in scope' : `namespace ${namespace}`;
-    const text = `${detail !== null ? explainObject(detail) : explainDiagnosis(diagnosed.value, scope)}\n\n_(${readiness.ready ? 'no AI provider is configured' : readiness.reason}: questions beyond what is wrong need a model.)_`;
+    const appendix = p.appendix === undefined ? '' : `\n\n${p.appendix}`;
+    const text = `${detail !== null ? explainObject(detail) : explainDiagnosis(diagnosed.value, scope)}${appendix}\n\n_(${readiness.ready ? 'no AI provider is configured' : readiness.reason}: questions beyond what is wrong need a model.)_`;
     emit({ type: 'text', delta: text });
     const given = new Set<string>();
     collectNodeIds(diagnosed.value, given);
@@ -109,7 +112,7 @@ export async function answerRun(p: PreparedRun, emit: (event: CopilotEvent) => v
     url: readiness.url,
     requestKey: p.requestKey,
     system: SYSTEM_PROMPT,
-    context,
+    context: p.appendix === undefined ? context : { ...context, text: `${context.text}\n${p.appendix}` },
     history: p.history,
     question: p.question,
     tools: await offeredTools(p.ctx),

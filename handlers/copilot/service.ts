@@ -82,8 +82,16 @@ export interface ModelRunner {
   probe(settings: RunRequest['settings'], url: string): Promise<{ ok: boolean; latency_ms: number; error: string | null }>;
 }
 
+/** The chat incoming webhook (`alerting.chatWebhookUrl`) reports are posted to. */
+export interface ChatWebhook {
+  /** Never throws: a failure is logged and answered. */
+  post(text: string): Promise<{ ok: boolean; error: string | null }>;
+}
+
 export interface CopilotServices {
   store: CopilotStore;
   documents: AiContextStore;
+  /** Null when no chat webhook is configured. */
+  chatWebhook: ChatWebhook | null;
   runner: ModelRunner;
 }

@@ -8,7 +8,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from '../http/middleware/rate-li
 import { RateLimitClass } from '../../schema/access.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding' | 'rateLimits'>;
+type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding' | 'rateLimits'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
@@ -18,7 +18,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     accounts: { adminPassword: env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: env.CAPSTAN_VIEWER_PASSWORD },
     settingDefaults: {
       sessionIdleTimeoutSecs: parseWholeNumber(env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
-      auditWebhookUrl: parseWebhookUrl(env.CAPSTAN_AUDIT_WEBHOOK_URL),
+      auditWebhookUrl: parseWebhookUrl(env.CAPSTAN_AUDIT_WEBHOOK_URL, 'CAPSTAN_AUDIT_WEBHOOK_URL'),
       auditWebhookToken: nonEmpty(env.CAPSTAN_AUDIT_WEBHOOK_TOKEN),
       activityRetentionDays: parsePositive(env.CLUSTER_EVENTS_RETENTION_DAYS, 7, 'CLUSTER_EVENTS_RETENTION_DAYS'),
       allowlist: parseCidrs(env.CAPSTAN_IP_ALLOWLIST, 'CAPSTAN_IP_ALLOWLIST'),
@@ -29,6 +29,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     trustedProxyCidrs: env.CAPSTAN_TRUSTED_PROXY_CIDRS ?? '',
     shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
     rateLimits: parseRateLimits(env.CAPSTAN_RATE_LIMITS),
+    chatWebhookUrl: parseWebhookUrl(env.CAPSTAN_CHAT_WEBHOOK_URL, 'CAPSTAN_CHAT_WEBHOOK_URL'),
   };
 }
 
@@ -93,9 +94,9 @@ function nonEmpty(value: string | undefined): string | null {
   return value === undefined || value.trim() === '' ? null : value.trim();
 }
 
-function parseWebhookUrl(value: string | undefined): string | null {
+function parseWebhookUrl(value: string | undefined, name: string): string | null {
   const url = nonEmpty(value);
-  if (url !== null && !/^https?:\/\/[^\s]+$/i.test(url)) throw new Error(`CAPSTAN_AUDIT_WEBHOOK_URL must be an http(s) URL, got "${url}"`);
+  if (url !== null && (!/^https?:\/\/[^\s]+$/i.test(url) || !URL.canParse(url))) throw new Error(`${name} must be an http(s) URL, got "${url}"`);
   return url;
 }
 

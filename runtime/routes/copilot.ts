@@ -6,12 +6,13 @@ import * as v from 'valibot';
 import { prepareChat, runChat } from '../../handlers/copilot/chat.ts';
 import { getAiSettings, getGuardrails, testConnection, updateAiSettings, updateGuardrails } from '../../handlers/copilot/settings.ts';
 import { getConversation, listConversations, readPromptLog } from '../../handlers/copilot/transcripts.ts';
+import { getReportSchedule, runReportNow, updateReportSchedule } from '../../handlers/copilot/reports.ts';
 import type { AuthedContext, HandlerContext } from '../../handlers/context.ts';
 import { ok, type AppError } from '../../handlers/result.ts';
 import { NoInput } from '../../schema/common.ts';
 import { diagnoseNamespace, getAnswer, listAnswers } from '../../handlers/copilot/answers.ts';
 import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from '../../handlers/copilot/documents.ts';
-import { ConnectionTest, Conversation, ConversationIdInput, ConversationList, PromptLog, PromptLogInput, AiContextDoc, AiContextDocDeleted, AiContextDocIdInput, AiContextDocInput, AiContextDocList, AiContextDocUpdateInput, AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput, type CopilotEvent } from '../../schema/copilot.ts';
+import { ReportRun, ReportSchedule, ConnectionTest, Conversation, ConversationIdInput, ConversationList, PromptLog, PromptLogInput, AiContextDoc, AiContextDocDeleted, AiContextDocIdInput, AiContextDocInput, AiContextDocList, AiContextDocUpdateInput, AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput, type CopilotEvent } from '../../schema/copilot.ts';
 import type { RawEndpoint } from '../http/app.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorBody, STATUS_OF } from '../http/status.ts';
@@ -40,6 +41,9 @@ export const copilotRoutes: readonly Route[] = [
   defineRoute({ ...policyRead, method: 'GET', path: '/admin/ai/prompt-log', summary: 'The prompt audit: what each AI run sent and received, redacted, newest first (limit, before)', input: PromptLogInput, output: PromptLog, handler: readPromptLog }),
   defineRoute({ ...aiRead, method: 'GET', path: '/copilot/conversations', summary: 'Your copilot conversations (agent session transcripts, kept 180 days), most recent first', input: NoInput, output: ConversationList, handler: listConversations }),
   defineRoute({ ...aiRead, method: 'GET', path: '/copilot/conversations/:id', summary: 'One of your conversations, every turn with its citations', input: ConversationIdInput, output: Conversation, handler: getConversation }),
+  defineRoute({ ...policyRead, method: 'GET', path: '/admin/ai/reports', summary: 'The SRE report schedule: on or off, and every how many hours', input: NoInput, output: ReportSchedule, handler: getReportSchedule }),
+  defineRoute({ ...adminWrite, method: 'PUT', path: '/admin/ai/reports', summary: 'Set the SRE report schedule (admin session); on: the first report within a minute, then every every_hours', input: ReportSchedule, output: ReportSchedule, handler: updateReportSchedule }),
+  defineRoute({ ...adminWrite, audit: 'http', rateLimit: 'ai', method: 'POST', path: '/admin/ai/reports/run', summary: 'Run an SRE report now (admin session): stored with the others, posted to the chat webhook when one is configured', input: NoInput, output: ReportRun, handler: runReportNow }),
   defineRoute({ ...policyRead, method: 'GET', path: '/admin/ai/guardrails', summary: 'AI Guardrails: master switch, residency, namespace scope, redaction, denied tools, egress allowlist, prompt audit, cost caps', input: NoInput, output: AiGuardrails, handler: getGuardrails }),
   defineRoute({
     ...adminWrite,

@@ -65,6 +65,7 @@ export interface TestServiceOptions {
   history?: HistoryReader;
   network?: NetworkView;
   analyzers?: readonly AnalyzerEntry[];
+  chatWebhookUrl?: string;
 }
 
 export type TestServices = AssembledServices & { dataDir: string; db: Db };
@@ -91,6 +92,7 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     history: options.history,
     network: options.network,
     analyzers: options.analyzers,
+    chatWebhookUrl: options.chatWebhookUrl ?? null,
     log: silentLogger,
   });
   return Object.assign(services, { dataDir, db });
