@@ -30,13 +30,14 @@ export function startReportScheduler(services: Services, log: Logger): ReportSch
     const schedule = await services.runtimeSettings.get('ai_reports');
     if (!schedule.enabled) return 'off';
     if (running) return 'busy';
-    const [newest] = await services.copilot.store.answers({ kind: 'report', scopes: (s) => s === CLUSTER_SCOPE, limit: 1 });
-    const now = services.clock.now().getTime();
-    const period = schedule.every_hours * 3600 * 1000;
-    if (newest !== undefined && now - Date.parse(newest.created_at) < period) return 'not_due';
-    if (refusedAt !== null && now - refusedAt < period) return 'not_due';
+    // Taken before the next await, so two ticks can never both find a report due.
     running = true;
     try {
+      const [newest] = await services.copilot.store.answers({ kind: 'report', scopes: (s) => s === CLUSTER_SCOPE, limit: 1 });
+      const now = services.clock.now().getTime();
+      const period = schedule.every_hours * 3600 * 1000;
+      if (newest !== undefined && now - Date.parse(newest.created_at) < period) return 'not_due';
+      if (refusedAt !== null && now - refusedAt < period) return 'not_due';
       const report = await produceReport(ctx, REPORT_ACTOR, schedule.every_hours);
       const detail: Record<string, string> = report.ok ? { report: report.value.id, source: report.value.source, posted: String(report.value.posted) } : { refused: report.error.code, reason: report.error.message };
       await services.audit.record({ actor: REPORT_ACTOR, category: 'http', action: 'ai.report', outcome: report.ok ? 'success' : 'denied', severity: 'info', detail });

@@ -96,7 +96,8 @@ export function createCopilotStore(db: Db, clock: Clock): CopilotStore {
       const found: StoredAnswerSummary[] = [];
       // Newest first, a page at a time, until enough visible ones are found or ANSWER_SCAN_ROWS were read.
       for (let offset = 0; found.length < q.limit && offset < ANSWER_SCAN_ROWS; offset += ANSWER_PAGE) {
-        let query = db.selectFrom('ai_answers').select(['id', 'kind', 'scope', 'actor', 'created_at', 'source', 'text']);
+        // Only the start of each text: a list needs its headline, not whole reports.
+        let query = db.selectFrom('ai_answers').select(['id', 'kind', 'scope', 'actor', 'created_at', 'source', sql<string>`substr(text, 1, ${HEADLINE_SOURCE_CHARS})`.as('text')]);
         if (q.kind !== undefined) query = query.where('kind', '=', q.kind);
         const rows = await query.orderBy('created_at', 'desc').orderBy('id').limit(ANSWER_PAGE).offset(offset).execute();
         for (const r of rows) {
@@ -146,6 +147,8 @@ export function createCopilotStore(db: Db, clock: Clock): CopilotStore {
 const iso = (ms: number) => new Date(ms).toISOString();
 const ANSWER_PAGE = 200;
 const ANSWER_SCAN_ROWS = 5000;
+/** Enough of a text to find its headline past the no-model label. */
+const HEADLINE_SOURCE_CHARS = 1000;
 
 /** A stored answer's first line of substance (the no-model label skipped), cut for a list. */
 function headlineOf(text: string): string {
