@@ -50,3 +50,6 @@ export async function testApp(options: TestServiceOptions & { trustedProxies?: s
   const signIn = async (who: 'admin' | 'viewer' = 'admin') => (await login(who, who === 'admin' ? ADMIN_PASSWORD : VIEWER_PASSWORD)).cookie;
   return { app, clock, services, call, login, signIn };
 }
+
+/** Rate limits no test reaches: for tests that make many AI or write requests on purpose. */
+export const UNLIMITED_RATE_LIMITS = { read: 100_000, write: 100_000, login: 100_000, ai: 100_000, discovery: 100_000 };

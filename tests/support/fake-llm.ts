@@ -16,6 +16,7 @@
 //   `message_stop`. Non-streamed: one `message`.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 
 export interface ScriptedToolCall {
   name: string;
@@ -222,5 +223,31 @@ export async function startFakeLlm(turns: ScriptedTurn[] = []): Promise<FakeLlm>
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The fake provider for a whole test file: started in its `before`, closed in its `after`; usable in every test between. */
+export function fakeLlmForFile(): FakeLlm {
+  let server: FakeLlm | null = null;
+  const started = (): FakeLlm => {
+    if (server === null) throw new Error('the fake provider starts in before(): use it inside a test');
+    return server;
+  };
+  before(async () => {
+    server = await startFakeLlm();
+  });
+  after(async () => {
+    await server?.close();
+  });
+  return {
+    get url() {
+      return started().url;
+    },
+    get requests() {
+      return started().requests;
+    },
+    script: (...turns: ScriptedTurn[]) => started().script(...turns),
+    pending: () => started().pending(),
+    close: () => started().close(),
   };
 }

@@ -4,26 +4,19 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ClusterView, NamespaceObject } from '../../domain/cluster/model.ts';
 import { WITHOUT_MODEL_LABEL } from '../../domain/copilot/explain.ts';
 import { DEFAULT_GUARDRAILS } from '../../schema/copilot.ts';
-import { testApp } from '../support/app.ts';
-import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
+import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
+import { fakeLlmForFile } from '../support/fake-llm.ts';
 import { emptyCluster } from '../support/services.ts';
 
 const REQUEST_KEY = 'sk-request-only-9f8e7d6c5b4a3210';
 const ns = (name: string): NamespaceObject => ({ name, phase: 'Active', createdAt: null, labels: {} });
 const cluster: ClusterView = { ...emptyCluster, namespaces: () => [ns('shop')] };
-const unlimited = { read: 100_000, write: 100_000, login: 100_000, ai: 100_000, discovery: 100_000 };
 
-let llm: FakeLlm;
-before(async () => {
-  llm = await startFakeLlm();
-});
-after(async () => {
-  await llm.close();
-});
+const llm = fakeLlmForFile();
 
 function files(dir: string): string {
   return readdirSync(dir)
@@ -57,7 +50,7 @@ describe('copilot chat', () => {
   });
 
   it('with a provider, streams tool steps and text, then the answer with checked citations', async () => {
-    const h = await testApp({ cluster, rateLimits: unlimited });
+    const h = await testApp({ cluster, rateLimits: UNLIMITED_RATE_LIMITS });
     const admin = await h.signIn('admin');
     await h.call('PUT', '/admin/ai/settings', { cookie: admin, body: { provider: 'openai_compatible', model: 'fake', base_url: `${llm.url}/v1` } });
     llm.requests.length = 0;
@@ -95,7 +88,7 @@ describe('copilot chat', () => {
   });
 
   it('Free tier: the 16th prompt of the day is 402 with the feature and an upgrade hint', async () => {
-    const h = await testApp({ cluster, rateLimits: unlimited });
+    const h = await testApp({ cluster, rateLimits: UNLIMITED_RATE_LIMITS });
     const viewer = await h.signIn('viewer');
     for (let i = 1; i <= 15; i++) assert.equal((await h.call('POST', '/copilot/chat', { cookie: viewer, body: { question: `q${i}` } })).status, 200, `prompt ${i}`);
     const refused = await h.call('POST', '/copilot/chat', { cookie: viewer, body: { question: 'q16' } });
@@ -117,7 +110,7 @@ describe('copilot chat', () => {
   });
 
   it('a per-request provider key reaches the provider and is never stored or audited', async () => {
-    const h = await testApp({ cluster, rateLimits: unlimited });
+    const h = await testApp({ cluster, rateLimits: UNLIMITED_RATE_LIMITS });
     const admin = await h.signIn('admin');
     await h.call('PUT', '/admin/ai/settings', { cookie: admin, body: { provider: 'openai', model: 'fake', base_url: `${llm.url}/v1` } });
     llm.requests.length = 0;

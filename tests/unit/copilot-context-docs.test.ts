@@ -2,23 +2,16 @@
 // anyone signed in, caps and unique titles with the field named, standing documents attached to
 // every run, and `search_context` answering the model from the documents (redacted).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ClusterView } from '../../domain/cluster/model.ts';
 import { AI_CONTEXT_LIMITS, type AiContextDoc } from '../../schema/copilot.ts';
-import { testApp } from '../support/app.ts';
-import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
+import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
+import { fakeLlmForFile } from '../support/fake-llm.ts';
 import { emptyCluster } from '../support/services.ts';
 
 const cluster: ClusterView = { ...emptyCluster, namespaces: () => [{ name: 'shop', phase: 'Active', createdAt: null, labels: {} }] };
-const unlimited = { read: 100_000, write: 100_000, login: 100_000, ai: 100_000, discovery: 100_000 };
 
-let llm: FakeLlm;
-before(async () => {
-  llm = await startFakeLlm();
-});
-after(async () => {
-  await llm.close();
-});
+const llm = fakeLlmForFile();
 
 describe('AI Context documents', () => {
   it('admins write, everyone signed in reads, a key never writes', async () => {
@@ -48,7 +41,7 @@ describe('AI Context documents', () => {
   });
 
   it('refuses what breaks a cap or a unique title, naming the field, and keeps nothing of it', async () => {
-    const h = await testApp({ cluster, rateLimits: unlimited });
+    const h = await testApp({ cluster, rateLimits: UNLIMITED_RATE_LIMITS });
     const admin = await h.signIn('admin');
     const bad: [unknown, string][] = [
       [{ title: '', body: 'x' }, 'title'],
@@ -76,7 +69,7 @@ describe('AI Context documents', () => {
   });
 
   it('a standing document is sent with every run; search_context answers the model from the documents, redacted', async () => {
-    const h = await testApp({ cluster, rateLimits: unlimited });
+    const h = await testApp({ cluster, rateLimits: UNLIMITED_RATE_LIMITS });
     const admin = await h.signIn('admin');
     await h.call('PUT', '/admin/ai/settings', { cookie: admin, body: { provider: 'openai_compatible', model: 'fake', base_url: `${llm.url}/v1` } });
     await h.call('POST', '/admin/ai/context', { cookie: admin, body: { title: 'House rules', body: 'Always mention the on-call rota.', include_in_ai: true } });

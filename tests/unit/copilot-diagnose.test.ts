@@ -2,13 +2,13 @@
 // without a model (templated, labelled, cited), through the fake provider, kept and read again
 // by anyone who may see the namespace, and refused for what the caller or the AI scope hides.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ClusterView } from '../../domain/cluster/model.ts';
 import { WITHOUT_MODEL_LABEL } from '../../domain/copilot/explain.ts';
 import { DEFAULT_GUARDRAILS, type StoredAnswer, type StoredAnswerSummary } from '../../schema/copilot.ts';
-import { testApp } from '../support/app.ts';
+import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
 import { draft, pod } from '../support/diagnosis.ts';
-import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
+import { fakeLlmForFile } from '../support/fake-llm.ts';
 import { emptyCluster } from '../support/services.ts';
 
 const cluster: ClusterView = {
@@ -17,15 +17,8 @@ const cluster: ClusterView = {
   pods: () => [pod('shop', 'api'), pod('blog', 'db'), pod('lab', 'x')],
 };
 const crashing = { name: 'hand', reads: [], analyze: () => [draft('pod:shop/api', 'CrashLoopBackOff', 'critical', [], ['pod:shop/api']), draft('pod:lab/x', 'CrashLoopBackOff', 'critical')] };
-const unlimited = { read: 100_000, write: 100_000, login: 100_000, ai: 100_000, discovery: 100_000 };
 
-let llm: FakeLlm;
-before(async () => {
-  llm = await startFakeLlm();
-});
-after(async () => {
-  await llm.close();
-});
+const llm = fakeLlmForFile();
 
 describe('Diagnose', () => {
   it('with no model: the templated, labelled, cited answer, stored and read again by another user', async () => {
@@ -55,7 +48,7 @@ describe('Diagnose', () => {
   });
 
   it('with a model: the run goes through the provider and its answer is stored with its checked citations', async () => {
-    const h = await testApp({ cluster, analyzers: [crashing], rateLimits: unlimited });
+    const h = await testApp({ cluster, analyzers: [crashing], rateLimits: UNLIMITED_RATE_LIMITS });
     const admin = await h.signIn('admin');
     await h.call('PUT', '/admin/ai/settings', { cookie: admin, body: { provider: 'openai_compatible', model: 'fake', base_url: `${llm.url}/v1` } });
     llm.requests.length = 0;
@@ -102,7 +95,7 @@ describe('Diagnose', () => {
   });
 
   it('master switch off: 403, and Diagnose counts against the viewer daily cap', async () => {
-    const h = await testApp({ cluster, analyzers: [crashing], rateLimits: unlimited });
+    const h = await testApp({ cluster, analyzers: [crashing], rateLimits: UNLIMITED_RATE_LIMITS });
     const admin = await h.signIn('admin');
     await h.call('PUT', '/admin/ai/guardrails', { cookie: admin, body: { ...DEFAULT_GUARDRAILS, cost_caps: { ...DEFAULT_GUARDRAILS.cost_caps, viewer_ai_daily_limit: 2 } } });
     const viewer = await h.signIn('viewer');

@@ -9,9 +9,9 @@ import type { ClusterView } from '../../domain/cluster/model.ts';
 import { WITHOUT_MODEL_LABEL } from '../../domain/copilot/explain.ts';
 import type { HistoryReader } from '../../handlers/metrics/service.ts';
 import { DEFAULT_GUARDRAILS, type StoredAnswer } from '../../schema/copilot.ts';
-import { testApp } from '../support/app.ts';
+import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
 import { draft, pod } from '../support/diagnosis.ts';
-import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
+import { fakeLlmForFile } from '../support/fake-llm.ts';
 import { emptyCluster } from '../support/services.ts';
 
 /** What the overview grades: a container waiting in CrashLoopBackOff after restarts. */
@@ -26,17 +26,15 @@ const cluster: ClusterView = {
   pods: () => [crashLooping, pod('blog', 'db')],
 };
 const crashing = { name: 'hand', reads: [], analyze: () => [draft('pod:shop/api', 'CrashLoopBackOff', 'critical', [], ['pod:shop/api'])] };
-const unlimited = { read: 100_000, write: 100_000, login: 100_000, ai: 100_000, discovery: 100_000 };
 /** CPU doubling over the window. */
 const history: HistoryReader = {
   query: () => Promise.resolve({ bucketSecs: 3600, points: [1000, 1000, 2000, 2000].map((cpuM, i) => ({ ts: i, cpuM, memBytes: 2 ** 30, rxBps: null, txBps: null })) }),
 };
 
-let llm: FakeLlm;
+const llm = fakeLlmForFile();
 let chat: Server;
 const posts: string[] = [];
 before(async () => {
-  llm = await startFakeLlm();
   chat = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -48,7 +46,6 @@ before(async () => {
   await new Promise<void>((resolve) => chat.listen(0, '127.0.0.1', resolve));
 });
 after(async () => {
-  await llm.close();
   await new Promise((resolve) => chat.close(resolve));
 });
 
@@ -98,7 +95,7 @@ describe('scheduled SRE reports', () => {
   });
 
   it('run now (admin) through the model sends the health and trend facts and says the chat was not configured', async () => {
-    const h = await testApp({ cluster, analyzers: [crashing], history, rateLimits: unlimited });
+    const h = await testApp({ cluster, analyzers: [crashing], history, rateLimits: UNLIMITED_RATE_LIMITS });
     const admin = await h.signIn('admin');
     await h.call('PUT', '/admin/ai/settings', { cookie: admin, body: { provider: 'openai_compatible', model: 'fake', base_url: `${llm.url}/v1` } });
     llm.requests.length = 0;

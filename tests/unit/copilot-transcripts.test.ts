@@ -2,27 +2,20 @@
 // "test connection" action against the fake provider: success, a provider error, and settings
 // that forbid sending anything.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ClusterView } from '../../domain/cluster/model.ts';
 import { DEFAULT_GUARDRAILS, type Conversation, type PromptLogEntry } from '../../schema/copilot.ts';
-import { testApp } from '../support/app.ts';
-import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
+import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
+import { fakeLlmForFile } from '../support/fake-llm.ts';
 import { emptyCluster } from '../support/services.ts';
 
 const cluster: ClusterView = { ...emptyCluster, namespaces: () => [{ name: 'shop', phase: 'Active', createdAt: null, labels: {} }] };
-const unlimited = { read: 100_000, write: 100_000, login: 100_000, ai: 100_000, discovery: 100_000 };
 
-let llm: FakeLlm;
-before(async () => {
-  llm = await startFakeLlm();
-});
-after(async () => {
-  await llm.close();
-});
+const llm = fakeLlmForFile();
 
 describe('copilot transcripts, prompt audit and test connection', () => {
   it('a conversation is read back whole by its owner, and by nobody else', async () => {
-    const h = await testApp({ cluster, rateLimits: unlimited });
+    const h = await testApp({ cluster, rateLimits: UNLIMITED_RATE_LIMITS });
     const viewer = await h.signIn('viewer');
     const first = await h.call('POST', '/copilot/chat', { cookie: viewer, body: { question: 'What is wrong in shop?', focus: 'namespace:shop' } });
     const id = String(first.body.conversation_id);
@@ -40,7 +33,7 @@ describe('copilot transcripts, prompt audit and test connection', () => {
   });
 
   it('the prompt audit keeps what a run sent and received, redacted, for admins only', async () => {
-    const h = await testApp({ cluster, rateLimits: unlimited });
+    const h = await testApp({ cluster, rateLimits: UNLIMITED_RATE_LIMITS });
     const admin = await h.signIn('admin');
     await h.call('PUT', '/admin/ai/settings', { cookie: admin, body: { provider: 'openai_compatible', model: 'fake', base_url: `${llm.url}/v1` } });
     llm.script({ text: 'Rotate it.' });
