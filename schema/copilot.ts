@@ -164,10 +164,13 @@ export const StoredAnswerSummary = v.object({
 });
 export type StoredAnswerSummary = v.InferOutput<typeof StoredAnswerSummary>;
 
+/** A query's `limit`: 1–100, `fallback` when absent. */
+const PageLimit = (fallback: string) => v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'limit must be 1–100'), v.transform(Number), v.minValue(1, 'limit must be 1–100'), v.maxValue(100, 'limit must be 1–100')), fallback);
+
 export const StoredAnswersInput = v.object({
   kind: v.optional(StoredAnswerKind),
   scope: v.optional(v.pipe(v.string(), v.maxLength(63))),
-  limit: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'limit must be 1–100'), v.transform(Number), v.minValue(1, 'limit must be 1–100'), v.maxValue(100, 'limit must be 1–100')), '50'),
+  limit: PageLimit('50'),
 });
 export const StoredAnswerList = v.object({ items: v.array(StoredAnswerSummary) });
 export const StoredAnswerIdInput = v.object({ id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be an answer id')) });
@@ -248,7 +251,7 @@ export const PromptLogEntry = v.object({
 });
 export type PromptLogEntry = v.InferOutput<typeof PromptLogEntry>;
 export const PromptLogInput = v.object({
-  limit: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'limit must be 1–100'), v.transform(Number), v.minValue(1, 'limit must be 1–100'), v.maxValue(100, 'limit must be 1–100')), '20'),
+  limit: PageLimit('20'),
   /** Entries older than this id (the previous page's last id). */
   before: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,12}$/, 'before must be an entry id'), v.transform(Number))),
 });
