@@ -7,11 +7,12 @@
 // answer (a transcript, a stored Diagnose, a report) is the caller's.
 import { parseNodeId } from '../../domain/cluster/node-id.ts';
 import { checkCitations, collectNodeIds } from '../../domain/copilot/citations.ts';
-import { assembleContext } from '../../domain/copilot/context.ts';
+import { assembleContext, type AssembledContext, type StandingDocument } from '../../domain/copilot/context.ts';
 import { explainDiagnosis, explainObject } from '../../domain/copilot/explain.ts';
 import { searchDocuments } from '../../domain/copilot/search.ts';
 import type { Role } from '../../schema/access.ts';
 import type { AiGuardrails, CopilotAnswer, CopilotEvent } from '../../schema/copilot.ts';
+import type { Diagnosis, DiagnosisDetail } from '../../schema/diagnosis.ts';
 import type { AiSettings } from '../../schema/settings.ts';
 import type { HandlerContext } from '../context.ts';
 import { diagnosis, diagnosisDetail } from '../diagnosis/diagnose.ts';
@@ -86,24 +87,44 @@ export async function prepareRun(ask: RunAsk, ctx: HandlerContext): Promise<Resu
   return ok({ ...ask, ctx: scoped, services: ctx.copilot, settings: await ctx.runtimeSettings.get('ai'), guardrails });
 }
 
-export async function answerRun(p: PreparedRun, emit: (event: CopilotEvent) => void, signal?: AbortSignal): Promise<RunAnswer> {
-  const namespace = focusNamespace(p.focus);
-  const diagnosed = diagnosis(namespace === null ? {} : { namespace }, p.ctx);
+/** What a run is grounded on: the diagnosis it read and the context assembled from it. */
+export interface RunContext {
+  /** The focus's namespace; null for a cluster-scoped focus or none. */
+  namespace: string | null;
+  diagnosis: Diagnosis;
+  /** The focus's own diagnosis, when the focus is an object the model holds. */
+  detail: DiagnosisDetail | null;
+  context: AssembledContext;
+}
+
+/**
+ * The context a run starts from, and the diagnosis behind it. One function for `answerRun` and
+ * `npm run bench:copilot`, so the benchmark measures exactly what a run sends (before redaction);
+ * `ctx` is already narrowed to the AI scope. The subgraph gets half the budget.
+ */
+export function runContext(focus: string | null, ctx: HandlerContext, documents: readonly StandingDocument[], budgetTokens: number): RunContext {
+  const namespace = focusNamespace(focus);
+  const diagnosed = diagnosis(namespace === null ? {} : { namespace }, ctx);
   if (!diagnosed.ok) throw new Error(diagnosed.error.message);
-  const objectFocus = p.focus !== null && parseNodeId(p.focus)?.kind !== 'Namespace' ? p.focus : null;
-  const detailed = objectFocus === null ? null : diagnosisDetail({ id: objectFocus }, p.ctx);
+  const objectFocus = focus !== null && parseNodeId(focus)?.kind !== 'Namespace' ? focus : null;
+  const detailed = objectFocus === null ? null : diagnosisDetail({ id: objectFocus }, ctx);
   const detail = detailed?.ok === true ? detailed.value : null;
-  const graph = p.focus === null ? null : subgraph({ focus: p.focus, hops: 2, budget: CONTEXT_BUDGET_TOKENS / 2 }, p.ctx);
-  const context = assembleContext({ focus: p.focus, diagnosis: diagnosed.value, detail, subgraph: graph?.ok === true ? graph.value : null, documents: await p.services.store.standingDocuments(), budgetTokens: CONTEXT_BUDGET_TOKENS });
+  const graph = focus === null ? null : subgraph({ focus, hops: 2, budget: budgetTokens / 2 }, ctx);
+  const context = assembleContext({ focus, diagnosis: diagnosed.value, detail, subgraph: graph?.ok === true ? graph.value : null, documents, budgetTokens });
+  return { namespace, diagnosis: diagnosed.value, detail, context };
+}
+
+export async function answerRun(p: PreparedRun, emit: (event: CopilotEvent) => void, signal?: AbortSignal): Promise<RunAnswer> {
+  const { namespace, diagnosis: diagnosed, detail, context } = runContext(p.focus, p.ctx, await p.services.store.standingDocuments(), CONTEXT_BUDGET_TOKENS);
 
   const readiness = modelReadiness({ ...p.settings, api_key_sealed: p.requestKey ?? p.settings.api_key_sealed }, p.guardrails);
   if (!readiness.ready || p.settings.provider === null) {
     const scope = namespace === null ? 'the namespaces in scope' : `namespace ${namespace}`;
     const appendix = p.appendix === undefined ? '' : `\n\n${p.appendix}`;
-    const text = `${detail !== null ? explainObject(detail) : explainDiagnosis(diagnosed.value, scope)}${appendix}\n\n_(${readiness.ready ? 'no AI provider is configured' : readiness.reason}: questions beyond what is wrong need a model.)_`;
+    const text = `${detail !== null ? explainObject(detail) : explainDiagnosis(diagnosed, scope)}${appendix}\n\n_(${readiness.ready ? 'no AI provider is configured' : readiness.reason}: questions beyond what is wrong need a model.)_`;
     emit({ type: 'text', delta: text });
     const given = new Set<string>();
-    collectNodeIds(diagnosed.value, given);
+    collectNodeIds(diagnosed, given);
     if (detail !== null) collectNodeIds(detail, given);
     return { answer: text, citations: checkCitations(text, given), source: 'diagnosis_without_model', model: null, usage: { input_tokens: 0, output_tokens: 0 }, steps: 0, tool_calls: 0, finish: 'stop', error: null };
   }
