@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { systemClock } from '../domain/clock.ts';
-import type { AgentSettings } from '../handlers/context.ts';
+import type { AgentSettings, Services } from '../handlers/context.ts';
 import { seedAccounts, type SeedOptions } from './auth/accounts.ts';
 import { persistentSecret } from './auth/secrets.ts';
 import { createApp, type CookieSecure } from './http/app.ts';
@@ -59,6 +59,11 @@ export interface RunningAgent {
   url: string;
   port: number;
   cache: ClusterCache;
+  /**
+   * What its handlers are given (the same diagnosis cache, settings and stores): for an
+   * in-process benchmark that calls a handler function on the state the agent serves.
+   */
+  services: Services;
   /** Resolves once every informer has synced (what /readyz reports). */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -122,6 +127,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     url,
     port: bound,
     cache,
+    services,
     ready,
     close: () =>
       new Promise<void>((resolve) => {

@@ -21,6 +21,13 @@ export interface HarnessOptions {
   pollIntervalMs?: number;
   /** How often heartbeating unmanaged nodes renew their Lease (5 s of its 80 s). */
   leaseRenewMs?: number;
+  /**
+   * Called once per scenario as it is done (diagnosed right, or its deadline passed) while its
+   * objects are still applied, with the score of its last answer (null when none came): to
+   * measure something else on the very state that was diagnosed (`npm run bench:copilot`).
+   * A failure is logged, not the scenario's.
+   */
+  onDone?: (scenario: Scenario, score: Score | null) => Promise<void>;
 }
 
 export interface ScenarioResult {
@@ -352,6 +359,7 @@ export async function runScenarios(scenarios: readonly Scenario[], options: Harn
             r.done = true;
             log(`${r.scenario.name}: deadline (${r.scenario.deadlineSeconds} s) passed`);
           }
+          if (r.done && options.onDone) await options.onDone(r.scenario, r.lastScore).catch((err: unknown) => log(`${r.scenario.name}: onDone: ${errorText(err)}`));
         }),
       );
       await sleep(Math.max(0, pollMs - (Date.now() - round)));

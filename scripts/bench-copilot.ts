@@ -1,0 +1,281 @@
+// `npm run bench:copilot`: grounding recall, measured without a model. Every scenario of
+// tests/diagnosis/ runs as `npm run bench:diagnosis` runs them (the same harness, one local
+// control plane, an in-process agent); as each one is done, the context a copilot run would send
+// for "why is <the culprit's effect> unhealthy?" is built by the run's own `runContext` at 4k and
+// 8k tokens, redacted as the run's guardrails say, and checked for the root cause's object and
+// evidence (`domain/copilot/grounding.ts`). Writes tests/bench/results/copilot.json and
+// copilot.md. Reported, not asserted.
+//
+//   --dir D        use (or start, and keep) the cluster in D instead of a throwaway one
+//   --only a,b     only these scenarios (by metadata.name)
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { scopeClusterView } from '../domain/cluster/scoped.ts';
+import { groundingOf, type Grounding } from '../domain/copilot/grounding.ts';
+import type { ClusterDiagnosis } from '../domain/diagnosis/engine.ts';
+import { redactValue } from '../domain/redaction/redact.ts';
+import type { HandlerContext } from '../handlers/context.ts';
+import { runContext } from '../handlers/copilot/run.ts';
+import { narrowToAiScope } from '../handlers/copilot/scope.ts';
+import { startAgent, type RunningAgent } from '../runtime/agent.ts';
+import { down, up } from '../runtime/localcluster/cluster.ts';
+import { silentLogger } from '../runtime/log.ts';
+import type { RootCause } from '../schema/diagnosis.ts';
+import { agentDiagnose, diagnosisApiKey } from '../tests/diagnosis/agent.ts';
+import { removeLeftovers, runScenarios, type ScenarioResult } from '../tests/diagnosis/harness.ts';
+import { createKube } from '../tests/diagnosis/kube.ts';
+import { idMatches, loadScenarios, type Scenario } from '../tests/diagnosis/scenario.ts';
+import { findingMatches, type Score } from '../tests/diagnosis/score.ts';
+
+const PASSWORD = 'bench-copilot-admin-password';
+const RESULTS = join('tests', 'bench', 'results');
+/** The run's own budget (CONTEXT_BUDGET_TOKENS) and half of it. */
+const BUDGETS = [4000, 8000] as const;
+
+const DEFINITION =
+  'A scenario is grounded at a budget when the context a run sends for "why is <focus> unhealthy?" (`runContext` in handlers/copilot/run.ts, as redacted before it leaves) holds the expected root cause\'s object and its evidence. ' +
+  'The root cause is the finding of the diagnosis the context was built from that matches the scenario\'s expected code and object. ' +
+  'Object: its node id appears as a whole id (not as part of a longer id, a problem id, or an id cut off). ' +
+  'Evidence: every evidence item\'s `fact` of that finding appears verbatim (as written or JSON-escaped). ' +
+  'The focus is the first effect the scenario lists (resolved to a real object: one the root cause names as an effect first, else one in the cluster model); a scenario with no effect asks about the culprit itself. ' +
+  'History-only scenarios have no root cause: not applicable, not counted. A scenario whose root cause the diagnosis did not hold when measured counts as a miss.';
+
+interface AtBudget {
+  budget: number;
+  /** What the assembler counted (characters / 4, a line each). */
+  tokens: number;
+  grounding: Grounding;
+  dropped: { documents: number; root_causes: number; nodes: number };
+}
+
+interface CopilotScenarioResult {
+  name: string;
+  code: string;
+  status: 'measured' | 'not_applicable' | 'not_diagnosed' | 'error';
+  /** The diagnosis benchmark's verdict on the same run: the top root cause was right. */
+  diagnosed: boolean | null;
+  focus: string | null;
+  /** `effect`, or `culprit` (the scenario lists no effect, or the listed one could not be found). */
+  focus_is: 'effect' | 'culprit' | null;
+  focus_note: string | null;
+  question: string | null;
+  root_cause: string | null;
+  budgets: AtBudget[];
+  /** Why nothing was measured, or what went wrong. */
+  note: string | null;
+}
+
+interface BudgetTotals {
+  budget: number;
+  grounded: number;
+  object: number;
+  evidence: number;
+  recall: number;
+  median_tokens: number | null;
+  max_tokens: number | null;
+}
+
+interface CopilotBenchReport {
+  generated_at: string;
+  machine: string;
+  definition: string;
+  /** What every run's context was assembled with. */
+  setup: { standing_documents: number; redaction: boolean; ai_namespace_scope: string[] };
+  totals: { scenarios: number; applicable: number; not_applicable: number; measured: number; budgets: BudgetTotals[] };
+  scenarios: CopilotScenarioResult[];
+}
+
+const { values } = parseArgs({ options: { dir: { type: 'string' }, only: { type: 'string' } } });
+const only = values.only?.split(',').map((s) => s.trim());
+const scenarios = loadScenarios(undefined, only ? (name) => only.includes(name) : undefined);
+if (scenarios.length === 0) throw new Error(`no scenario matches --only ${values.only ?? ''}`);
+const say = (line: string) => process.stderr.write(`bench:copilot: ${line}\n`);
+
+/** The focus a person would ask about: the first listed effect as a real object, else the culprit. */
+function focusFor(scenario: Scenario, root: RootCause, truth: ClusterDiagnosis): Pick<CopilotScenarioResult, 'focus' | 'focus_is' | 'focus_note'> {
+  const pattern = scenario.spec.expect.effects[0];
+  if (pattern === undefined) return { focus: root.finding.object, focus_is: 'culprit', focus_note: 'the scenario lists no effect' };
+  // As the diagnosis benchmark scores effects: the root's effects, then the replicas folded into it.
+  const named = [...root.effects.map((e) => e.object), ...root.also].find((id) => idMatches(pattern, id));
+  if (named !== undefined) return { focus: named, focus_is: 'effect', focus_note: null };
+  const existing = [...truth.objects].sort().find((id) => idMatches(pattern, id));
+  if (existing !== undefined) return { focus: existing, focus_is: 'effect', focus_note: 'an effect the root cause does not name' };
+  return { focus: root.finding.object, focus_is: 'culprit', focus_note: `its effect ${pattern} is not in the cluster model` };
+}
+
+interface Measurer {
+  measure(scenario: Scenario, score: Score | null): CopilotScenarioResult;
+  setup: CopilotBenchReport['setup'];
+}
+
+async function measurer(agent: RunningAgent): Promise<Measurer> {
+  const services = agent.services;
+  const guardrails = await services.runtimeSettings.get('ai_guardrails');
+  // As every request's and the report scheduler's context: the agent's tenant namespaces, then the AI scope.
+  const ctx: HandlerContext = narrowToAiScope(
+    { ...services, cluster: scopeClusterView(services.cluster, services.settings.tenantNamespaces), request: { ip: 'bench-copilot', origin: '', noteAudit: () => undefined }, principal: null },
+    guardrails.namespace_scope,
+  );
+  const scrub = (text: string) => (guardrails.redaction.enabled ? String(redactValue(text, guardrails.redaction.extra_literals)) : text);
+  const documents = await services.copilot.store.standingDocuments();
+  return {
+    setup: { standing_documents: documents.length, redaction: guardrails.redaction.enabled, ai_namespace_scope: [...guardrails.namespace_scope] },
+    measure: (scenario, score) => {
+      const expected = scenario.spec.expect.rootCause;
+      const base = { name: scenario.name, code: expected?.code ?? 'history', diagnosed: score?.top1 ?? null, focus: null, focus_is: null, focus_note: null, question: null, root_cause: null, budgets: [] };
+      if (expected === undefined) return { ...base, status: 'not_applicable', note: 'history only: no root cause to ground' };
+      // The diagnosis is cached for 5 s: measure on one snapshot, the one the contexts read.
+      for (;;) {
+        const truth = services.diagnosis.current();
+        const root = truth.roots.find((r) => findingMatches(expected, r.finding));
+        if (root === undefined) return { ...base, status: 'not_diagnosed', note: `no ${expected.code} root cause on ${expected.object} in the diagnosis when measured` };
+        const focus = focusFor(scenario, root, truth);
+        const asked = focus.focus ?? root.finding.object;
+        const budgets = BUDGETS.map((budget): AtBudget => {
+          const run = runContext(asked, ctx, documents, budget);
+          return { budget, tokens: run.context.tokens, grounding: groundingOf(scrub(run.context.text), root.finding), dropped: run.context.dropped };
+        });
+        if (services.diagnosis.current() !== truth) continue;
+        return { ...base, ...focus, status: 'measured', question: `why is ${asked} unhealthy?`, root_cause: root.finding.id, budgets, note: null };
+      }
+    },
+  };
+}
+
+const rate = (n: number, d: number) => (d === 0 ? 1 : Math.round((n / d) * 1000) / 1000);
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] ?? null);
+};
+
+function buildReport(results: CopilotScenarioResult[], setup: CopilotBenchReport['setup'], machine: string, now = new Date()): CopilotBenchReport {
+  const applicable = results.filter((r) => r.status !== 'not_applicable');
+  const measured = results.filter((r) => r.status === 'measured');
+  const budgets = BUDGETS.map((budget): BudgetTotals => {
+    const at = measured.flatMap((r) => r.budgets.filter((b) => b.budget === budget));
+    const grounded = at.filter((b) => b.grounding.grounded).length;
+    const tokens = at.map((b) => b.tokens);
+    return {
+      budget,
+      grounded,
+      object: at.filter((b) => b.grounding.object).length,
+      evidence: at.filter((b) => b.grounding.evidence.missing.length === 0).length,
+      recall: rate(grounded, applicable.length),
+      median_tokens: median(tokens),
+      max_tokens: tokens.length === 0 ? null : Math.max(...tokens),
+    };
+  });
+  return {
+    generated_at: now.toISOString(),
+    machine,
+    definition: DEFINITION,
+    setup,
+    totals: { scenarios: results.length, applicable: applicable.length, not_applicable: results.length - applicable.length, measured: measured.length, budgets },
+    scenarios: results,
+  };
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+const yes = (b: boolean) => (b ? 'yes' : '**no**');
+const k = (budget: number) => `${budget / 1000}k`;
+
+function markdownReport(report: CopilotBenchReport): string {
+  const t = report.totals;
+  const summary = t.budgets.map((b) => `${k(b.budget)} ${b.grounded}/${t.applicable} (${Math.round(b.recall * 100)} %)`).join(', ');
+  const sizes = t.budgets.map((b) => `${b.median_tokens ?? '–'} at ${k(b.budget)}`).join(', ');
+  const lines = [
+    '# Copilot grounding recall',
+    '',
+    `\`npm run bench:copilot\`: ${t.scenarios} scenarios from \`tests/diagnosis/\`, all at once on one local control plane, ${report.machine}; generated ${report.generated_at}. No model runs: each context is measured as it would be sent, once the scenario is diagnosed (or its deadline passed), with ${report.setup.standing_documents} standing AI Context documents, redaction ${report.setup.redaction ? 'on' : 'off'}, AI namespace scope ${report.setup.ai_namespace_scope.length === 0 ? 'all namespaces' : report.setup.ai_namespace_scope.join(', ')}.`,
+    report.definition,
+    '',
+    `**Grounded: ${summary} of ${t.applicable} scenarios with a root cause; ${t.not_applicable} history-only scenario${t.not_applicable === 1 ? '' : 's'} not applicable and not counted. Context tokens (median): ${sizes}.**`,
+    '',
+    '| scenario | focus asked about | root-cause id | at 4k (object / evidence) | at 8k (object / evidence) | tokens at 4k | tokens at 8k |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const r of report.scenarios) {
+    if (r.status !== 'measured') {
+      const why = r.status === 'not_applicable' ? 'not applicable (history only)' : `**${r.status === 'error' ? 'error' : 'not diagnosed'}**`;
+      lines.push(`| ${cell(r.name)} | – | – | ${why} | ${why} | – | – |`);
+      continue;
+    }
+    const focus = r.focus_is === 'culprit' ? `${r.focus ?? ''} (the culprit itself: ${r.focus_note ?? ''})` : `${r.focus ?? ''}${r.focus_note === null ? '' : ` (${r.focus_note})`}`;
+    const at = (budget: number) => r.budgets.find((b) => b.budget === budget);
+    const verdict = (budget: number) => {
+      const b = at(budget);
+      return b === undefined ? '–' : `${yes(b.grounding.object)} / ${b.grounding.evidence.missing.length === 0 ? '' : '**'}${b.grounding.evidence.present}/${b.grounding.evidence.total}${b.grounding.evidence.missing.length === 0 ? '' : '**'}`;
+    };
+    lines.push(`| ${cell(r.name)} | ${cell(focus)} | ${cell(r.root_cause ?? '')} | ${verdict(4000)} | ${verdict(8000)} | ${at(4000)?.tokens ?? '–'} | ${at(8000)?.tokens ?? '–'} |`);
+  }
+  const misses = report.scenarios.flatMap((r) => {
+    if (r.status === 'not_diagnosed' || r.status === 'error') return [`- ${r.name}: ${r.status === 'error' ? 'error' : 'not diagnosed'}: ${r.note ?? ''}`];
+    return r.budgets
+      .filter((b) => !b.grounding.grounded)
+      .map((b) => {
+        const parts = [
+          ...(b.grounding.object ? [] : ['the object is not in it']),
+          ...(b.grounding.evidence.missing.length === 0 ? [] : [`evidence missing: ${b.grounding.evidence.missing.map((f) => `"${f}"`).join('; ')}`]),
+        ];
+        const dropped = `dropped for the budget: ${b.dropped.root_causes} root causes, ${b.dropped.nodes} model nodes, ${b.dropped.documents} documents`;
+        return `- ${r.name} at ${k(b.budget)} (${b.tokens} tokens): ${parts.join('; ')} (${dropped})`;
+      });
+  });
+  if (misses.length > 0) lines.push('', 'Misses:', '', ...misses);
+  return lines.join('\n') + '\n';
+}
+
+const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'capstan-bench-copilot-'));
+const throwaway = values.dir === undefined;
+try {
+  say(`${scenarios.length} scenarios; control plane in ${dir}`);
+  const cluster = await up({ dir, progress: (m) => say(m) });
+  const leftovers = await removeLeftovers(createKube(cluster.kubeconfig));
+  if (leftovers.length > 0) say(`removed a previous run's leftovers: ${leftovers.join(', ')}`);
+  const agent = await startAgent({
+    kubeconfig: cluster.kubeconfig,
+    listen: '127.0.0.1:0',
+    dataDir: join(dir, 'agent-data'),
+    settings: { tenantNamespaces: [] },
+    accounts: { adminPassword: PASSWORD },
+    validateOutput: true,
+    log: silentLogger,
+  });
+  try {
+    await agent.ready;
+    const diagnose = agentDiagnose(agent.url, await diagnosisApiKey(agent.url, PASSWORD));
+    const m = await measurer(agent);
+    const measured = new Map<string, CopilotScenarioResult>();
+    const onDone = (scenario: Scenario, score: Score | null) => {
+      const result = m.measure(scenario, score);
+      measured.set(scenario.name, result);
+      say(`${scenario.name}: ${result.status}${result.budgets.map((b) => ` ${k(b.budget)} ${b.grounding.grounded ? 'grounded' : 'MISS'} (${b.tokens} tokens)`).join('')}`);
+      return Promise.resolve();
+    };
+    const diagnosed = await runScenarios(scenarios, { kubeconfig: cluster.kubeconfig, binDir: cluster.binDir, log: say, diagnose, onDone });
+    const byName = new Map<string, ScenarioResult>(diagnosed.map((r) => [r.name, r]));
+    const results = scenarios.map((s): CopilotScenarioResult => {
+      const got = measured.get(s.name);
+      if (got !== undefined) return got;
+      // Never done while the harness ran: its setup failed, or measuring it threw (logged above).
+      const expected = s.spec.expect.rootCause;
+      if (expected === undefined) return { name: s.name, code: 'history', status: 'not_applicable', diagnosed: byName.get(s.name)?.score?.top1 ?? null, focus: null, focus_is: null, focus_note: null, question: null, root_cause: null, budgets: [], note: 'history only: no root cause to ground' };
+      return { name: s.name, code: expected.code, status: 'error', diagnosed: byName.get(s.name)?.score?.top1 ?? null, focus: null, focus_is: null, focus_note: null, question: null, root_cause: null, budgets: [], note: byName.get(s.name)?.error ?? 'not measured' };
+    });
+    const report = buildReport(results, m.setup, `${cpus().length} CPU, node ${process.version}`);
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(join(RESULTS, 'copilot.json'), JSON.stringify(report, null, 2) + '\n');
+    const markdown = markdownReport(report);
+    writeFileSync(join(RESULTS, 'copilot.md'), markdown);
+    process.stdout.write(markdown);
+  } finally {
+    await agent.close();
+  }
+} finally {
+  if (throwaway) {
+    await down(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
