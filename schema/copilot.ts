@@ -131,6 +131,18 @@ export const CopilotAnswer = v.object({
 });
 export type CopilotAnswer = v.InferOutput<typeof CopilotAnswer>;
 
+/**
+ * Every Server-Sent Event of a streamed chat, by its `type` (also its SSE `event:` name): the
+ * run's events as they happen, then exactly one `done` (the finished answer) or `error` (the
+ * run failed after the stream started; a refusal before it is an ordinary error answer).
+ */
+export const CopilotStreamEvent = v.variant('type', [
+  ...CopilotEvent.options,
+  v.object({ type: v.literal('done'), ...CopilotAnswer.entries }),
+  v.object({ type: v.literal('error'), error: v.string(), message: v.string() }),
+]);
+export type CopilotStreamEvent = v.InferOutput<typeof CopilotStreamEvent>;
+
 const NamespaceParam = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name'), v.maxLength(63));
 
 /** Diagnose a namespace: the copilot's account of what is wrong in it, stored to be read again. */

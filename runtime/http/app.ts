@@ -58,6 +58,13 @@ export interface RawEndpoint {
   handle(request: Request, ctx: HandlerContext): Promise<Response>;
   /** `WWW-Authenticate` for a 401, given the request's origin (MCP points OAuth clients at its metadata). */
   challenge?(origin: string): string;
+  /** In the OpenAPI document through its route (its input, answer and stream are JSON Schema-shaped); MCP's JSON-RPC is not. */
+  documented?: boolean;
+}
+
+/** What the OpenAPI document lists: every route of the table, then the raw endpoints that are documented. */
+export function documentedRoutes(routes: readonly Route[], rawEndpoints: readonly RawEndpoint[] = []): Route[] {
+  return [...routes, ...rawEndpoints.filter((e) => e.documented === true).map((e) => e.route)];
 }
 
 export interface AppOptions {
@@ -171,7 +178,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
 
   if (options.apiDocs) {
-    const doc = openApiDocument(options.routes, options.apiDocs.version);
+    const doc = openApiDocument(documentedRoutes(options.routes, options.rawEndpoints), options.apiDocs.version);
     const page = apiDocsPage(doc);
     // Not in the table (one answer is HTML), but behind the same chain as any viewer route.
     const stages = stagesOf(SCHEMA_ROUTE);

@@ -95,7 +95,14 @@ function operation(route: Route): Record<string, unknown> {
     'x-capstan-rate-limit': route.probe ? 'probe' : route.rateLimit,
     'x-capstan-feature': route.feature,
     responses: {
-      '200': { description: 'OK', content: { 'application/json': { schema: schemaOf(route.output, 'output') } } },
+      '200': {
+        description: 'OK',
+        content: {
+          'application/json': { schema: schemaOf(route.output, 'output') },
+          // One event per SSE message; its `type` is also the message's `event:` name.
+          ...(route.stream === null ? {} : { 'text/event-stream': { schema: schemaOf(route.stream, 'output') } }),
+        },
+      },
       ...errorResponses(route, Object.keys(properties).length > 0),
     },
   };

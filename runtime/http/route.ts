@@ -89,6 +89,8 @@ interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> 
   bodyLimitBytes?: number;
   bodyFormats?: readonly BodyFormat[];
   crossOrigin?: CrossOrigin;
+  /** The Server-Sent Events the route sends instead of `output` when the client accepts `text/event-stream` (copilot chat). */
+  stream?: AnySchema;
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
 }
 
@@ -106,6 +108,7 @@ export type Route = BodyPolicy & {
   feature: LicensedFeature | null;
   killSwitch: KillSwitch | null;
   namespaceParam: string | null;
+  stream: AnySchema | null;
   /** Checks the principal the access promises (401 otherwise), validates raw input against `input`, refuses a hidden declared namespace (403), then calls the handler. */
   run(rawInput: unknown, ctx: HandlerContext): Promise<Result<unknown>>;
   /** Null when `value` matches `output`; otherwise a description of the first mismatch. */
@@ -113,7 +116,7 @@ export type Route = BodyPolicy & {
 } & ({ probe: true; rateLimit: null } | { probe: false; rateLimit: RateLimitClass });
 
 export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route {
-  const { handler, killSwitch, namespaceParam, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse', ...declaration } = spec;
+  const { handler, killSwitch, namespaceParam, stream, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse', ...declaration } = spec;
   const metering = spec.probe === true ? ({ probe: true, rateLimit: null } as const) : ({ probe: false, rateLimit: spec.rateLimit } as const);
   return {
     ...declaration,
@@ -121,6 +124,7 @@ export function defineRoute<I extends AnySchema, O extends AnySchema, A extends 
     ...metering,
     killSwitch: killSwitch ?? null,
     namespaceParam: namespaceParam ?? null,
+    stream: stream ?? null,
     bodyLimitBytes,
     bodyFormats,
     crossOrigin,

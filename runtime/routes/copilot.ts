@@ -8,11 +8,11 @@ import { getAiSettings, getGuardrails, testConnection, updateAiSettings, updateG
 import { getConversation, listConversations, readPromptLog } from '../../handlers/copilot/transcripts.ts';
 import { getReportSchedule, runReportNow, updateReportSchedule } from '../../handlers/copilot/reports.ts';
 import type { AuthedContext, HandlerContext } from '../../handlers/context.ts';
-import { ok, type AppError } from '../../handlers/result.ts';
+import { fail, type AppError } from '../../handlers/result.ts';
 import { NoInput } from '../../schema/common.ts';
 import { diagnoseNamespace, getAnswer, listAnswers } from '../../handlers/copilot/answers.ts';
 import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from '../../handlers/copilot/documents.ts';
-import { ReportRun, ReportSchedule, ConnectionTest, Conversation, ConversationIdInput, ConversationList, PromptLog, PromptLogInput, AiContextDoc, AiContextDocDeleted, AiContextDocIdInput, AiContextDocInput, AiContextDocList, AiContextDocUpdateInput, AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput, type CopilotEvent } from '../../schema/copilot.ts';
+import { ReportRun, ReportSchedule, ConnectionTest, Conversation, ConversationIdInput, ConversationList, PromptLog, PromptLogInput, AiContextDoc, AiContextDocDeleted, AiContextDocIdInput, AiContextDocInput, AiContextDocList, AiContextDocUpdateInput, AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, CopilotAnswer, CopilotStreamEvent, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput, type CopilotEvent } from '../../schema/copilot.ts';
 import type { RawEndpoint } from '../http/app.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { errorBody, STATUS_OF } from '../http/status.ts';
@@ -86,12 +86,15 @@ const chatRoute = defineRoute({
   audit: 'http',
   rateLimit: 'ai',
   feature: null,
-  input: v.unknown(),
-  output: v.unknown(),
-  handler: () => ok(null),
+  // Parsed by handleChat itself (the endpoint streams), declared here for the OpenAPI document.
+  input: ChatInput,
+  output: CopilotAnswer,
+  stream: CopilotStreamEvent,
+  handler: () => fail({ code: 'internal', message: 'the chat endpoint answers through handleChat' }),
 });
 
-const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** One SSE message; its `event:` name is the event's type, so a client may read either. */
+const sse = (event: CopilotStreamEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
 async function handleChat(request: Request, ctx: HandlerContext): Promise<Response> {
   const principal = ctx.principal;
@@ -120,14 +123,14 @@ async function handleChat(request: Request, ctx: HandlerContext): Promise<Respon
   const abort = new AbortController();
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (event: string, data: unknown) => {
-        if (!abort.signal.aborted) controller.enqueue(encoder.encode(sse(event, data)));
+      const send = (event: CopilotStreamEvent) => {
+        if (!abort.signal.aborted) controller.enqueue(encoder.encode(sse(event)));
       };
       try {
-        const answer = await runChat(prepared.value, (e: CopilotEvent) => send(e.type, e), abort.signal);
-        send('done', answer);
+        const answer = await runChat(prepared.value, (e: CopilotEvent) => send(e), abort.signal);
+        send({ type: 'done', ...answer });
       } catch (err) {
-        send('error', errorBody({ code: 'internal', message: err instanceof Error ? err.message : String(err) }));
+        send({ type: 'error', ...errorBody({ code: 'internal', message: err instanceof Error ? err.message : String(err) }) });
       } finally {
         if (!abort.signal.aborted) controller.close();
       }
@@ -140,4 +143,4 @@ async function handleChat(request: Request, ctx: HandlerContext): Promise<Respon
   return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
 }
 
-export const copilotChatEndpoint: RawEndpoint = { route: chatRoute, methods: ['POST'], paths: ['/copilot/chat'], handle: handleChat };
+export const copilotChatEndpoint: RawEndpoint = { route: chatRoute, methods: ['POST'], paths: ['/copilot/chat'], handle: handleChat, documented: true };

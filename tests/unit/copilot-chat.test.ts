@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ClusterView, NamespaceObject } from '../../domain/cluster/model.ts';
 import { WITHOUT_MODEL_LABEL } from '../../domain/copilot/explain.ts';
-import { DEFAULT_GUARDRAILS } from '../../schema/copilot.ts';
+import * as v from 'valibot';
+import { CopilotStreamEvent, DEFAULT_GUARDRAILS } from '../../schema/copilot.ts';
 import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
 import { fakeLlmForFile } from '../support/fake-llm.ts';
 import { emptyCluster } from '../support/services.ts';
@@ -60,6 +61,11 @@ describe('copilot chat', () => {
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
     const seen = events(res.text);
     const kinds = seen.map((e) => e.event);
+    // Every message is the documented event (the dashboard's types come from that schema), named by its type.
+    for (const e of seen) {
+      assert.ok(v.is(CopilotStreamEvent, e.data), JSON.stringify(e.data));
+      assert.equal(e.data.type, e.event);
+    }
     assert.ok(kinds.includes('tool-call') && kinds.includes('tool-result') && kinds.includes('text'), kinds.join(','));
     const done = seen.at(-1);
     assert.ok(done);

@@ -3,11 +3,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
-import { createApp } from '../../runtime/http/app.ts';
+import { createApp, documentedRoutes } from '../../runtime/http/app.ts';
 import { defineRoute } from '../../runtime/http/route.ts';
 import { openApiDocument, openApiPath } from '../../runtime/http/openapi.ts';
 import { silentLogger } from '../../runtime/log.ts';
-import { routes } from '../../runtime/routes.ts';
+import { rawEndpoints, routes } from '../../runtime/routes.ts';
 import { authentication, roleCheck } from '../../runtime/http/middleware/authenticate.ts';
 import { testServices, VIEWER_PASSWORD } from '../support/services.ts';
 
@@ -15,15 +15,28 @@ const GOLDEN = new URL('../golden/openapi.json', import.meta.url);
 const services = await testServices();
 
 describe('OpenAPI document', () => {
-  const doc = openApiDocument(routes, '0.0.0-test');
+  const listed = documentedRoutes(routes, rawEndpoints);
+  const doc = openApiDocument(listed, '0.0.0-test');
 
-  it('documents every route of the table with its method', () => {
+  it('documents every route of the table with its method, and the copilot chat endpoint', () => {
     for (const route of routes) {
       const op = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
       assert.ok(op, `${route.method} ${route.path} is not documented`);
     }
     const documented = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
-    assert.equal(documented, routes.length, 'the document has operations the table does not');
+    assert.equal(documented, routes.length + 1, 'the document has operations neither the table nor the documented raw endpoints have');
+    assert.ok(doc.paths['/copilot/chat']?.post, 'chat is documented');
+    assert.equal(doc.paths['/mcp'], undefined, "MCP's JSON-RPC endpoint is not");
+  });
+
+  it('documents a streaming route with its events beside its JSON answer', () => {
+    const op = doc.paths['/copilot/chat']?.post as { responses: Record<string, { content: Record<string, { schema: { oneOf?: { properties: { type: { const: string } } }[]; anyOf?: { properties: { type: { const: string } } }[] } }> }> };
+    const content = op.responses['200']?.content ?? {};
+    assert.deepEqual(Object.keys(content).sort(), ['application/json', 'text/event-stream']);
+    const variants = content['text/event-stream']?.schema.anyOf ?? content['text/event-stream']?.schema.oneOf ?? [];
+    assert.deepEqual(variants.map((s) => s.properties.type.const).sort(), ['done', 'error', 'step', 'text', 'tool-call', 'tool-result']);
+    const plain = doc.paths['/namespaces']?.get as { responses: Record<string, { content: Record<string, unknown> }> };
+    assert.deepEqual(Object.keys(plain.responses['200']?.content ?? {}), ['application/json'], 'a route that does not stream has no event stream');
   });
 
   it('matches the committed golden file (UPDATE_GOLDEN=1 rewrites it after an intended change)', () => {
@@ -38,7 +51,7 @@ describe('OpenAPI document', () => {
     assert.equal((await off.request('/api/agent/openapi.json')).status, 404);
     assert.equal((await off.request('/docs')).status, 404);
 
-    const on = createApp({ routes, services, middleware, log: silentLogger, apiDocs: { version: '0.0.0-test' } });
+    const on = createApp({ routes, rawEndpoints, services, middleware, log: silentLogger, apiDocs: { version: '0.0.0-test' } });
     assert.equal((await on.request('/api/agent/openapi.json')).status, 401);
     assert.equal((await on.request('/api/agent/docs')).status, 401);
     const signIn = await on.request('/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'viewer', password: VIEWER_PASSWORD }) });
