@@ -32,6 +32,23 @@ export interface ScriptedTurn {
   failWith?: number;
   /** Wait this long before the first byte (a slow provider; a stop button's test). */
   delayMs?: number;
+  /** Stream the first text piece, then wait this long before the rest (a slow model: a test sees a partial answer, or stops it mid-answer). */
+  pauseAfterFirstPieceMs?: number;
+}
+
+// Unref'd: a long scripted pause must not keep a finished test process alive.
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
+
+/** Streams `parts` through `write`, pausing after the first one when the turn asks; false when the client left during the pause. */
+async function streamPieces(res: ServerResponse, parts: string[], pauseMs: number | undefined, write: (part: string) => void): Promise<boolean> {
+  for (const [i, part] of parts.entries()) {
+    write(part);
+    if (i === 0 && pauseMs !== undefined) {
+      await sleep(pauseMs);
+      if (res.destroyed || res.writableEnded) return false;
+    }
+  }
+  return true;
 }
 
 export interface RecordedRequest {
@@ -42,6 +59,8 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
   /** The body exactly as it arrived. */
   raw: string;
+  /** True once the client hung up before the answer was complete (a stopped run). */
+  abandoned: boolean;
 }
 
 export interface FakeLlm {
@@ -90,7 +109,7 @@ function jsonPieces(args: Record<string, unknown>): string[] {
   return out.length === 0 ? ['{}'] : out;
 }
 
-function answerOpenAi(res: ServerResponse, body: Record<string, unknown>, turn: ScriptedTurn, n: number): void {
+async function answerOpenAi(res: ServerResponse, body: Record<string, unknown>, turn: ScriptedTurn, n: number): Promise<void> {
   const id = `chatcmpl-fake-${n}`;
   const model = typeof body.model === 'string' ? body.model : 'fake-model';
   const created = 1_700_000_000 + n;
@@ -120,7 +139,7 @@ function answerOpenAi(res: ServerResponse, body: Record<string, unknown>, turn: 
   const send = sse(res);
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => send({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] });
   chunk({ role: 'assistant', content: '' });
-  for (const p of pieces(turn.text)) chunk({ content: p });
+  if (!(await streamPieces(res, pieces(turn.text), turn.pauseAfterFirstPieceMs, (p) => chunk({ content: p })))) return;
   calls.forEach((c, index) => {
     chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] });
     for (const p of jsonPieces(c.args)) chunk({ tool_calls: [{ index, function: { arguments: p } }] });
@@ -132,7 +151,7 @@ function answerOpenAi(res: ServerResponse, body: Record<string, unknown>, turn: 
   res.end();
 }
 
-function answerAnthropic(res: ServerResponse, body: Record<string, unknown>, turn: ScriptedTurn, n: number): void {
+async function answerAnthropic(res: ServerResponse, body: Record<string, unknown>, turn: ScriptedTurn, n: number): Promise<void> {
   const id = `msg_fake_${n}`;
   const model = typeof body.model === 'string' ? body.model : 'fake-model';
   const input = turn.usage?.input ?? 100;
@@ -153,7 +172,7 @@ function answerAnthropic(res: ServerResponse, body: Record<string, unknown>, tur
   if (text.length > 0) {
     event('content_block_start', { index, content_block: { type: 'text', text: '' } });
     event('ping', {});
-    for (const p of text) event('content_block_delta', { index, delta: { type: 'text_delta', text: p } });
+    if (!(await streamPieces(res, text, turn.pauseAfterFirstPieceMs, (p) => event('content_block_delta', { index, delta: { type: 'text_delta', text: p } })))) return;
     event('content_block_stop', { index });
     index++;
   }
@@ -196,17 +215,21 @@ export async function startFakeLlm(turns: ScriptedTurn[] = []): Promise<FakeLlm>
         res.end(JSON.stringify({ error: { message: 'fake-llm: body is not JSON', type: 'invalid_request_error' } }));
         return;
       }
-      requests.push({ protocol, path, headers: { ...req.headers }, body, raw });
+      const recorded: RecordedRequest = { protocol, path, headers: { ...req.headers }, body, raw, abandoned: false };
+      requests.push(recorded);
+      res.on('close', () => {
+        if (!res.writableEnded) recorded.abandoned = true;
+      });
       const turn = queue.shift() ?? SCRIPT_EXHAUSTED;
       const n = ++served;
-      if (turn.delayMs !== undefined) await new Promise((r) => setTimeout(r, turn.delayMs));
+      if (turn.delayMs !== undefined) await sleep(turn.delayMs);
       if (turn.failWith !== undefined) {
         res.writeHead(turn.failWith, { 'content-type': 'application/json' });
         res.end(JSON.stringify(protocol === 'openai' ? { error: { message: `fake-llm: scripted ${turn.failWith}`, type: 'server_error', code: null } } : { type: 'error', error: { type: 'api_error', message: `fake-llm: scripted ${turn.failWith}` } }));
         return;
       }
-      if (protocol === 'openai') answerOpenAi(res, body, turn, n);
-      else answerAnthropic(res, body, turn, n);
+      if (protocol === 'openai') await answerOpenAi(res, body, turn, n);
+      else await answerAnthropic(res, body, turn, n);
     })().catch((err: unknown) => {
       res.destroy(err instanceof Error ? err : new Error(String(err)));
     });

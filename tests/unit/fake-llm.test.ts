@@ -74,4 +74,20 @@ describe('fake LLM server', () => {
     assert.equal((await generateText({ model: openai, prompt: 'ping', maxOutputTokens: 5 })).text, 'ok');
     await assert.rejects(generateText({ model: createAnthropic({ baseURL: `${llm.url}/v1`, apiKey: 'bad' })('claude-test'), prompt: 'ping', maxRetries: 0 }), /401|scripted/);
   });
+
+  for (const [name, model, protocol] of models.filter(([, , p], i) => i === 0 || p === 'anthropic')) {
+    it(`${name}: a scripted pause after the first piece holds the rest back (a slow model the dashboard test watches)`, async () => {
+      llm.script({ text: 'Partial answer, then the rest.', pauseAfterFirstPieceMs: 400 });
+      const seen: { text: string; at: number }[] = [];
+      for await (const text of streamText({ model: model(), prompt: 'ping' }).textStream) seen.push({ text, at: performance.now() });
+      assert.equal(seen.map((s) => s.text).join(''), 'Partial answer, then the rest.');
+      const [first, second] = seen;
+      assert.ok(first && second, JSON.stringify(seen));
+      assert.equal(first.text, 'Partial ');
+      // The server sleeps 400 ms between the first piece and the second; timers never fire early by more than a millisecond.
+      assert.ok(second.at - first.at >= 350, JSON.stringify(seen));
+      assert.equal(llm.requests.at(-1)?.protocol, protocol);
+      assert.equal(llm.requests.at(-1)?.abandoned, false, 'a finished answer is not recorded as abandoned');
+    });
+  }
 });
