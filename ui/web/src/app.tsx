@@ -11,6 +11,8 @@ import { Overview } from './screens/overview';
 import { IncidentList } from './screens/incidents';
 import { IncidentStory } from './screens/incident-story';
 import { NamespaceList, NamespacePods } from './screens/namespaces';
+import { ChatDock } from './copilot/chat-dock';
+import { useChat } from './copilot/use-chat';
 
 // Screens most visits never open load on demand, keeping the first load small.
 const HistoryScreen = lazy(() => import('./screens/history').then((m) => ({ default: m.HistoryScreen })));
@@ -24,6 +26,11 @@ const AdminUsers = lazy(() => import('./screens/admin').then((m) => ({ default: 
 const AdminAccess = lazy(() => import('./screens/admin').then((m) => ({ default: m.AdminAccess })));
 const AdminAudit = lazy(() => import('./screens/audit').then((m) => ({ default: m.AdminAudit })));
 const AuditEventView = lazy(() => import('./screens/audit').then((m) => ({ default: m.AuditEventView })));
+const AnswerList = lazy(() => import('./screens/copilot-answers').then((m) => ({ default: m.AnswerList })));
+const StoredAnswerView = lazy(() => import('./screens/copilot-answers').then((m) => ({ default: m.StoredAnswerView })));
+const AdminAi = lazy(() => import('./screens/admin-ai').then((m) => ({ default: m.AdminAi })));
+const AiContextList = lazy(() => import('./screens/ai-context').then((m) => ({ default: m.AiContextList })));
+const AiContextDocumentView = lazy(() => import('./screens/ai-context').then((m) => ({ default: m.AiContextDocumentView })));
 
 const client: QueryClient = new QueryClient({
   defaultOptions: { queries: { retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2 } },
@@ -65,8 +72,10 @@ function NavLink({ href, children }: { href: string; children: string }) {
 function Shell({ me }: { me: Me }) {
   const [theme, toggleTheme] = useTheme();
   const leave = useMutation(signOut(client));
+  const chat = useChat();
+  const [docked, setDocked] = useState(false);
   return (
-    <div className="shell">
+    <div className={docked ? 'shell docked' : 'shell'}>
       <a className="skip" href="#main">Skip to content</a>
       <header>
         <span className="brand">Capstan</span>
@@ -76,11 +85,17 @@ function Shell({ me }: { me: Me }) {
           <NavLink href="/namespaces">Namespaces</NavLink>
           <NavLink href="/history">History</NavLink>
           <NavLink href="/apps">Applications</NavLink>
+          <NavLink href="/copilot/answers">Copilot answers</NavLink>
+          <NavLink href="/ai/context">AI Context</NavLink>
           {me.role === 'admin' ? <NavLink href="/admin/users">Users</NavLink> : null}
           {me.role === 'admin' ? <NavLink href="/admin/access">Access control</NavLink> : null}
           {me.role === 'admin' ? <NavLink href="/admin/audit">Audit</NavLink> : null}
+          {me.role === 'admin' ? <NavLink href="/admin/ai">AI</NavLink> : null}
         </nav>
         <div className="who">
+          <button type="button" onClick={() => setDocked(!docked)} aria-expanded={docked} aria-controls="copilot-dock">
+            {docked ? 'Hide the copilot' : 'Ask the copilot'}
+          </button>
           <button type="button" onClick={toggleTheme} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
             {theme === 'dark' ? '☀' : '☾'}
           </button>
@@ -109,6 +124,11 @@ function Shell({ me }: { me: Me }) {
             <Route path="/admin/access" component={AdminAccess} />
             <Route path="/admin/audit" component={AdminAudit} />
             <Route path="/admin/audit/:id">{(p) => <AuditEventView id={p.id} />}</Route>
+            <Route path="/admin/ai" component={AdminAi} />
+            <Route path="/copilot/answers" component={AnswerList} />
+            <Route path="/copilot/answers/:id">{(p) => <StoredAnswerView id={p.id} />}</Route>
+            <Route path="/ai/context" component={AiContextList} />
+            <Route path="/ai/context/:id">{(p) => (/^[0-9]{1,12}$/.test(p.id) ? <AiContextDocumentView id={Number(p.id)} /> : <h1>Not found</h1>)}</Route>
             <Route>
               <h1>Not found</h1>
               <p>No view lives at this address.</p>
@@ -116,6 +136,10 @@ function Shell({ me }: { me: Me }) {
           </Switch>
         </Suspense>
       </main>
+      {/* Outside <main>, so the conversation stays while the person follows its citations. */}
+      <div id="copilot-dock" hidden={!docked}>
+        <ChatDock chat={chat} onClose={() => setDocked(false)} />
+      </div>
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { bytes, millicores } from '../components/format';
 import { RootCauses } from '../components/root-causes';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { Empty, QueryView } from '../components/states';
+import { DiagnosePanel } from '../copilot/stored-answer';
 
 export function NamespaceList() {
   const query = useQuery(namespaces());
@@ -55,6 +56,7 @@ export function NamespacePods({ namespace }: { namespace: string }) {
         <Link href={`/incidents?namespace=${namespace}`}>Incidents here</Link> · <Link href={`/history?scope=namespace&namespace=${namespace}`}>Resource history</Link>
       </p>
       <RootCauses namespace={namespace} />
+      <DiagnosePanel namespace={namespace} />
       <h2>Pods</h2>
       <QueryView query={query} what="pods">
         {(data) => (data.pods.length === 0 ? <Empty>No pods in {namespace}.</Empty> : <SortableTable rows={data.pods} columns={columns} rowKey={(p) => p.name} caption={`${data.total} pods`} searchLabel="Search pods" />)}
