@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the local control plane (Kubernetes, etcd, KWOK, metrics-server) from the Go
-# module proxy into a cache OUTSIDE the repository, so a fresh clone on the same machine
-# (CI) reuses it. Idempotent: a component whose directory holds `.complete` is skipped.
+# Builds the local control plane (Kubernetes, etcd, KWOK, metrics-server) and the chart's
+# tools (helm, crane) from the Go module proxy into a cache OUTSIDE the repository, so a
+# fresh clone on the same machine (CI) reuses it. Idempotent: a component whose directory holds `.complete` is skipped.
 #
 #   CAPSTAN_CACHE_DIR   cache root (default: $HOME/.cache/capstan)
 #   CAPSTAN_K8S_BIN_DIR use binaries that already exist there; nothing is built
@@ -14,10 +14,15 @@ K8S_VERSION=v1.34.4
 ETCD_VERSION=v3.6.16
 KWOK_VERSION=v0.7.0
 METRICS_SERVER_VERSION=v0.9.0
+# The chart's tools (issue 15): helm 3 (its go.mod's k8s.io libraries are 1.34's, like the
+# control plane's, and it needs no newer Go than 1.24) and crane, which builds the images
+# without a Docker daemon.
+HELM_VERSION=v3.19.5
+CRANE_VERSION=v0.20.7
 
 CACHE_DIR="${CAPSTAN_CACHE_DIR:-$HOME/.cache/capstan}"
 BIN_DIR="$CACHE_DIR/bin"
-REQUIRED=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl metrics-server)
+REQUIRED=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl metrics-server helm crane)
 
 export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-mod=mod
 
@@ -117,10 +122,24 @@ build_metrics_server() {
   GOBIN="$OUT" GOFLAGS= go install -trimpath -ldflags "-s -w" "sigs.k8s.io/metrics-server/cmd/metrics-server@$version"
 }
 
+build_helm() {
+  local version=$1
+  GOBIN="$OUT" GOFLAGS= go install -trimpath \
+    -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$version -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
+    "helm.sh/helm/v3/cmd/helm@$version"
+}
+
+build_crane() {
+  local version=$1
+  GOBIN="$OUT" GOFLAGS= go install -trimpath -ldflags "-s -w" "github.com/google/go-containerregistry/cmd/crane@$version"
+}
+
 build_component etcd "$ETCD_VERSION" build_etcd
 build_component kwok "$KWOK_VERSION" build_kwok
 build_component metrics-server "$METRICS_SERVER_VERSION" build_metrics_server
 build_component kubernetes "$K8S_VERSION" build_kubernetes
+build_component helm "$HELM_VERSION" build_helm
+build_component crane "$CRANE_VERSION" build_crane
 
 for b in "${REQUIRED[@]}"; do [ -x "$BIN_DIR/$b" ] || { log "missing $b after build"; exit 1; }; done
 echo "$BIN_DIR"
