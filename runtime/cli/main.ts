@@ -13,10 +13,16 @@ const COMMANDS: Record<string, Command> = {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  // The one thing the container images are checked by (tests/integration/images.test.ts):
+  // it loads no command module, so it proves only that Node, tsx and the sources start.
+  if (name === '--version') {
+    process.stdout.write(`capstan ${(await import('../version.ts')).CAPSTAN_VERSION}\n`);
+    return 0;
+  }
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
     const list = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(14)}${c.summary}`).join('\n');
-    process.stderr.write(`usage: capstan <command> [options]\n\ncommands:\n${list}\n`);
+    process.stderr.write(`usage: capstan <command> [options]\n       capstan --version\n\ncommands:\n${list}\n`);
     return name === undefined || name === '--help' || name === '-h' ? 0 : 2;
   }
   try {
