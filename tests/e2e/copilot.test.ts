@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { startUiServer, type RunningUi } from '../../ui/server.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../support/browser.ts';
+import { assertAccessible, launchBrowser, newContext, screenshot, signIn as signInAt } from '../support/browser.ts';
 import { startTestAgent, waitFor } from '../support/cluster.ts';
 import { fakeLlmForFile } from '../support/fake-llm.ts';
 
@@ -19,18 +19,7 @@ let ui: RunningUi;
 let browser: Browser;
 const llm = fakeLlmForFile();
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${ui.url}/overview`);
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-}
-
-async function assertAccessible(page: Page, screen: string): Promise<void> {
-  const violations = await accessibilityViolations(page);
-  assert.deepEqual(violations, [], `${screen}: ${JSON.stringify(violations, null, 2)}`);
-}
+const signIn = (page: Page) => signInAt(page, ui.url, 'admin', ADMIN_PASSWORD);
 
 /** A crash-looping checkout pod of the demo, read through the dashboard's own session. */
 async function checkoutPod(page: Page): Promise<string> {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { startUiServer, type RunningUi } from '../../ui/server.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../support/browser.ts';
+import { assertAccessible, launchBrowser, newContext, screenshot, signIn as signInAt } from '../support/browser.ts';
 import { waitFor, startTestAgent } from '../support/cluster.ts';
 
 const ADMIN_PASSWORD = 'dashboard-admin-password';
@@ -16,18 +16,7 @@ let agent: RunningAgent;
 let ui: RunningUi;
 let browser: Browser;
 
-async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${ui.url}/overview`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-}
-
-async function assertAccessible(page: Page, screen: string): Promise<void> {
-  const violations = await accessibilityViolations(page);
-  assert.deepEqual(violations, [], `${screen}: ${JSON.stringify(violations, null, 2)}`);
-}
+const signIn = (page: Page, username: string, password: string) => signInAt(page, ui.url, username, password);
 
 describe('dashboard in Chromium', () => {
   before(async () => {

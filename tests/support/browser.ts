@@ -1,5 +1,6 @@
 // Debian's chromium driven by playwright-core: never a browser download, a fresh profile per
 // launch (Playwright's own temporary one), and screenshots saved where a person can look at them (test/artifacts/, git-ignored).
+import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -47,4 +48,19 @@ export async function accessibilityViolations(page: Page): Promise<AxeViolation[
       .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))
   `);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Fails with every serious or critical WCAG violation on the page, named by screen. */
+export async function assertAccessible(page: Page, screen: string): Promise<void> {
+  const violations = await accessibilityViolations(page);
+  assert.deepEqual(violations, [], `${screen}: ${JSON.stringify(violations, null, 2)}`);
+}
+
+/** Signs in through the dashboard's form at `uiUrl` and waits for the overview. */
+export async function signIn(page: Page, uiUrl: string, username: string, password: string): Promise<void> {
+  await page.goto(`${uiUrl}/overview`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
