@@ -1,0 +1,188 @@
+{{/*
+Names. The spec fixes them (capstan-agent, capstan-ui, ServiceAccount capstan, ClusterRole
+capstan-reader), so they do not carry the release name: one Capstan per cluster.
+*/}}
+{{- define "capstan.agentName" -}}capstan-agent{{- end -}}
+{{- define "capstan.uiName" -}}capstan-ui{{- end -}}
+{{- define "capstan.serviceAccountName" -}}capstan{{- end -}}
+
+{{- define "capstan.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels on every object; pass a dict with "root" and "component". */}}
+{{- define "capstan.labels" -}}
+helm.sh/chart: {{ include "capstan.chart" .root }}
+{{ include "capstan.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: capstan
+{{- end -}}
+
+{{/* What a Service, a PodDisruptionBudget and a Deployment select on; never changes after install. */}}
+{{- define "capstan.selectorLabels" -}}
+app.kubernetes.io/name: capstan
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* An image reference: repository@digest when pinned by digest, else repository:tag (tag defaults to appVersion). */}}
+{{- define "capstan.image" -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" .image.repository .image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .image.repository (.image.tag | default .root.Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* true when the agent holds a ReadWriteOnce(-Pod) volume that a second pod cannot attach. */}}
+{{- define "capstan.holdsExclusiveVolume" -}}
+{{- if and .Values.persistence.enabled (ne .Values.persistence.accessMode "ReadWriteMany") -}}true{{- end -}}
+{{- end -}}
+
+{{/* updateStrategy: as set, else Recreate while a ReadWriteOnce PVC is held, RollingUpdate once it is not. */}}
+{{- define "capstan.updateStrategy" -}}
+{{- if .Values.updateStrategy -}}
+{{- .Values.updateStrategy -}}
+{{- else if include "capstan.holdsExclusiveVolume" . -}}
+Recreate
+{{- else -}}
+RollingUpdate
+{{- end -}}
+{{- end -}}
+
+{{/*
+The TLS mode of the Ingress: none without TLS, else global.tlsProvider, else picked from the
+ingress class (README.md, "TLS modes"):
+  gce                        -> managed-certificate  (GKE ManagedCertificate)
+  alb                        -> certificate-manager  (AWS Certificate Manager, found by host)
+  azure-application-gateway  -> certificate-manager  (certificate on the Application Gateway)
+  anything else or empty     -> cert-manager         (in-cluster cert-manager issuer)
+*/}}
+{{- define "capstan.tlsMode" -}}
+{{- $class := .Values.global.ingressClassName -}}
+{{- if not .Values.global.tls -}}
+none
+{{- else if .Values.global.tlsProvider -}}
+{{- .Values.global.tlsProvider -}}
+{{- else if eq $class "gce" -}}
+managed-certificate
+{{- else if or (eq $class "alb") (eq $class "azure-application-gateway") -}}
+certificate-manager
+{{- else -}}
+cert-manager
+{{- end -}}
+{{- end -}}
+
+{{/* The public origin, when there is a hostname. */}}
+{{- define "capstan.publicUrl" -}}
+{{- if .Values.global.hostname -}}
+{{- printf "%s://%s" (ternary "https" "http" .Values.global.tls) .Values.global.hostname -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Ingress exists only with a hostname and outside service-only mode. */}}
+{{- define "capstan.ingressEnabled" -}}
+{{- if and .Values.ingress.enabled .Values.global.hostname -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+Pod-level security context shared by both Deployments: non-root (the images' user 65532),
+seccomp RuntimeDefault, and AppArmor per security.appArmorProfile (unconfined emits nothing).
+The securityContext field is used where the API server has it (1.30+); older ones get the
+annotation (see capstan.appArmorAnnotations).
+*/}}
+{{- define "capstan.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+fsGroup: 65532
+fsGroupChangePolicy: OnRootMismatch
+seccompProfile:
+  type: RuntimeDefault
+{{- if semverCompare ">=1.30.0-0" .Capabilities.KubeVersion.Version }}
+{{- $profile := .Values.security.appArmorProfile }}
+{{- if eq $profile "runtime/default" }}
+appArmorProfile:
+  type: RuntimeDefault
+{{- else if hasPrefix "localhost/" $profile }}
+appArmorProfile:
+  type: Localhost
+  localhostProfile: {{ trimPrefix "localhost/" $profile | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Before 1.30 AppArmor is an annotation per container; pass a dict with "root" and "containers". */}}
+{{- define "capstan.appArmorAnnotations" -}}
+{{- $profile := .root.Values.security.appArmorProfile -}}
+{{- if and (ne $profile "unconfined") (semverCompare "<1.30.0-0" .root.Capabilities.KubeVersion.Version) -}}
+{{- range .containers }}
+container.apparmor.security.beta.kubernetes.io/{{ . }}: {{ $profile | quote }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/* Container-level hardening: no privilege escalation, every capability dropped, read-only root. */}}
+{{- define "capstan.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+privileged: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+capabilities:
+  drop:
+    - ALL
+{{- end -}}
+
+{{/*
+Everything that must hold before anything renders, each refused with a message naming the
+value. The schema checks each value alone; these check values against each other.
+*/}}
+{{- define "capstan.validate" -}}
+{{- if and (not .Values.ingress.enabled) (not .Values.security.trustedProxyCidrs) -}}
+{{- fail "service-only mode (ingress.enabled=false) needs security.trustedProxyCidrs: set it to the CIDRs of whatever proxies to the agent (the dashboard pods, your own ingress), or the agent sees every person at the proxy's address and lockout and audit attribute everything to it" -}}
+{{- end -}}
+{{- if and (not .Values.rbac.clusterWide) (empty .Values.tenantNamespaces) -}}
+{{- fail "rbac.clusterWide=false needs tenantNamespaces: the workload reads become Roles in those namespaces, and with none the agent could read no workload at all" -}}
+{{- end -}}
+{{- if and (gt (int .Values.replicaCount) 1) (include "capstan.holdsExclusiveVolume" .) -}}
+{{- fail (printf "replicaCount=%d needs persistence.accessMode=ReadWriteMany (or persistence.enabled=false): a %s volume attaches to one pod only" (int .Values.replicaCount) .Values.persistence.accessMode) -}}
+{{- end -}}
+{{- if and .Values.persistence.replication.enabled (not .Values.persistence.replication.bucket) -}}
+{{- fail "persistence.replication.enabled=true needs persistence.replication.bucket" -}}
+{{- end -}}
+{{- if and .Values.audit.worm.enabled (not .Values.audit.worm.bucket) -}}
+{{- fail "audit.worm.enabled=true needs audit.worm.bucket (a bucket with Object Lock and default retention)" -}}
+{{- end -}}
+{{- if include "capstan.ingressEnabled" . -}}
+{{- $mode := include "capstan.tlsMode" . -}}
+{{- $class := .Values.global.ingressClassName -}}
+{{- if and (eq $mode "manual") (not .Values.global.tlsSecret) -}}
+{{- fail "global.tlsProvider=manual needs global.tlsSecret: the name of an existing kubernetes.io/tls Secret in the release namespace" -}}
+{{- end -}}
+{{- if and (eq $mode "managed-certificate") (not (has $class (list "" "gce"))) -}}
+{{- fail (printf "global.tlsProvider=managed-certificate works only with GKE's ingress (global.ingressClassName gce or empty), not %q" $class) -}}
+{{- end -}}
+{{- if and (eq $mode "certificate-manager") (not (has $class (list "alb" "azure-application-gateway"))) -}}
+{{- fail (printf "global.tlsProvider=certificate-manager works only with global.ingressClassName alb (AWS Certificate Manager) or azure-application-gateway, not %q" $class) -}}
+{{- end -}}
+{{- if and (eq $mode "certificate-manager") (eq $class "azure-application-gateway") (not .Values.global.tlsCertificate) -}}
+{{- fail "global.ingressClassName=azure-application-gateway with TLS needs global.tlsCertificate: the name of the SSL certificate installed on the Application Gateway" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pull secrets for both pods: the values' own, plus capstan-registry when a license key builds it. */}}
+{{- define "capstan.imagePullSecrets" -}}
+{{- $secrets := list -}}
+{{- range .Values.imagePullSecrets -}}
+{{- $secrets = append $secrets . -}}
+{{- end -}}
+{{- if .Values.license.key -}}
+{{- $secrets = append $secrets (dict "name" "capstan-registry") -}}
+{{- end -}}
+{{- with $secrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
