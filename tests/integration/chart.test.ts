@@ -1,0 +1,543 @@
+// The Helm chart against the suite's real API server: `helm lint`, `helm template` for the
+// defaults, every sizing preset and a matrix that flips every boolean and enum of the schema,
+// each rendered set accepted by `kubectl apply --dry-run=server` in capstan-system; the schema
+// refusing bad values by field; the cross-value refusals (service-only mode without trusted
+// proxies, ...); the RBAC the spec allows and nothing more; and one real install, upgrade and
+// uninstall for what only a live cluster shows (the seeded Secrets kept).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse, parseAllDocuments } from 'yaml';
+import { CHART_DIR, schemaLeaves, type SchemaNode } from '../../scripts/generate-chart-readme.ts';
+import { k, kJson, testCluster } from '../support/cluster.ts';
+
+const NAMESPACE = 'capstan-system';
+/** Namespaces of the demo scenario, so Roles and RoleBindings there pass admission. */
+const TENANTS = ['shop', 'payments'];
+const HOST = 'capstan.example.com';
+
+type Values = { [key: string]: unknown };
+
+interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  [key: string]: unknown;
+}
+
+interface Rule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+interface PodSpec {
+  automountServiceAccountToken?: boolean;
+  securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type: string }; appArmorProfile?: { type: string; localhostProfile?: string } };
+  containers: { name: string; image: string; args?: string[]; env?: { name: string; value?: string }[]; securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } }; volumeMounts?: { name: string; mountPath: string }[]; readinessProbe?: { httpGet?: { path: string } }; livenessProbe?: { httpGet?: { path: string } } }[];
+  volumes?: { name: string; emptyDir?: object; persistentVolumeClaim?: { claimName: string } }[];
+}
+
+type WithData = KubeObject & { data: Record<string, string> };
+
+interface Deployment extends KubeObject {
+  spec: { replicas: number; strategy: { type: string }; template: { metadata: { annotations?: Record<string, string> }; spec: PodSpec } };
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'capstan-chart-test-'));
+// helm keeps caches and repository config under these; a test writes none into $HOME.
+const helmEnv = { ...process.env, HELM_CACHE_HOME: join(tmp, 'cache'), HELM_CONFIG_HOME: join(tmp, 'config'), HELM_DATA_HOME: join(tmp, 'data') };
+let kubeVersion = '';
+
+function helm(args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+  const { binDir, kubeconfig } = testCluster();
+  return new Promise((resolve) => {
+    execFile(join(binDir, 'helm'), args, { env: { ...helmEnv, KUBECONFIG: kubeconfig }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+      resolve({ ok: err === null, stdout, stderr });
+    });
+  });
+}
+
+let fileCount = 0;
+function valuesFile(values: Values): string {
+  const path = join(tmp, `values-${fileCount++}.json`);
+  writeFileSync(path, JSON.stringify(values));
+  return path;
+}
+
+/** `helm template` of the chart with these values (and extra -f files); rejects with helm's stderr. */
+async function render(values: Values, extraFiles: string[] = [], options: { kubeVersion?: string } = {}): Promise<KubeObject[]> {
+  const files = [...extraFiles, valuesFile(values)].flatMap((f) => ['-f', f]);
+  const result = await helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', options.kubeVersion ?? kubeVersion, ...files]);
+  if (!result.ok) throw new Error(`helm template failed: ${result.stderr}`);
+  return parseAllDocuments(result.stdout)
+    .map((d) => d.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+/** The error helm gives for values it refuses (schema or a template `fail`). */
+async function refusal(values: Values): Promise<string> {
+  const result = await helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(values)]);
+  assert.equal(result.ok, false, `helm accepted ${JSON.stringify(values)}`);
+  return result.stderr;
+}
+
+function toManifest(objects: KubeObject[]): string {
+  return objects.map((o) => JSON.stringify(o)).join('\n---\n');
+}
+
+async function dryRunApply(objects: KubeObject[]): Promise<void> {
+  const out = await k(['apply', '--dry-run=server', '-f', '-'], toManifest(objects));
+  const lines = out.trim().split('\n');
+  assert.equal(lines.length, objects.length, `one line per object:\n${out}`);
+  for (const line of lines) assert.match(line, /\(server dry run\)$/);
+}
+
+function find(objects: KubeObject[], kind: string, name: string, namespace?: string): KubeObject | undefined {
+  return objects.find((o) => o.kind === kind && o.metadata.name === name && (namespace === undefined || o.metadata.namespace === namespace));
+}
+
+/** The rendered object, which must exist; callers say which shape they read it as. */
+function get(objects: KubeObject[], kind: string, name: string, namespace?: string): KubeObject {
+  const found = find(objects, kind, name, namespace);
+  assert.ok(found, `${kind} ${namespace ?? ''}/${name} is rendered`);
+  return found;
+}
+
+/** Every RBAC rule rendered, with where it applies. */
+interface Grant {
+  role: string;
+  namespace: string | null;
+  group: string;
+  resource: string;
+  verb: string;
+}
+
+function grants(objects: KubeObject[]): Grant[] {
+  return objects
+    .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
+    .flatMap((o) =>
+      ((o.rules as Rule[] | undefined) ?? []).flatMap((r) =>
+        (r.apiGroups ?? ['']).flatMap((group) =>
+          (r.resources ?? []).flatMap((resource) => r.verbs.map((verb) => ({ role: `${o.kind}/${o.metadata.name}`, namespace: o.kind === 'Role' ? (o.metadata.namespace ?? null) : null, group, resource, verb }))),
+        ),
+      ),
+    );
+}
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection', 'escalate', 'bind', 'impersonate', '*']);
+const isWrite = (g: Grant) => WRITE_VERBS.has(g.verb) || g.resource === 'pods/exec' || g.resource === '*';
+const OWN_SECRETS = (g: Grant) => g.role === 'Role/capstan-own-namespace' && g.namespace === NAMESPACE && g.resource === 'secrets';
+const key = (g: Grant) => `${g.group}/${g.resource}:${g.verb}`;
+
+/** Spec §5's writes with rbac.allowWrites, and nothing else (pods/exec get: exec over WebSocket). */
+const SPEC_WRITES = ['/pods:create', '/pods:delete', '/pods/exec:create', '/pods/exec:get', '/secrets:create', '/secrets:update', '/secrets:patch', 'apps/deployments:patch', 'apps/deployments:update', '/namespaces:create'].sort();
+/** What a namespaced Role may hold that a cluster-scoped ClusterRole must not when rbac.clusterWide=false. */
+const CLUSTER_SCOPED = new Set(['/nodes', '/namespaces', '/persistentvolumes', '/nodes/metrics', '/nodes/proxy', 'storage.k8s.io/storageclasses', 'networking.k8s.io/ingressclasses', 'apiextensions.k8s.io/customresourcedefinitions', 'rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings']);
+
+function merge(...layers: Values[]): Values {
+  const out: Values = {};
+  for (const layer of layers) {
+    for (const [k2, v] of Object.entries(layer)) {
+      const prev = out[k2];
+      out[k2] = typeof v === 'object' && v !== null && !Array.isArray(v) && typeof prev === 'object' && prev !== null && !Array.isArray(prev) ? merge(prev as Values, v as Values) : v;
+    }
+  }
+  return out;
+}
+
+function at(path: string, value: unknown): Values {
+  return path.split('.').reduceRight<unknown>((inner, part) => ({ [part]: inner }), value) as Values;
+}
+
+function lookupPath(values: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, part) => (typeof v === 'object' && v !== null ? (v as Values)[part] : undefined), values);
+}
+
+const schema = JSON.parse(readFileSync(`${CHART_DIR}values.schema.json`, 'utf8')) as SchemaNode;
+const defaults = parse(readFileSync(`${CHART_DIR}values.yaml`, 'utf8')) as Values;
+
+/** Values a flip cannot render without (the chart refuses the flip alone, as other tests prove). */
+const COMPANIONS: Record<string, Values> = {
+  'ingress.enabled=false': { security: { trustedProxyCidrs: '10.0.0.0/8' } },
+  'rbac.clusterWide=false': { tenantNamespaces: TENANTS },
+  'persistence.replication.enabled=true': { persistence: { replication: { bucket: 'capstan-db' } } },
+  'audit.worm.enabled=true': { audit: { worm: { bucket: 'capstan-audit' } } },
+  'global.tlsProvider="manual"': { global: { tlsSecret: 'capstan-tls' } },
+  'global.tlsProvider="certificate-manager"': { global: { ingressClassName: 'alb' } },
+  'global.tlsProvider="managed-certificate"': { global: { ingressClassName: 'gce' } },
+};
+
+interface Case {
+  name: string;
+  values: Values;
+  files?: string[];
+  kubeVersion?: string;
+}
+
+/** One case per boolean flipped and per enum value other than the default, over a hostname (so TLS and Ingress flips show). */
+function matrix(): Case[] {
+  const base: Values = { global: { hostname: HOST } };
+  const cases: Case[] = [];
+  for (const leaf of schemaLeaves(schema, defaults)) {
+    if (leaf.node['x-capstan-removed'] === true) continue;
+    const others = leaf.resolved.type === 'boolean' ? [!(leaf.value as boolean)] : (leaf.resolved.enum ?? []).filter((v) => v !== leaf.value);
+    for (const value of others) {
+      const name = `${leaf.path}=${JSON.stringify(value)}`;
+      const companion = COMPANIONS[name] ?? {};
+      cases.push({ name, values: merge(base, at(leaf.path, value), companion) });
+    }
+  }
+  return cases;
+}
+
+const PRESETS = ['small', 'medium', 'large'];
+
+const EXPLICIT: Case[] = [
+  { name: 'defaults (no values)', values: {} },
+  ...PRESETS.map((p) => ({ name: `preset ${p}`, values: {}, files: [join(CHART_DIR, 'presets', `${p}.yaml`)] })),
+  { name: 'ingress class gce (managed certificate)', values: { global: { hostname: HOST, ingressClassName: 'gce' } } },
+  { name: 'ingress class alb (ACM found by host)', values: { global: { hostname: HOST, ingressClassName: 'alb' } } },
+  { name: 'ingress class alb with a certificate ARN', values: { global: { hostname: HOST, ingressClassName: 'alb', tlsCertificate: 'arn:aws:acm:us-east-1:123456789012:certificate/abc' } } },
+  { name: 'ingress class azure-application-gateway', values: { global: { hostname: HOST, ingressClassName: 'azure-application-gateway', tlsCertificate: 'capstan-cert' } } },
+  { name: 'ingress class nginx (cert-manager)', values: { global: { hostname: HOST, ingressClassName: 'nginx' } } },
+  { name: 'AppArmor localhost profile', values: { security: { appArmorProfile: 'localhost/capstan' } } },
+  { name: 'AppArmor unconfined', values: { security: { appArmorProfile: 'unconfined' } } },
+  { name: 'AppArmor as annotations (Kubernetes 1.29)', values: { security: { appArmorProfile: 'localhost/capstan' } }, kubeVersion: '1.29.0' },
+  { name: 'namespaced RBAC with writes and Secret namespaces', values: { tenantNamespaces: TENANTS, rbac: { clusterWide: false, allowWrites: true, secretsNamespaces: ['shop'] } } },
+  { name: 'tenant namespaces with cluster-wide reads and writes', values: { tenantNamespaces: TENANTS, rbac: { allowWrites: true } } },
+  { name: 'kubelet scrape via the API server proxy', values: { metrics: { kubeletScrape: { viaProxy: true } } } },
+  { name: 'license key (license and pull Secrets)', values: { license: { key: 'lic-123' }, imagePullSecrets: [{ name: 'mine' }] } },
+  { name: 'PodDisruptionBudget minAvailable', values: { podDisruptionBudget: { enabled: true, minAvailable: 1 } } },
+  { name: 'PodDisruptionBudget maxUnavailable percentage', values: { podDisruptionBudget: { enabled: true, maxUnavailable: '50%' } } },
+  { name: 'dashboard NodePort', values: { ui: { service: { type: 'NodePort', nodePort: 30080 } } } },
+  { name: 'images pinned by digest', values: { image: { digest: `sha256:${'a'.repeat(64)}` }, ui: { image: { tag: '9.9.9' } } } },
+  { name: 'no persistence, two replicas', values: { persistence: { enabled: false }, replicaCount: 2 } },
+  { name: 'ReadWriteMany volume, two replicas', values: { persistence: { accessMode: 'ReadWriteMany' }, replicaCount: 2 } },
+  {
+    name: 'every credential supplied',
+    values: {
+      security: { adminPassword: 'correct horse', viewerPassword: 'viewer-pass', encryptionKey: 'k'.repeat(32), trustedProxyCidrs: '10.0.0.0/8, fd00::/8', ipAllowlist: '192.168.0.0/16', ipDenylist: '192.168.6.6' },
+      audit: { webhookUrl: 'https://audit.example.com/in', webhookToken: 'tok' },
+      alerting: { chatWebhookUrl: 'https://chat.example.com/hook/1', webhookUrl: 'https://alerts.example.com', pagerRoutingKey: 'rk' },
+      agent: { providerApiKey: 'sk-1', investigationProviderApiKey: 'sk-2' },
+      persistence: { replication: { enabled: true, bucket: 'b', credentialsSecret: 'repl-creds' } },
+    },
+  },
+];
+
+/** What holds in every rendered set, whatever the values. */
+function checkInvariants(c: Case, objects: KubeObject[]): void {
+  const values = merge(defaults, ...(c.files ?? []).map((f) => parse(readFileSync(f, 'utf8')) as Values), c.values);
+  const all = grants(objects);
+  assert.deepEqual(all.filter((g) => g.resource === 'secrets' && (g.verb === 'delete' || g.verb === 'deletecollection' || g.verb === '*')), [], 'Secret delete is never granted');
+  assert.deepEqual(all.filter((g) => g.verb === '*' || g.resource === '*' || g.group === '*'), [], 'no wildcard');
+  const viaProxy = lookupPath(values, 'metrics.kubeletScrape.viaProxy') === true && lookupPath(values, 'metrics.kubeletScrape.enabled') === true;
+  assert.equal(all.some((g) => g.resource === 'nodes/proxy'), viaProxy, 'nodes/proxy exactly when metrics.kubeletScrape.viaProxy');
+  if (lookupPath(values, 'rbac.allowWrites') !== true) {
+    assert.deepEqual(all.filter((g) => isWrite(g) && !OWN_SECRETS(g)).map(key), [], 'no write verb without rbac.allowWrites');
+  }
+  assert.equal(all.some((g) => g.group === 'aquasecurity.github.io'), lookupPath(values, 'security.scanning.enabled') === true, 'scanner reports readable exactly with security.scanning.enabled');
+
+  for (const name of ['capstan-agent', 'capstan-ui']) {
+    const pod = (get(objects, 'Deployment', name, NAMESPACE) as Deployment).spec.template.spec;
+    assert.equal(pod.securityContext?.runAsNonRoot, true, `${name} runs as non-root`);
+    assert.equal(pod.securityContext.seccompProfile?.type, 'RuntimeDefault', `${name} seccomp`);
+    for (const container of pod.containers) {
+      assert.equal(container.securityContext?.allowPrivilegeEscalation, false);
+      assert.deepEqual(container.securityContext.capabilities?.drop, ['ALL']);
+      assert.equal(container.securityContext.readOnlyRootFilesystem, true);
+      assert.ok(container.volumeMounts?.some((m) => m.mountPath === '/tmp' && pod.volumes?.some((v) => v.name === m.name && v.emptyDir !== undefined)), `${name} has an emptyDir at /tmp`);
+    }
+  }
+  assert.equal(find(objects, 'NetworkPolicy', 'capstan-block-imds', NAMESPACE) !== undefined, lookupPath(values, 'security.blockImds') === true, 'the IMDS NetworkPolicy follows security.blockImds');
+  const ingress = find(objects, 'Ingress', 'capstan', NAMESPACE);
+  assert.equal(ingress !== undefined, lookupPath(values, 'ingress.enabled') === true && lookupPath(values, 'global.hostname') !== '', 'an Ingress exactly with a hostname outside service-only mode');
+  const agent = get(objects, 'Deployment', 'capstan-agent', NAMESPACE) as Deployment;
+  const exclusive = lookupPath(values, 'persistence.enabled') === true && lookupPath(values, 'persistence.accessMode') !== 'ReadWriteMany';
+  const strategy = lookupPath(values, 'updateStrategy');
+  assert.equal(agent.spec.strategy.type, strategy === '' ? (exclusive ? 'Recreate' : 'RollingUpdate') : strategy);
+}
+
+before(async () => {
+  const { binDir } = testCluster();
+  assert.ok(existsSync(join(binDir, 'helm')), `no helm in ${binDir}: scripts/build-control-plane.sh builds it`);
+  kubeVersion = (await kJson<{ serverVersion: { gitVersion: string } }>(['version'])).serverVersion.gitVersion.replace(/^v/, '');
+  // Another file (chart-install.test.ts) installs into the same namespace and leaves it
+  // terminating; objects cannot be created in it until it is gone.
+  await k(['delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait=true', '--timeout=100s']);
+  await k(['create', 'namespace', NAMESPACE]);
+  // GKE's ManagedCertificate kind, so the managed-certificate mode's object passes admission
+  // here as on GKE; a stand-in that accepts any spec (the real one lives only on GKE).
+  await k(['apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'managedcertificates.networking.gke.io' },
+    spec: {
+      group: 'networking.gke.io',
+      scope: 'Namespaced',
+      names: { kind: 'ManagedCertificate', plural: 'managedcertificates', singular: 'managedcertificate', listKind: 'ManagedCertificateList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  }));
+  await k(['wait', '--for=condition=Established', 'crd/managedcertificates.networking.gke.io', '--timeout=60s']);
+  for (const ns of TENANTS) await k(['get', 'namespace', ns]);
+});
+
+after(async () => {
+  await k(['delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait=true', '--timeout=100s']);
+  await k(['delete', 'crd', 'managedcertificates.networking.gke.io', '--ignore-not-found']);
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('helm lint', () => {
+  it('passes for the defaults and each preset', async () => {
+    for (const files of [[], ...PRESETS.map((p) => ['-f', join(CHART_DIR, 'presets', `${p}.yaml`)])]) {
+      const result = await helm(['lint', '--strict', CHART_DIR, ...files]);
+      assert.ok(result.ok, `helm lint ${files.join(' ')}: ${result.stdout}${result.stderr}`);
+    }
+  });
+});
+
+describe('every rendered set passes the API server (dry-run=server)', () => {
+  const cases = [...EXPLICIT, ...matrix()];
+  it('covers every boolean and enum value of the schema', () => {
+    const flips = matrix().map((c) => c.name);
+    for (const leaf of schemaLeaves(schema, defaults)) {
+      if (leaf.resolved.type === 'boolean') assert.ok(flips.includes(`${leaf.path}=${String(!(leaf.value as boolean))}`), `${leaf.path} is flipped`);
+    }
+    assert.ok(flips.includes('global.tlsProvider="manual"') && flips.includes('service.type="LoadBalancer"'));
+  });
+  for (const c of cases) {
+    it(c.name, async () => {
+      const objects = await render(c.values, c.files, { kubeVersion: c.kubeVersion });
+      checkInvariants(c, objects);
+      await dryRunApply(objects);
+    });
+  }
+});
+
+describe('the schema refuses bad values, naming the field', () => {
+  const BAD: [string, Values, string][] = [
+    ['admin password under 8 characters', { security: { adminPassword: 'short' } }, "at '/security/adminPassword'"],
+    ['nodePort below the range', { ui: { service: { type: 'NodePort', nodePort: 80 } } }, "at '/ui/service/nodePort'"],
+    ['nodePort above the range', { ui: { service: { type: 'NodePort', nodePort: 40000 } } }, "at '/ui/service/nodePort'"],
+    ['a CIDR with a /33', { security: { trustedProxyCidrs: '10.0.0.0/33' } }, "at '/security/trustedProxyCidrs'"],
+    ['a word in a CIDR list', { security: { ipAllowlist: '10.0.0.0/8,office' } }, "at '/security/ipAllowlist'"],
+    ['an octet over 255', { security: { ipDenylist: '300.1.1.1' } }, "at '/security/ipDenylist'"],
+    ['a blocked tenant namespace', { tenantNamespaces: ['kube-system'] }, "at '/tenantNamespaces/0'"],
+    ['a blocked namespace prefix', { tenantNamespaces: ['shop', 'gke-managed-x'] }, "at '/tenantNamespaces/1'"],
+    ['an invalid namespace name', { tenantNamespaces: ['Shop_1'] }, "at '/tenantNamespaces/0'"],
+    ['Capstan\'s own namespace for Secrets', { rbac: { secretsNamespaces: ['capstan-system'] } }, "at '/rbac/secretsNamespaces/0'"],
+    ['an unknown TLS provider', { global: { tlsProvider: 'letsencrypt' } }, "at '/global/tlsProvider'"],
+    ['a hostname with spaces', { global: { hostname: 'not a host' } }, "at '/global/hostname'"],
+    ['cookieSecure yes', { security: { cookieSecure: 'yes' } }, "at '/security/cookieSecure'"],
+    ['an AppArmor profile of no known form', { security: { appArmorProfile: 'strict' } }, "at '/security/appArmorProfile'"],
+    ['a scanning mode', { security: { scanning: { mode: 'both' } } }, "at '/security/scanning/mode'"],
+    ['an alert severity', { agent: { alertMinSeverity: 'low' } }, "at '/agent/alertMinSeverity'"],
+    ['an AI rate of 0', { security: { aiRateLimitPerMin: 0 } }, "at '/security/aiRateLimitPerMin'"],
+    ['a negative discovery rate', { security: { discoveryRateLimitPerMin: -1 } }, "at '/security/discoveryRateLimitPerMin'"],
+    ['a negative idle timeout', { security: { sessionIdleTimeout: -1 } }, "at '/security/sessionIdleTimeout'"],
+    ['an idle timeout as text', { security: { sessionIdleTimeout: '8h' } }, "at '/security/sessionIdleTimeout'"],
+    ['an encryption key of 10 bytes', { security: { encryptionKey: 'tooshort!!' } }, "at '/security/encryptionKey'"],
+    ['a pull policy', { image: { pullPolicy: 'Sometimes' } }, "at '/image/pullPolicy'"],
+    ['a digest that is not sha256', { image: { digest: 'sha256:xyz' } }, "at '/image/digest'"],
+    ['an ExternalName agent Service', { service: { type: 'ExternalName' } }, "at '/service/type'"],
+    ['a port over 65535', { service: { port: 70000 } }, "at '/service/port'"],
+    ['an Ingress dashboard Service', { ui: { service: { type: 'Ingress' } } }, "at '/ui/service/type'"],
+    ['zero replicas', { replicaCount: 0 }, "at '/replicaCount'"],
+    ['an update strategy', { updateStrategy: 'BlueGreen' }, "at '/updateStrategy'"],
+    ['a read-only access mode', { persistence: { accessMode: 'ReadOnlyMany' } }, "at '/persistence/accessMode'"],
+    ['a volume size in words', { persistence: { size: 'lots' } }, "at '/persistence/size'"],
+    ['a CPU request in words', { resources: { requests: { cpu: 'fast' } } }, "at '/resources/requests/cpu'"],
+    ['a minAvailable in words', { podDisruptionBudget: { minAvailable: 'half' } }, "at '/podDisruptionBudget/minAvailable'"],
+    ['an ftp Prometheus URL', { agent: { prometheusUrl: 'ftp://prom' } }, "at '/agent/prometheusUrl'"],
+    ['an audit webhook that is no URL', { audit: { webhookUrl: 'collector' } }, "at '/audit/webhookUrl'"],
+    ['a boolean as text', { rbac: { allowWrites: 'yes' } }, "at '/rbac/allowWrites'"],
+    ['a misspelt top-level value', { securty: { blockImds: false } }, "'securty' not allowed"],
+    ['a misspelt nested value', { security: { blockImd: false } }, "'blockImd' not allowed"],
+  ];
+  for (const [what, values, field] of BAD) {
+    it(what, async () => {
+      const error = await refusal(values);
+      assert.match(error, /values don't meet the specifications of the schema/);
+      assert.ok(error.includes(field), `names ${field}: ${error}`);
+    });
+  }
+});
+
+describe('values that contradict each other are refused with a message', () => {
+  const REFUSED: [string, Values, RegExp][] = [
+    ['service-only mode without trusted proxies', { ingress: { enabled: false } }, /service-only mode \(ingress\.enabled=false\) needs security\.trustedProxyCidrs/],
+    ['namespaced RBAC without tenant namespaces', { rbac: { clusterWide: false } }, /rbac\.clusterWide=false needs tenantNamespaces/],
+    ['two replicas on a ReadWriteOnce volume', { replicaCount: 2 }, /replicaCount=2 needs persistence\.accessMode=ReadWriteMany/],
+    ['manual TLS without a Secret', { global: { hostname: HOST, tlsProvider: 'manual' } }, /global\.tlsProvider=manual needs global\.tlsSecret/],
+    ['a managed certificate on nginx', { global: { hostname: HOST, tlsProvider: 'managed-certificate', ingressClassName: 'nginx' } }, /managed-certificate works only with GKE's ingress/],
+    ['certificate-manager on nginx', { global: { hostname: HOST, tlsProvider: 'certificate-manager', ingressClassName: 'nginx' } }, /certificate-manager works only with global\.ingressClassName alb/],
+    ['Application Gateway without a certificate', { global: { hostname: HOST, ingressClassName: 'azure-application-gateway' } }, /needs global\.tlsCertificate/],
+    ['replication without a bucket', { persistence: { replication: { enabled: true } } }, /persistence\.replication\.enabled=true needs persistence\.replication\.bucket/],
+    ['WORM export without a bucket', { audit: { worm: { enabled: true } } }, /audit\.worm\.enabled=true needs audit\.worm\.bucket/],
+  ];
+  for (const [what, values, message] of REFUSED) {
+    it(what, async () => assert.match(await refusal(values), message));
+  }
+  it('service-only mode with trusted proxies renders the two Services and no Ingress', async () => {
+    const objects = await render({ ingress: { enabled: false }, global: { hostname: HOST }, security: { trustedProxyCidrs: '10.42.0.0/16' } });
+    assert.deepEqual(objects.filter((o) => o.kind === 'Service').map((o) => o.metadata.name).sort(), ['capstan-agent', 'capstan-ui']);
+    assert.equal(objects.filter((o) => o.kind === 'Ingress' || o.kind === 'ManagedCertificate').length, 0);
+  });
+});
+
+describe('RBAC', () => {
+  it('default: spec §5\'s reads, no write verb on workloads, Secret writes only in its own namespace', async () => {
+    const all = grants(await render({}));
+    const reads = new Set(all.filter((g) => g.role === 'ClusterRole/capstan-reader').map((g) => `${g.group}/${g.resource}`));
+    for (const r of ['/pods', '/pods/log', '/services', '/configmaps', '/events', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'networking.k8s.io/ingresses', 'batch/jobs', 'batch/cronjobs', '/nodes', '/namespaces']) {
+      assert.ok(reads.has(r), `capstan-reader reads ${r}`);
+    }
+    // Every informer's resource (runtime/kube/cluster-cache.ts) and the metrics poller's.
+    for (const r of ['/persistentvolumes', '/persistentvolumeclaims', 'apps/replicasets', '/resourcequotas', '/limitranges', 'discovery.k8s.io/endpointslices', 'networking.k8s.io/ingressclasses', 'storage.k8s.io/storageclasses', 'autoscaling/horizontalpodautoscalers', 'policy/poddisruptionbudgets', 'metrics.k8s.io/pods']) {
+      assert.ok(reads.has(r), `capstan-reader reads ${r}`);
+    }
+    assert.deepEqual(all.filter((g) => g.role === 'Role/capstan-node-leases').map((g) => `${g.namespace} ${key(g)}`), ['kube-node-lease coordination.k8s.io/leases:get', 'kube-node-lease coordination.k8s.io/leases:list', 'kube-node-lease coordination.k8s.io/leases:watch']);
+    assert.deepEqual(all.filter(isWrite).map((g) => `${g.role} ${g.namespace} ${key(g)}`), [`Role/capstan-own-namespace ${NAMESPACE} /secrets:create`, `Role/capstan-own-namespace ${NAMESPACE} /secrets:update`, `Role/capstan-own-namespace ${NAMESPACE} /secrets:patch`]);
+    assert.deepEqual(all.filter((g) => g.resource === 'secrets' && !OWN_SECRETS(g)).map((g) => `${g.role} ${g.verb}`), ['ClusterRole/capstan-secrets-reader get', 'ClusterRole/capstan-secrets-reader list', 'ClusterRole/capstan-secrets-reader watch']);
+    assert.ok(all.some((g) => g.resource === 'nodes/metrics'), 'the direct kubelet scrape (on by default) reads nodes/metrics');
+  });
+
+  it('allowWrites: exactly the spec\'s writes, cluster-wide', async () => {
+    const writes = grants(await render({ rbac: { allowWrites: true } })).filter((g) => isWrite(g) && !OWN_SECRETS(g));
+    assert.deepEqual(writes.map(key).sort(), SPEC_WRITES);
+    assert.ok(writes.every((g) => g.role === 'ClusterRole/capstan-writer'));
+  });
+
+  it('allowWrites with tenant namespaces: the namespaced writes as a Role in each, namespace create cluster-wide', async () => {
+    const writes = grants(await render({ rbac: { allowWrites: true }, tenantNamespaces: TENANTS })).filter((g) => isWrite(g) && !OWN_SECRETS(g));
+    assert.deepEqual(writes.filter((g) => g.namespace === null).map((g) => `${g.role} ${key(g)}`), ['ClusterRole/capstan-writer /namespaces:create']);
+    for (const ns of TENANTS) {
+      assert.deepEqual(writes.filter((g) => g.namespace === ns).map(key).sort(), SPEC_WRITES.filter((w) => w !== '/namespaces:create'));
+    }
+  });
+
+  it('clusterWide=false: a reader Role per tenant namespace, a ClusterRole with cluster-scoped reads only, the agent told to watch per namespace', async () => {
+    const objects = await render({ rbac: { clusterWide: false }, tenantNamespaces: TENANTS });
+    const all = grants(objects);
+    const clusterReads = all.filter((g) => g.role === 'ClusterRole/capstan-reader');
+    const namespacedInCluster = clusterReads.filter((g) => !CLUSTER_SCOPED.has(`${g.group}/${g.resource}`) && g.group !== 'aquasecurity.github.io');
+    assert.deepEqual(namespacedInCluster.map(key), [], 'no namespaced workload read left in the ClusterRole');
+    assert.ok(!clusterReads.some((g) => g.group === 'aquasecurity.github.io' && !g.resource.startsWith('cluster')), 'namespaced scanner reports moved too');
+    assert.ok(!all.some((g) => g.role.startsWith('ClusterRole/') && g.resource === 'secrets'), 'no cluster-wide Secret read');
+    for (const ns of TENANTS) {
+      const role = new Set(all.filter((g) => g.role === 'Role/capstan-reader' && g.namespace === ns).map((g) => `${g.group}/${g.resource}`));
+      for (const r of ['/pods', '/pods/log', '/configmaps', '/events', 'apps/deployments', 'apps/replicasets', 'batch/jobs', 'metrics.k8s.io/pods']) assert.ok(role.has(r), `Role capstan-reader in ${ns} reads ${r}`);
+      assert.ok(all.some((g) => g.role === 'Role/capstan-secrets-reader' && g.namespace === ns && g.verb === 'list'), `Secrets readable in ${ns}`);
+      get(objects, 'RoleBinding', 'capstan-reader', ns);
+    }
+    const config = (get(objects, 'ConfigMap', 'capstan-agent-config', NAMESPACE) as WithData).data;
+    assert.equal(config.CAPSTAN_WATCH_SCOPE, 'namespaces');
+    assert.equal(config.CAPSTAN_TENANT_NAMESPACES, TENANTS.join(','));
+  });
+
+  it('viaProxy alone adds nodes/proxy (and drops the direct scrape\'s nodes/metrics)', async () => {
+    const before = new Set(grants(await render({})).map((g) => `${g.role} ${key(g)}`));
+    const after = new Set(grants(await render({ metrics: { kubeletScrape: { viaProxy: true } } })).map((g) => `${g.role} ${key(g)}`));
+    assert.deepEqual([...after].filter((g) => !before.has(g)), ['ClusterRole/capstan-reader /nodes/proxy:get']);
+    assert.deepEqual([...before].filter((g) => !after.has(g)), ['ClusterRole/capstan-reader /nodes/metrics:get']);
+  });
+
+  it('readSecrets=false withholds every Secret read but its own namespace\'s; secretsNamespaces narrows it', async () => {
+    const none = grants(await render({ rbac: { readSecrets: false } }));
+    assert.deepEqual(none.filter((g) => g.resource === 'secrets' && !OWN_SECRETS(g)), []);
+    const scoped = grants(await render({ rbac: { secretsNamespaces: ['shop'] } }));
+    assert.deepEqual([...new Set(scoped.filter((g) => g.resource === 'secrets' && !OWN_SECRETS(g)).map((g) => `${g.role} ${g.namespace}`))], ['Role/capstan-secrets-reader shop']);
+  });
+});
+
+describe('what the chart renders', () => {
+  it('routes the terminal WebSocket to the agent and the rest to the dashboard, TLS by ingress class', async () => {
+    type Ingress = KubeObject & { spec: { ingressClassName?: string; tls?: { hosts: string[]; secretName?: string }[]; rules: { host: string; http: { paths: { path: string; pathType: string; backend: { service: { name: string } } }[] } }[] } };
+    const cert = get(await render({ global: { hostname: HOST, ingressClassName: 'nginx' } }), 'Ingress', 'capstan', NAMESPACE) as Ingress;
+    assert.deepEqual(cert.spec.rules[0]?.http.paths.map((p) => `${p.path} ${p.pathType} ${p.backend.service.name}`), ['/api/agent/terminal/ws Prefix capstan-agent', '/ Prefix capstan-ui']);
+    assert.equal(cert.metadata.annotations?.['cert-manager.io/cluster-issuer'], 'letsencrypt-prod');
+    assert.deepEqual(cert.spec.tls, [{ hosts: [HOST], secretName: 'capstan-tls' }]);
+    assert.equal(cert.spec.ingressClassName, 'nginx');
+
+    const gce = await render({ global: { hostname: HOST, ingressClassName: 'gce' } });
+    const gceIngress = get(gce, 'Ingress', 'capstan', NAMESPACE) as Ingress;
+    assert.equal(gceIngress.metadata.annotations?.['networking.gke.io/managed-certificates'], 'capstan-certificate');
+    assert.equal(gceIngress.metadata.annotations['kubernetes.io/ingress.class'], 'gce');
+    assert.equal(gceIngress.spec.ingressClassName, undefined);
+    assert.deepEqual((get(gce, 'ManagedCertificate', 'capstan-certificate', NAMESPACE) as KubeObject & { spec: { domains: string[] } }).spec.domains, [HOST]);
+
+    const alb = get(await render({ global: { hostname: HOST, ingressClassName: 'alb' } }), 'Ingress', 'capstan', NAMESPACE) as Ingress;
+    assert.deepEqual(alb.spec.tls, [{ hosts: [HOST] }], 'no secretName: the controller finds the ACM certificate by host');
+    assert.equal(alb.metadata.annotations?.['alb.ingress.kubernetes.io/ssl-redirect'], '443');
+
+    const agw = get(await render({ global: { hostname: HOST, ingressClassName: 'azure-application-gateway', tlsCertificate: 'capstan-cert' } }), 'Ingress', 'capstan', NAMESPACE) as Ingress;
+    assert.equal(agw.metadata.annotations?.['appgw.ingress.kubernetes.io/appgw-ssl-certificate'], 'capstan-cert');
+    assert.equal(agw.spec.tls, undefined);
+
+    const plain = get(await render({ global: { hostname: HOST, tls: false } }), 'Ingress', 'capstan', NAMESPACE) as Ingress;
+    assert.equal(plain.spec.tls, undefined);
+    assert.equal(Object.keys(plain.metadata.annotations ?? {}).some((a) => a.startsWith('cert-manager.io/')), false);
+  });
+
+  it('configures the agent from the values: env from the ConfigMap and Secrets, images at appVersion, probes', async () => {
+    const objects = await render({ global: { hostname: HOST }, security: { trustedProxyCidrs: '10.0.0.0/8', aiRateLimitPerMin: 20, discoveryRateLimitPerMin: 600, cookieSecure: true, sessionIdleTimeout: 0 }, metrics: { kubeletScrape: { viaProxy: true } }, alerting: { chatWebhookUrl: 'https://chat.example.com/h' } });
+    const config = (get(objects, 'ConfigMap', 'capstan-agent-config', NAMESPACE) as WithData).data;
+    const expected: Record<string, string> = { CAPSTAN_DATA_DIR: '/data/capstan', CAPSTAN_TRUSTED_PROXY_CIDRS: '10.0.0.0/8', CAPSTAN_RATE_LIMITS: 'ai=20,discovery=600', CAPSTAN_COOKIE_SECURE: 'true', CAPSTAN_SESSION_IDLE_TIMEOUT: '0', METRICS_KUBELET_SCRAPE: 'proxy', CAPSTAN_CORS_ORIGINS: `https://${HOST}`, CAPSTAN_TENANT_NAMESPACES: '' };
+    for (const [name, value] of Object.entries(expected)) assert.equal(config[name], value, name);
+    assert.equal(config.CAPSTAN_WATCH_SCOPE, undefined, 'cluster-wide RBAC: the agent watches cluster-wide');
+    const env = (get(objects, 'Secret', 'capstan-agent-env', NAMESPACE) as WithData).data;
+    assert.equal(Buffer.from(env.CAPSTAN_CHAT_WEBHOOK_URL ?? '', 'base64').toString(), 'https://chat.example.com/h');
+    const chartVersion = (parse(readFileSync(`${CHART_DIR}Chart.yaml`, 'utf8')) as { appVersion: string }).appVersion;
+    const agent = (get(objects, 'Deployment', 'capstan-agent', NAMESPACE) as Deployment).spec.template.spec;
+    const container = agent.containers[0];
+    assert.ok(container);
+    assert.deepEqual(container.args, ['--listen', ':8080']);
+    assert.equal(container.readinessProbe?.httpGet?.path, '/readyz');
+    assert.equal(container.livenessProbe?.httpGet?.path, '/healthz');
+    assert.equal(container.image, `capstan-agent:${chartVersion}`);
+    assert.deepEqual((container.env ?? []).map((e) => e.name), ['CAPSTAN_ENCRYPTION_KEY', 'CAPSTAN_ADMIN_PASSWORD', 'CAPSTAN_VIEWER_PASSWORD']);
+    const ui = (get(objects, 'Deployment', 'capstan-ui', NAMESPACE) as Deployment).spec.template.spec;
+    assert.equal(ui.automountServiceAccountToken, false);
+    assert.deepEqual(ui.containers[0]?.env, [{ name: 'CAPSTAN_AGENT_URL', value: `http://capstan-agent.${NAMESPACE}.svc:8080` }]);
+    assert.equal(agent.securityContext?.appArmorProfile?.type, 'RuntimeDefault');
+  });
+
+  it('installs for real: the admin password and encryption key are kept on upgrade, the key across uninstall', async () => {
+    const secret = async (name: string, field: string) => Buffer.from((await kJson<{ data: Record<string, string> }>(['get', 'secret', name, '-n', NAMESPACE])).data[field] ?? '', 'base64').toString();
+    const release = ['capstan', CHART_DIR, '-n', NAMESPACE];
+    try {
+      const installed = await helm(['install', ...release, '--set', 'global.hostname=' + HOST, '--set', 'security.trustedProxyCidrs=10.0.0.0/8']);
+      assert.ok(installed.ok, installed.stderr);
+      assert.match(installed.stdout, new RegExp(`https://${HOST}/api/agent/mcp`));
+      assert.match(installed.stdout, /get secret capstan-admin -o jsonpath='\{\.data\.admin-password\}' \| base64 -d/);
+      const password = await secret('capstan-admin', 'admin-password');
+      const key = await secret('capstan-encryption-key', 'encryption-key');
+      assert.equal(password.length, 24);
+      assert.equal(Buffer.from(key, 'base64').length, 32, 'a random 256-bit key');
+
+      const upgraded = await helm(['upgrade', ...release, '--reuse-values', '--set', 'security.adminPassword=a-new-password']);
+      assert.ok(upgraded.ok, upgraded.stderr);
+      assert.equal(await secret('capstan-admin', 'admin-password'), password, 'an admin password once set is never overwritten');
+      assert.equal(await secret('capstan-encryption-key', 'encryption-key'), key);
+
+      const removed = await helm(['uninstall', 'capstan', '-n', NAMESPACE, '--wait']);
+      assert.ok(removed.ok, removed.stderr);
+      assert.equal(await secret('capstan-encryption-key', 'encryption-key'), key, 'the key outlives the release');
+      assert.equal((await k(['get', 'secret', 'capstan-admin', '-n', NAMESPACE, '--ignore-not-found'])).trim(), '');
+
+      const again = await helm(['install', ...release]);
+      assert.ok(again.ok, again.stderr);
+      assert.equal(await secret('capstan-encryption-key', 'encryption-key'), key, 'a reinstall opens what the old install sealed');
+    } finally {
+      await helm(['uninstall', 'capstan', '-n', NAMESPACE, '--wait']);
+      await k(['delete', 'secret', 'capstan-encryption-key', '-n', NAMESPACE, '--ignore-not-found']);
+    }
+  });
+});
