@@ -509,7 +509,7 @@ describe('what the chart renders', () => {
     assert.equal(agent.securityContext?.appArmorProfile?.type, 'RuntimeDefault');
   });
 
-  it('installs for real: the admin password and encryption key are kept on upgrade, the key across uninstall', async () => {
+  it('installs for real: the admin password and encryption key are kept on upgrade, the key and the volume across uninstall', async () => {
     const secret = async (name: string, field: string) => Buffer.from((await kJson<{ data: Record<string, string> }>(['get', 'secret', name, '-n', NAMESPACE])).data[field] ?? '', 'base64').toString();
     const release = ['capstan', CHART_DIR, '-n', NAMESPACE];
     try {
@@ -530,6 +530,7 @@ describe('what the chart renders', () => {
       const removed = await helm(['uninstall', 'capstan', '-n', NAMESPACE, '--wait']);
       assert.ok(removed.ok, removed.stderr);
       assert.equal(await secret('capstan-encryption-key', 'encryption-key'), key, 'the key outlives the release');
+      assert.equal((await k(['get', 'pvc', 'capstan-agent-data', '-n', NAMESPACE, '-o', 'name'])).trim(), 'persistentvolumeclaim/capstan-agent-data', 'so does the database volume');
       assert.equal((await k(['get', 'secret', 'capstan-admin', '-n', NAMESPACE, '--ignore-not-found'])).trim(), '');
 
       const again = await helm(['install', ...release]);
@@ -538,6 +539,7 @@ describe('what the chart renders', () => {
     } finally {
       await helm(['uninstall', 'capstan', '-n', NAMESPACE, '--wait']);
       await k(['delete', 'secret', 'capstan-encryption-key', '-n', NAMESPACE, '--ignore-not-found']);
+      await k(['delete', 'pvc', 'capstan-agent-data', '-n', NAMESPACE, '--ignore-not-found', '--wait=false']);
     }
   });
 });
