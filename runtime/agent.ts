@@ -15,6 +15,7 @@ import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { kubeletDirect, kubeletThroughProxy, type KubeletScrapeMode } from './kube/kubelet.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
+import { watchedNamespaces, type WatchScope } from './kube/watch-scope.ts';
 import { createPodLogs } from './kube/logs.ts';
 import { HistoryStore } from './metrics/history-store.ts';
 import { KubeletNetworkScraper, networkOff } from './metrics/kubelet-scraper.ts';
@@ -31,6 +32,12 @@ export interface AgentOptions {
   listen: string;
   dataDir: string;
   settings: AgentSettings;
+  /**
+   * CAPSTAN_WATCH_SCOPE (`--watch-scope`): `cluster` (default) lists namespaced kinds
+   * cluster-wide; `namespaces` lists each of `settings.tenantNamespaces` on its own, for RBAC
+   * that grants them only as per-namespace Roles (rbac.clusterWide=false).
+   */
+  watchScope?: WatchScope;
   /** CAPSTAN_ADMIN_PASSWORD / CAPSTAN_VIEWER_PASSWORD; used only when those accounts do not exist yet. */
   accounts?: SeedOptions;
   /** Helm values seeding the runtime-editable settings (idle timeout, audit webhook, IP lists, ...). */
@@ -70,13 +77,17 @@ export interface RunningAgent {
 }
 
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
+  // Refused before anything is created: `namespaces` without tenant namespaces would watch nothing.
+  const scope = options.watchScope ?? 'cluster';
+  const watched = watchedNamespaces(scope, options.settings.tenantNamespaces);
+  options.log.info(watched === null ? 'watching cluster-wide' : 'watching per namespace', watched === null ? { scope } : { scope, namespaces: watched });
   mkdirSync(options.dataDir, { recursive: true });
   const clock = systemClock;
   const encryptionKey = loadEncryptionKey(options.encryptionKey, options.dataDir);
   const db = await openDatabase(options.dataDir, clock, { auditChainKey: auditChainKey(encryptionKey) });
   await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
   const kubeConfig = loadKubeConfig(options.kubeconfig);
-  const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log);
+  const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log, watched);
   const historyStore = new HistoryStore(db, clock);
   const scrape = options.kubeletScrape;
   const scraper = scrape

@@ -271,8 +271,17 @@ export interface CacheSyncStatus {
   synced: boolean;
   /** ISO time since which this informer has failed to LIST or WATCH; null while healthy. */
   failing_since: string | null;
-  /** RBAC refuses this resource (an optional informer): it is served empty. */
+  /**
+   * RBAC refuses this resource somewhere the agent lists it: what it serves may be missing
+   * objects (all of them when the refusal is cluster-wide), so whatever reads it says so.
+   */
   forbidden: boolean;
+  /**
+   * Where the refusal applies when the agent lists per namespace (CAPSTAN_WATCH_SCOPE=namespaces):
+   * the namespaces refused, in name order. Empty when nothing is refused or when the one
+   * cluster-wide LIST is.
+   */
+  forbidden_namespaces: readonly string[];
 }
 
 /** Live cluster state, served from informers: never a LIST per HTTP request. */

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startAgent } from '../agent.ts';
 import { agentOptionsFromEnv } from './env-options.ts';
+import { parseWatchScope } from '../kube/watch-scope.ts';
 import { createLogger } from '../log.ts';
 import { untilSignal } from './signals.ts';
 
@@ -12,6 +13,8 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       listen: { type: 'string', default: ':8080' },
       'data-dir': { type: 'string', default: process.env.CAPSTAN_DATA_DIR ?? './data' },
       'tenant-namespaces': { type: 'string', default: process.env.CAPSTAN_TENANT_NAMESPACES ?? '' },
+      // Default from CAPSTAN_WATCH_SCOPE, through agentOptionsFromEnv.
+      'watch-scope': { type: 'string' },
     },
     strict: true,
   });
@@ -21,6 +24,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
     dataDir: values['data-dir'],
     settings: { tenantNamespaces: splitList(values['tenant-namespaces']) },
     ...agentOptionsFromEnv(),
+    ...(values['watch-scope'] === undefined ? {} : { watchScope: parseWatchScope(values['watch-scope'], '--watch-scope') }),
     log: createLogger(),
   });
   await untilSignal();

@@ -5,14 +5,16 @@ import type { AgentOptions } from '../agent.ts';
 import type { CookieSecure } from '../http/app.ts';
 import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../http/middleware/rate-limit.ts';
+import { parseWatchScope } from '../kube/watch-scope.ts';
 import { RateLimitClass } from '../../schema/access.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding' | 'rateLimits'>;
+type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding' | 'rateLimits'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
   return {
+    watchScope: parseWatchScope(env.CAPSTAN_WATCH_SCOPE, 'CAPSTAN_WATCH_SCOPE'),
     apiDocs: env.CAPSTAN_ENABLE_API_DOCS === 'true',
     kubeletScrape: parseKubeletScrape(env.METRICS_KUBELET_SCRAPE, parseBoolean(env.METRICS_KUBELET_INSECURE_TLS, false, 'METRICS_KUBELET_INSECURE_TLS')),
     accounts: { adminPassword: env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: env.CAPSTAN_VIEWER_PASSWORD },

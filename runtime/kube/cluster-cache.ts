@@ -4,72 +4,86 @@ import type { Logger } from '../log.ts';
 import type { KubeTransport } from './client.ts';
 import { Informer } from './informer.ts';
 import { MetricsPoller } from './metrics-poller.ts';
+import { joined, PerNamespaceInformer, type CacheSource } from './namespaced-informers.ts';
 import { slimPod } from './slim-pod.ts';
 import { slimEndpointSlice, slimHpa, slimIngressClass, slimLease, slimLimitRange, slimPdb, slimResourceQuota, slimStorageClass } from './slim-policy.ts';
 import { slimConfigMap, slimController, slimDaemonSet, slimDeployment, slimEvent, slimIngress, slimNamespace, slimNode, slimPv, slimPvc, slimSecret, slimService } from './slim.ts';
+import { namespacedPath } from './watch-scope.ts';
 
 /** The informers behind ClusterView. Handlers read these maps; no request ever LISTs the API server. */
 export class ClusterCache implements ClusterView {
-  private readonly namespaceInformer: Informer<NamespaceObject>;
-  private readonly podInformer: Informer<PodObject>;
-  private readonly nodeInformer: Informer<NodeObject>;
-  private readonly eventInformer: Informer<EventObject>;
-  private readonly deploymentInformer: Informer<WorkloadObject>;
-  private readonly daemonSetInformer: Informer<WorkloadObject>;
-  private readonly serviceInformer: Informer<ServiceObject>;
-  private readonly pvcInformer: Informer<PvcObject>;
-  private readonly controllerInformers: Informer<ControllerObject>[];
-  private readonly ingressInformer: Informer<IngressObject>;
-  private readonly configMapInformer: Informer<NamespacedName>;
-  private readonly secretInformer: Informer<SecretObject>;
-  private readonly pvInformer: Informer<PvObject>;
-  private readonly endpointSliceInformer: Informer<EndpointSliceObject>;
-  private readonly ingressClassInformer: Informer<IngressClassObject>;
-  private readonly storageClassInformer: Informer<StorageClassObject>;
-  private readonly leaseInformer: Informer<LeaseObject>;
-  private readonly quotaInformer: Informer<ResourceQuotaObject>;
-  private readonly limitRangeInformer: Informer<LimitRangeObject>;
-  private readonly hpaInformer: Informer<HpaObject>;
-  private readonly pdbInformer: Informer<PdbObject>;
+  private readonly namespaceInformer: CacheSource<NamespaceObject>;
+  private readonly podInformer: CacheSource<PodObject>;
+  private readonly nodeInformer: CacheSource<NodeObject>;
+  private readonly eventInformer: CacheSource<EventObject>;
+  private readonly deploymentInformer: CacheSource<WorkloadObject>;
+  private readonly daemonSetInformer: CacheSource<WorkloadObject>;
+  private readonly serviceInformer: CacheSource<ServiceObject>;
+  private readonly pvcInformer: CacheSource<PvcObject>;
+  private readonly controllerInformers: CacheSource<ControllerObject>[];
+  private readonly ingressInformer: CacheSource<IngressObject>;
+  private readonly configMapInformer: CacheSource<NamespacedName>;
+  private readonly secretInformer: CacheSource<SecretObject>;
+  private readonly pvInformer: CacheSource<PvObject>;
+  private readonly endpointSliceInformer: CacheSource<EndpointSliceObject>;
+  private readonly ingressClassInformer: CacheSource<IngressClassObject>;
+  private readonly storageClassInformer: CacheSource<StorageClassObject>;
+  private readonly leaseInformer: CacheSource<LeaseObject>;
+  private readonly quotaInformer: CacheSource<ResourceQuotaObject>;
+  private readonly limitRangeInformer: CacheSource<LimitRangeObject>;
+  private readonly hpaInformer: CacheSource<HpaObject>;
+  private readonly pdbInformer: CacheSource<PdbObject>;
   private readonly metricsPoller: MetricsPoller;
 
-  // Nodes and the cluster model's kinds are optional: an agent whose RBAC leaves them out
-  // (rbac.readSecrets off, namespaced install) still serves everything else.
-  constructor(transport: KubeTransport, clock: Clock, log: Logger) {
+  /**
+   * `watched`: null lists every namespaced kind cluster-wide; a list of namespaces lists each
+   * of them on its own (CAPSTAN_WATCH_SCOPE=namespaces, for an install whose RBAC grants the
+   * namespaced reads only as Roles there). Cluster-scoped kinds are listed cluster-wide either
+   * way. Any LIST RBAC refuses is served empty and reported forbidden, never left unready.
+   */
+  constructor(transport: KubeTransport, clock: Clock, log: Logger, watched: readonly string[] | null = null) {
     const informerLog = log.child('informer');
-    const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null, optional = false) => new Informer<T>({ resource, path, transport, slim, log: informerLog, optional });
-    this.namespaceInformer = informer('namespaces', '/api/v1/namespaces', slimNamespace);
+    const clusterWide = <T>(resource: string, path: string, slim: (raw: unknown) => T | null): CacheSource<T> => new Informer<T>({ resource, path, transport, slim, log: informerLog });
+    const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null): CacheSource<T> =>
+      watched === null
+        ? clusterWide(resource, path, slim)
+        : new PerNamespaceInformer(
+            resource,
+            watched.map((namespace) => new Informer<T>({ resource, namespace, path: namespacedPath(path, namespace), transport, slim, log: informerLog })),
+          );
+    this.namespaceInformer = clusterWide('namespaces', '/api/v1/namespaces', slimNamespace);
     this.podInformer = informer('pods', '/api/v1/pods', slimPod);
-    this.nodeInformer = informer('nodes', '/api/v1/nodes', slimNode, true);
+    this.nodeInformer = clusterWide('nodes', '/api/v1/nodes', slimNode);
     this.eventInformer = informer('events', '/api/v1/events', slimEvent);
     this.deploymentInformer = informer('deployments', '/apis/apps/v1/deployments', slimDeployment);
     this.daemonSetInformer = informer('daemonsets', '/apis/apps/v1/daemonsets', slimDaemonSet);
     this.serviceInformer = informer('services', '/api/v1/services', slimService);
     this.pvcInformer = informer('persistentvolumeclaims', '/api/v1/persistentvolumeclaims', slimPvc);
     this.controllerInformers = [
-      informer('replicasets', '/apis/apps/v1/replicasets', slimController('ReplicaSet'), true),
-      informer('statefulsets', '/apis/apps/v1/statefulsets', slimController('StatefulSet'), true),
-      informer('jobs', '/apis/batch/v1/jobs', slimController('Job'), true),
-      informer('cronjobs', '/apis/batch/v1/cronjobs', slimController('CronJob'), true),
+      informer('replicasets', '/apis/apps/v1/replicasets', slimController('ReplicaSet')),
+      informer('statefulsets', '/apis/apps/v1/statefulsets', slimController('StatefulSet')),
+      informer('jobs', '/apis/batch/v1/jobs', slimController('Job')),
+      informer('cronjobs', '/apis/batch/v1/cronjobs', slimController('CronJob')),
     ];
-    this.ingressInformer = informer('ingresses', '/apis/networking.k8s.io/v1/ingresses', slimIngress, true);
-    this.configMapInformer = informer('configmaps', '/api/v1/configmaps', slimConfigMap, true);
-    this.secretInformer = informer('secrets', '/api/v1/secrets', slimSecret, true);
-    this.pvInformer = informer('persistentvolumes', '/api/v1/persistentvolumes', slimPv, true);
-    // What the diagnosis reads to explain failures (docs/diagnosis.md): each optional, so a
-    // narrower RBAC leaves the analyzer that needs it silent (and says so) instead of unready.
-    this.endpointSliceInformer = informer('endpointslices', '/apis/discovery.k8s.io/v1/endpointslices', slimEndpointSlice, true);
-    this.ingressClassInformer = informer('ingressclasses', '/apis/networking.k8s.io/v1/ingressclasses', slimIngressClass, true);
-    this.storageClassInformer = informer('storageclasses', '/apis/storage.k8s.io/v1/storageclasses', slimStorageClass, true);
-    this.leaseInformer = informer('leases', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', slimLease, true);
-    this.quotaInformer = informer('resourcequotas', '/api/v1/resourcequotas', slimResourceQuota, true);
-    this.limitRangeInformer = informer('limitranges', '/api/v1/limitranges', slimLimitRange, true);
-    this.hpaInformer = informer('horizontalpodautoscalers', '/apis/autoscaling/v2/horizontalpodautoscalers', slimHpa, true);
-    this.pdbInformer = informer('poddisruptionbudgets', '/apis/policy/v1/poddisruptionbudgets', slimPdb, true);
-    this.metricsPoller = new MetricsPoller(transport, clock, log.child('metrics'));
+    this.ingressInformer = informer('ingresses', '/apis/networking.k8s.io/v1/ingresses', slimIngress);
+    this.configMapInformer = informer('configmaps', '/api/v1/configmaps', slimConfigMap);
+    this.secretInformer = informer('secrets', '/api/v1/secrets', slimSecret);
+    this.pvInformer = clusterWide('persistentvolumes', '/api/v1/persistentvolumes', slimPv);
+    // What the diagnosis reads to explain failures (docs/diagnosis.md): a narrower RBAC leaves
+    // the analyzer that needs it silent (and says so) instead of unready.
+    this.endpointSliceInformer = informer('endpointslices', '/apis/discovery.k8s.io/v1/endpointslices', slimEndpointSlice);
+    this.ingressClassInformer = clusterWide('ingressclasses', '/apis/networking.k8s.io/v1/ingressclasses', slimIngressClass);
+    this.storageClassInformer = clusterWide('storageclasses', '/apis/storage.k8s.io/v1/storageclasses', slimStorageClass);
+    // Node heartbeats live in one system namespace whatever the scope.
+    this.leaseInformer = clusterWide('leases', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', slimLease);
+    this.quotaInformer = informer('resourcequotas', '/api/v1/resourcequotas', slimResourceQuota);
+    this.limitRangeInformer = informer('limitranges', '/api/v1/limitranges', slimLimitRange);
+    this.hpaInformer = informer('horizontalpodautoscalers', '/apis/autoscaling/v2/horizontalpodautoscalers', slimHpa);
+    this.pdbInformer = informer('poddisruptionbudgets', '/apis/policy/v1/poddisruptionbudgets', slimPdb);
+    this.metricsPoller = new MetricsPoller(transport, clock, log.child('metrics'), watched);
   }
 
-  private get informers(): Informer<unknown>[] {
+  private get informers(): CacheSource<unknown>[] {
     return [
       this.namespaceInformer,
       this.podInformer,
@@ -192,28 +206,14 @@ export class ClusterCache implements ClusterView {
   }
 
   syncStatus(): readonly CacheSyncStatus[] {
-    return this.informers.map((i) => ({ resource: i.resource, synced: i.hasSynced(), failing_since: i.failingSince()?.toISOString() ?? null, forbidden: i.isForbidden() }));
+    return this.informers.map((i) => i.status());
   }
 
   staleSince(): string | null {
-    const times = this.informers.map((i) => i.failingSince()?.getTime()).filter((t): t is number => t !== undefined);
+    const times = this.syncStatus()
+      .map((s) => s.failing_since)
+      .filter((t): t is string => t !== null)
+      .map((t) => Date.parse(t));
     return times.length === 0 ? null : new Date(Math.min(...times)).toISOString();
   }
-}
-
-/**
- * Several informers' arrays as one, rebuilt only when one of them changed: like each
- * informer's values(), the result keeps its identity between changes.
- */
-function joined<T>(parts: () => readonly (readonly T[])[]): () => readonly T[] {
-  let last: readonly (readonly T[])[] = [];
-  let all: readonly T[] = [];
-  return () => {
-    const now = parts();
-    if (now.length !== last.length || now.some((part, i) => part !== last[i])) {
-      last = now;
-      all = now.flat();
-    }
-    return all;
-  };
 }

@@ -1,11 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { CacheSyncStatus } from '../../domain/cluster/model.ts';
 import type { Logger } from '../log.ts';
 import { KubeApiError, type KubeTransport } from './client.ts';
 
 export interface InformerOptions<T> {
   /** Shown in logs and /readyz. */
   resource: string;
-  /** Collection path, e.g. `/api/v1/namespaces` or `/api/v1/pods`. */
+  /** The one namespace this informer lists (a per-namespace watch), for logs and /readyz; absent for a cluster-wide list. */
+  namespace?: string;
+  /** Collection path, e.g. `/api/v1/namespaces`, `/api/v1/pods` or `/api/v1/namespaces/shop/pods`. */
   path: string;
   transport: KubeTransport;
   /** Keeps only what the service reads; returns null to drop an object entirely. */
@@ -16,11 +19,10 @@ export interface InformerOptions<T> {
   watchTimeoutSecs?: number;
   retryDelayMs?: number;
   /**
-   * An informer the service can live without (the cluster model's extra kinds): when RBAC
-   * forbids the LIST (403, e.g. Secrets without rbac.readSecrets) it counts as synced and
-   * empty instead of holding /readyz back, and asks again every `forbiddenRetryMs`.
+   * When RBAC forbids the LIST (403: Secrets without rbac.readSecrets, pods outside the
+   * namespaces a restricted install was granted) the informer counts as synced and empty,
+   * reports itself forbidden instead of holding /readyz back forever, and asks again this often.
    */
-  optional?: boolean;
   forbiddenRetryMs?: number;
 }
 
@@ -55,11 +57,15 @@ export class Informer<T> {
     return this.options.resource;
   }
 
+  get namespace(): string | null {
+    return this.options.namespace ?? null;
+  }
+
   hasSynced(): boolean {
     return this.synced;
   }
 
-  /** RBAC refuses the LIST of an optional resource: it is served empty. */
+  /** RBAC refuses the LIST: the resource is served empty (and the caller says so). */
   isForbidden(): boolean {
     return this.forbidden;
   }
@@ -83,6 +89,18 @@ export class Informer<T> {
    */
   failingSince(): Date | null {
     return this.failing;
+  }
+
+  /** This informer's line in /readyz and ClusterView.syncStatus(). */
+  status(): CacheSyncStatus {
+    const forbidden = this.forbidden;
+    return {
+      resource: this.options.resource,
+      synced: this.synced,
+      failing_since: this.failing?.toISOString() ?? null,
+      forbidden,
+      forbidden_namespaces: forbidden && this.options.namespace !== undefined ? [this.options.namespace] : [],
+    };
   }
 
   /** Every object, as one array that stays the same until the store changes (never mutated once handed out). */
@@ -112,22 +130,23 @@ export class Informer<T> {
       this.forbidden = false;
       this.resourceVersion = resourceVersion;
       if (this.failing) {
-        this.options.log.info('informer recovered', { resource: this.options.resource, failingSince: this.failing.toISOString() });
+        this.options.log.info('informer recovered', { ...this.where(), failingSince: this.failing.toISOString() });
         this.failing = null;
       }
       if (!this.synced) {
         this.synced = true;
-        this.options.log.info('informer synced', { resource: this.options.resource, objects: this.store.size });
+        this.options.log.info('informer synced', { ...this.where(), objects: this.store.size });
         this.resolveFirstSync();
       }
       await this.watch();
     } catch (err) {
-      if (this.options.optional && (err instanceof KubeApiError ? err.status : statusOf(err)) === 403) {
+      // Any refusal by RBAC degrades what reads this resource; it never blocks readiness.
+      if ((err instanceof KubeApiError ? err.status : statusOf(err)) === 403) {
         this.forbiddenNow(describe(err));
         return;
       }
       // A 410 on the continue token means the snapshot expired mid-list: start over.
-      this.options.log.warn('list failed; retrying', { resource: this.options.resource, error: describe(err) });
+      this.options.log.warn('list failed; retrying', { ...this.where(), error: describe(err) });
       this.markFailing();
       this.retryLater(() => this.relist());
     }
@@ -162,10 +181,10 @@ export class Informer<T> {
       (err) => {
         if (this.stopped) return;
         if (gone || (err instanceof KubeApiError && err.status === 410) || statusOf(err) === 410) {
-          this.options.log.info('watch expired (410 Gone); relisting', { resource: this.options.resource });
+          this.options.log.info('watch expired (410 Gone); relisting', this.where());
           void this.relist();
         } else if (err) {
-          this.options.log.warn('watch failed; relisting', { resource: this.options.resource, error: describe(err) });
+          this.options.log.warn('watch failed; relisting', { ...this.where(), error: describe(err) });
           this.markFailing();
           this.retryLater(() => this.relist());
         } else {
@@ -190,7 +209,7 @@ export class Informer<T> {
 
   /** RBAC said no: nothing of this kind is visible, which is an answer, not a failure. */
   private forbiddenNow(reason: string): void {
-    if (!this.forbidden) this.options.log.warn('not allowed to list; treating as empty', { resource: this.options.resource, error: reason });
+    if (!this.forbidden) this.options.log.warn('not allowed to list; treating as empty', { ...this.where(), error: reason });
     this.forbidden = true;
     this.store.clear();
     this.snapshot = null;
@@ -200,6 +219,12 @@ export class Informer<T> {
       this.resolveFirstSync();
     }
     if (!this.stopped) this.retryTimer = setTimeout(() => void this.relist(), this.options.forbiddenRetryMs ?? 300_000);
+  }
+
+  /** What the log lines name: the resource, and the namespace of a per-namespace informer. */
+  private where(): Record<string, string> {
+    const { resource, namespace } = this.options;
+    return namespace === undefined ? { resource } : { resource, namespace };
   }
 
   private markFailing(): void {

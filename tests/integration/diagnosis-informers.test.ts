@@ -3,14 +3,10 @@
 // ResourceQuotas and StorageClasses still becomes ready, says which two it may not read, and
 // serves the rest.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parse, stringify } from 'yaml';
 import type { ClusterView } from '../../domain/cluster/model.ts';
 import type { RunningAgent } from '../../runtime/agent.ts';
-import { k, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
+import { k, serviceAccountKubeconfig, startTestAgent, waitFor } from '../support/cluster.ts';
 
 const NS = 'capstan-diag-informers';
 const STORAGE_CLASS = 'capstan-diag-fast';
@@ -102,28 +98,6 @@ roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${LIMIT
 subjects: [{ kind: ServiceAccount, name: ${LIMITED_SA}, namespace: ${NS} }]
 `;
 
-/** A kubeconfig for the same API server that authenticates as the ServiceAccount's token. */
-async function serviceAccountKubeconfig(): Promise<string> {
-  const token = (await k(['create', 'token', LIMITED_SA, '-n', NS, '--duration=1h'])).trim();
-  const admin = parse(readFileSync(testCluster().kubeconfig, 'utf8')) as { clusters: { name: string; cluster: Record<string, unknown> }[]; 'current-context': string; contexts: { name: string; context: { cluster: string } }[] };
-  const clusterName = admin.contexts.find((c) => c.name === admin['current-context'])?.context.cluster;
-  const cluster = admin.clusters.find((c) => c.name === clusterName);
-  assert.ok(cluster, 'the admin kubeconfig names its current cluster');
-  const path = join(mkdtempSync(join(tmpdir(), 'capstan-diag-limited-')), 'kubeconfig');
-  writeFileSync(
-    path,
-    stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [cluster],
-      users: [{ name: LIMITED_SA, user: { token } }],
-      contexts: [{ name: LIMITED_SA, context: { cluster: cluster.name, user: LIMITED_SA } }],
-      'current-context': LIMITED_SA,
-    }),
-  );
-  return path;
-}
-
 function syncOf(view: ClusterView, resource: string) {
   const status = view.syncStatus().find((s) => s.resource === resource);
   assert.ok(status, `no informer for ${resource}`);
@@ -157,7 +131,7 @@ describe('diagnosis informers against the real API server', () => {
   it('an agent with full rights syncs every new informer, none forbidden', () => {
     const view = full?.cache;
     assert.ok(view);
-    for (const resource of DIAGNOSIS_INFORMERS) assert.deepEqual(syncOf(view, resource), { resource, synced: true, failing_since: null, forbidden: false });
+    for (const resource of DIAGNOSIS_INFORMERS) assert.deepEqual(syncOf(view, resource), { resource, synced: true, failing_since: null, forbidden: false, forbidden_namespaces: [] });
   });
 
   it('sees the quota (with its usage), LimitRange, StorageClass, EndpointSlice, node Leases, HPA and PDB', async () => {
@@ -203,12 +177,12 @@ describe('diagnosis informers against the real API server', () => {
     assert.equal(await canList('resourcequotas'), false);
     assert.equal(await canList('storageclasses'), false);
 
-    limited = await startTestAgent('diag-limited', { kubeconfig: await serviceAccountKubeconfig() });
+    limited = await startTestAgent('diag-limited', { kubeconfig: await serviceAccountKubeconfig(LIMITED_SA, NS) });
     const view = limited.cache;
     const ready = await fetch(`${limited.url}/readyz`);
     assert.equal(ready.status, 200);
 
-    for (const resource of DENIED) assert.deepEqual(syncOf(view, resource), { resource, synced: true, failing_since: null, forbidden: true });
+    for (const resource of DENIED) assert.deepEqual(syncOf(view, resource), { resource, synced: true, failing_since: null, forbidden: true, forbidden_namespaces: [] });
     const others = view.syncStatus().filter((s) => !DENIED.includes(s.resource));
     assert.deepEqual(others.filter((s) => !s.synced || s.forbidden || s.failing_since !== null), [], 'every other informer synced and permitted');
     assert.deepEqual(view.resourceQuotas(), []);

@@ -1,7 +1,8 @@
 // Access to the suite's shared control plane, started by tests/run.ts.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { startAgent, type AgentOptions, type RunningAgent } from '../../runtime/agent.ts';
 import { kubectl, waitFor } from '../../runtime/localcluster/kubectl.ts';
 import { silentLogger } from '../../runtime/log.ts';
@@ -64,4 +65,30 @@ export async function startTestAgent(name: string, options: Partial<AgentOptions
   });
   await agent.ready;
   return agent;
+}
+
+/**
+ * A kubeconfig for the suite's API server that authenticates as a ServiceAccount, with a token
+ * minted through the TokenRequest API (`kubectl create token`): an agent run with it has
+ * exactly the RBAC the test granted that account.
+ */
+export async function serviceAccountKubeconfig(serviceAccount: string, namespace: string): Promise<string> {
+  const token = (await k(['create', 'token', serviceAccount, '-n', namespace, '--duration=1h'])).trim();
+  const admin = parse(readFileSync(testCluster().kubeconfig, 'utf8')) as { clusters: { name: string; cluster: Record<string, unknown> }[]; 'current-context': string; contexts: { name: string; context: { cluster: string } }[] };
+  const clusterName = admin.contexts.find((c) => c.name === admin['current-context'])?.context.cluster;
+  const cluster = admin.clusters.find((c) => c.name === clusterName);
+  if (!cluster) throw new Error('the admin kubeconfig names no current cluster');
+  const path = join(mkdtempSync(join(tmpdir(), `capstan-${serviceAccount}-`)), 'kubeconfig');
+  writeFileSync(
+    path,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [cluster],
+      users: [{ name: serviceAccount, user: { token } }],
+      contexts: [{ name: serviceAccount, context: { cluster: cluster.name, user: serviceAccount } }],
+      'current-context': serviceAccount,
+    }),
+  );
+  return path;
 }

@@ -248,7 +248,7 @@ describe('diagnosis engine: roots, notes, order', () => {
 });
 
 describe('diagnosis engine: silent analyzers', () => {
-  const status = (resource: string, forbidden: boolean): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden });
+  const status = (resource: string, forbidden: boolean): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden, forbidden_namespaces: [] });
   const rows: { name: string; analyzers: AnalyzerEntry[]; sync: CacheSyncStatus[]; silent: string[]; findings: number }[] = [
     { name: 'nothing forbidden: nobody silent', analyzers: [analyzer([], ['resourcequotas'], 'quota')], sync: [status('resourcequotas', false)], silent: [], findings: 0 },
     {

@@ -56,8 +56,8 @@ function workload(name: string, selector: Record<string, string>, extra: Partial
 
 const secret = (name: string): SecretObject => ({ namespace: 'shop', name, type: 'kubernetes.io/tls' });
 const ingressClass = (name: string): IngressClassObject => ({ name, controller: 'example.com/ingress', isDefault: false });
-const forbidden = (resource: string): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden: true });
-const unsynced = (resource: string): CacheSyncStatus => ({ resource, synced: false, failing_since: null, forbidden: false });
+const forbidden = (resource: string): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden: true, forbidden_namespaces: [] });
+const unsynced = (resource: string): CacheSyncStatus => ({ resource, synced: false, failing_since: null, forbidden: false, forbidden_namespaces: [] });
 
 interface World {
   pods?: PodObject[];

@@ -92,7 +92,7 @@ function view(w: World): ClusterView {
     events: () => w.events ?? [],
     configMaps: () => w.configMaps ?? [],
     secrets: () => w.secrets ?? [],
-    syncStatus: () => ['configmaps', 'secrets'].map((resource) => ({ resource, synced: true, failing_since: null, forbidden: w.forbidden?.includes(resource) ?? false })),
+    syncStatus: () => ['configmaps', 'secrets'].map((resource) => ({ resource, synced: true, failing_since: null, forbidden: w.forbidden?.includes(resource) ?? false, forbidden_namespaces: [] })),
   };
 }
 

@@ -72,8 +72,8 @@ function provisioningFailed(claim: string, message: string, extra: Partial<Event
   };
 }
 
-const forbidden = (resource: string): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden: true });
-const unsynced = (resource: string): CacheSyncStatus => ({ resource, synced: false, failing_since: null, forbidden: false });
+const forbidden = (resource: string): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden: true, forbidden_namespaces: [] });
+const unsynced = (resource: string): CacheSyncStatus => ({ resource, synced: false, failing_since: null, forbidden: false, forbidden_namespaces: [] });
 
 interface World {
   pvcs?: PvcObject[];

@@ -19,7 +19,7 @@ const services = await testServices({
       { name: 'shop', phase: 'Active', createdAt: '2026-01-01T00:00:00Z', labels: {} },
       { name: 'kube-system', phase: 'Active', createdAt: null, labels: {} },
     ],
-    syncStatus: () => [{ resource: 'namespaces', synced: true, failing_since: null, forbidden: false }],
+    syncStatus: () => [{ resource: 'namespaces', synced: true, failing_since: null, forbidden: false, forbidden_namespaces: [] }],
   },
 });
 
