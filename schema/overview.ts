@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { Timestamp } from './common.ts';
+import { Unreadable } from './health.ts';
 
 export const HealthScore = v.picklist(['critical', 'degraded', 'unknown', 'healthy']);
 export type HealthScore = v.InferOutput<typeof HealthScore>;
@@ -33,6 +34,8 @@ export type NamespaceHealth = v.InferOutput<typeof NamespaceHealth>;
 export const Overview = v.object({
   namespaces: v.array(NamespaceHealth),
   total_namespaces: v.number(),
+  /** What RBAC refuses Capstan (in a visible namespace, or cluster-wide): those parts of every answer are empty for that reason, not because nothing is there. */
+  unreadable: v.array(Unreadable),
   cached_at: Timestamp,
   cache_ttl_secs: v.literal(30),
 });

@@ -63,7 +63,7 @@ export function tieOrder(codeOrder: readonly string[]): (a: Pick<Finding, 'sever
 
 function runAnalyzers(view: ClusterView, now: Date, analyzers: readonly AnalyzerEntry[]): { drafts: DraftFinding[]; silent: SilentAnalyzer[] } {
   const input = diagnosisInput(view, now);
-  const forbidden = new Set(view.syncStatus().filter((s) => s.forbidden).map((s) => s.resource));
+  const forbidden = new Map(view.syncStatus().filter((s) => s.forbidden).map((s) => [s.resource, s.forbidden_namespaces]));
   const blind = new Map<string, string[]>();
   const failed: SilentAnalyzer[] = [];
   const drafts: DraftFinding[] = [];
@@ -88,8 +88,13 @@ function runAnalyzers(view: ClusterView, now: Date, analyzers: readonly Analyzer
   }
   const silent = [...blind]
     .sort(([a], [b]) => compareStrings(a, b))
-    .map(([resource, names]) => ({ resource, reason: `RBAC forbids reading ${resource}: the ${names.join(', ')} analyzer${names.length > 1 ? 's' : ''} cannot see it and say${names.length > 1 ? '' : 's'} nothing about it` }));
+    .map(([resource, names]) => ({ resource, reason: `RBAC forbids reading ${resource}${where(forbidden.get(resource) ?? [])}: the ${names.join(', ')} analyzer${names.length > 1 ? 's' : ''} cannot see it and say${names.length > 1 ? '' : 's'} nothing about it` }));
   return { drafts, silent: [...silent, ...failed] };
+}
+
+/** Where a refusal applies: nothing for the cluster-wide LIST, else the namespaces refused. */
+function where(namespaces: readonly string[]): string {
+  return namespaces.length === 0 ? '' : ` in namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.join(', ')}`;
 }
 
 /**

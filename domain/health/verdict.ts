@@ -19,7 +19,12 @@ export interface NamespaceInputs {
   events: readonly EventObject[];
   /** The diagnosis' root causes touching this namespace, as `rootCausesByNamespace` words them (critical first). */
   rootCauses?: readonly RootCauseLine[];
+  /** Which of VERDICT_READS RBAC refuses here: served empty, so the verdict is never "healthy", and the reasons say why. */
+  unreadable?: readonly string[];
 }
+
+/** The informer resources (`syncStatus()` names) the verdict is built from. */
+export const VERDICT_READS: readonly string[] = ['pods', 'events', 'deployments', 'daemonsets', 'services', 'persistentvolumeclaims'];
 
 export interface RootCauseLine {
   severity: Exclude<FindingSeverity, 'info'>;
@@ -95,6 +100,13 @@ export function namespaceHealth(input: NamespaceInputs): NamespaceHealth {
       reasons.push(...roots.slice(0, MAX_ROOT_CAUSE_REASONS).map((r) => r.text));
       if (roots.length > MAX_ROOT_CAUSE_REASONS) reasons.push(`and ${roots.length - MAX_ROOT_CAUSE_REASONS} more root cause(s)`);
       if (critical && !roots.some((r) => r.severity === 'critical')) reasons.push(`${failingPods.size} failing pod(s)`);
+    }
+    // What RBAC refuses is served empty: what was seen broken stays broken, but nothing
+    // unseen may be called healthy.
+    const unreadable = input.unreadable ?? [];
+    if (unreadable.length > 0) {
+      if (score === 'healthy') score = 'unknown';
+      reasons.push(`not fully judged: RBAC forbids Capstan to read ${unreadable.join(', ')} in this namespace`);
     }
   }
 

@@ -3,7 +3,8 @@ import type { Overview } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 import { ok, type Result } from '../result.ts';
-import { compareHealth, namespaceHealth, rootCausesByNamespace } from '../../domain/health/verdict.ts';
+import { compareHealth, namespaceHealth, rootCausesByNamespace, VERDICT_READS } from '../../domain/health/verdict.ts';
+import { refusedIn, unreadableOf } from '../../domain/cluster/unreadable.ts';
 import { diagnosisFor } from '../../domain/diagnosis/visible.ts';
 
 export const OVERVIEW_TTL_SECS = 30;
@@ -21,7 +22,8 @@ function byNamespace<T extends { namespace: string }>(items: readonly T[]): Map<
 
 function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cache_ttl_secs'> {
   const now = ctx.clock.now();
-  const complete = ctx.cluster.syncStatus().every((s) => s.synced);
+  const sync = ctx.cluster.syncStatus();
+  const complete = sync.every((s) => s.synced);
   const pods = ctx.cluster.pods();
   const events = ctx.cluster.events();
   const metrics = ctx.cluster.metrics();
@@ -51,10 +53,11 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
         pvcs: pvcsByNs.get(ns.name) ?? [],
         events: eventsByNs.get(ns.name) ?? [],
         rootCauses: rootCauses.get(ns.name) ?? [],
+        unreadable: refusedIn(sync, ns.name, VERDICT_READS),
       }),
     )
     .sort(compareHealth);
-  return { namespaces, total_namespaces: namespaces.length };
+  return { namespaces, total_namespaces: namespaces.length, unreadable: unreadableOf(sync, (ns) => ctx.cluster.inScope(ns)) };
 }
 
 /** Namespace health, worst first, from a 30 s server cache (`cached_at` says how old). */

@@ -102,6 +102,14 @@ const rows: { name: string; input: Partial<NamespaceInputs>; want: Partial<Names
     want: { reasons: [...Array.from({ length: MAX_ROOT_CAUSE_REASONS }, (_, i) => `cause ${i}`), 'and 2 more root cause(s)'] },
   },
   { name: 'root causes do not make a syncing cache known', input: { complete: false, rootCauses: [nodeDown] }, want: { health_score: 'unknown', reasons: ['the cluster cache has not finished syncing'] } },
+  { name: 'RBAC refuses pods and events here: unknown, naming them, never a false healthy', input: { unreadable: ['pods', 'events'] }, want: { health_score: 'unknown', reasons: ['not fully judged: RBAC forbids Capstan to read pods, events in this namespace'] } },
+  {
+    name: 'a refusal does not hide what was seen broken: still critical, the refusal named too',
+    input: { unreadable: ['events'], pods: [pod('a')], incidents: [incident('a', 'CrashLoopBackOff', 'critical')] },
+    want: { health_score: 'critical', reasons: ['1 failing pod(s)', 'not fully judged: RBAC forbids Capstan to read events in this namespace'] },
+  },
+  { name: 'degraded stays degraded under a refusal', input: { unreadable: ['services'], pvcs: [pvc('data', 'Pending')] }, want: { health_score: 'degraded', reasons: ['1 unbound PVC(s)', 'not fully judged: RBAC forbids Capstan to read services in this namespace'] } },
+  { name: 'nothing refused here: judged as usual', input: { unreadable: [], pods: [pod('a')] }, want: { health_score: 'healthy' } },
 ];
 
 describe('namespace verdicts', () => {

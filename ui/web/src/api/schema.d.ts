@@ -1336,6 +1336,7 @@ export interface operations {
                         /** @constant */
                         status: "ready";
                         synced: string[];
+                        unreadable: string[];
                     };
                 };
             };
@@ -2102,6 +2103,10 @@ export interface operations {
                             };
                         }[];
                         total_namespaces: number;
+                        unreadable: {
+                            resource: string;
+                            namespace: string | null;
+                        }[];
                         /** Format: date-time */
                         cached_at: string;
                         /** @constant */
