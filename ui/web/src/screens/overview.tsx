@@ -2,7 +2,7 @@
 // health, worst first (the agent sorts), refreshed every 30 s from its 30 s cache.
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { overview } from '../api/queries/cluster';
+import { overview, type Overview as OverviewAnswer } from '../api/queries/cluster';
 import { RootCauses } from '../components/root-causes';
 import { Empty, QueryView } from '../components/states';
 import { Time } from '../components/time';
@@ -20,6 +20,7 @@ export function Overview() {
             <p className="muted" aria-live="polite">
               {data.total_namespaces} namespaces · cached <Time at={data.cached_at} /> (refreshes every {data.cache_ttl_secs} s)
             </p>
+            <Unreadable lines={data.unreadable} />
             {data.namespaces.length === 0 ? (
               <Empty>No namespace is visible to Capstan.</Empty>
             ) : (
@@ -69,5 +70,22 @@ export function Overview() {
         )}
       </QueryView>
     </>
+  );
+}
+
+/** What RBAC refuses the agent, one line per resource: an empty list there is not "nothing there". */
+function Unreadable({ lines }: { lines: OverviewAnswer['unreadable'] }) {
+  if (lines.length === 0) return null;
+  const byResource = new Map<string, (string | null)[]>();
+  for (const { resource, namespace } of lines) byResource.set(resource, [...(byResource.get(resource) ?? []), namespace]);
+  return (
+    <ul className="notices" aria-label="Not readable">
+      {[...byResource].map(([resource, namespaces]) => (
+        <li key={resource} className="muted">
+          Not readable: RBAC forbids Capstan to list {resource}
+          {namespaces.includes(null) ? '' : ` in ${namespaces.join(', ')}`}; what depends on it shows nothing there.
+        </li>
+      ))}
+    </ul>
   );
 }
