@@ -54,6 +54,8 @@ export interface AgentOptions {
   rateLimits?: RateLimits;
   /** security.trustedProxyCidrs, comma-separated; empty trusts nobody. */
   trustedProxyCidrs?: string;
+  /** CAPSTAN_CORS_ORIGINS: browser origins besides the agent's own (the install's public URL). */
+  corsOrigins?: readonly string[];
   validateOutput?: boolean;
   /** Serve the schema routes (`CAPSTAN_ENABLE_API_DOCS=true`). */
   apiDocs?: boolean;
@@ -109,6 +111,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     shedding: options.shedding,
     rateLimits,
     chatWebhookUrl: options.chatWebhookUrl ?? null,
+    corsOrigins: options.corsOrigins ?? [],
     log: options.log,
   });
   const app = createApp({
@@ -120,6 +123,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     trustedProxies: parseTrustedProxies(options.trustedProxyCidrs ?? ''),
     validateOutput: options.validateOutput ?? false,
     apiDocs: options.apiDocs ? { version: CAPSTAN_VERSION } : undefined,
+    corsOrigins: options.corsOrigins ?? [],
     log: options.log.child('http'),
   });
   const { hostname, port } = parseListen(options.listen);

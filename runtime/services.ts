@@ -121,6 +121,8 @@ export interface ServiceOptions {
   anonymousPerMin?: number;
   /** The chat incoming webhook SRE reports are posted to (`alerting.chatWebhookUrl`). */
   chatWebhookUrl?: string | null;
+  /** CAPSTAN_CORS_ORIGINS: other browser origins whose writes are not cross-site (runtime/http/cors.ts). */
+  corsOrigins?: readonly string[];
   log: Logger;
 }
 
@@ -176,7 +178,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     loadShedding(options.shedding ?? DEFAULT_SHEDDING),
     auditing(audit, log.child('audit'), unauthenticatedSummary),
     anonymousLimit(clock, options.anonymousPerMin),
-    requestShape(),
+    requestShape(options.corsOrigins ?? []),
     authentication(auth, oauth, (ip, what) => ipGuard.recordForgedCredential(ip, what)),
     roleCheck(),
     rateLimiting(clock, options.rateLimits),

@@ -3,13 +3,14 @@
 import { parseCidrList } from '../access/cidr.ts';
 import type { AgentOptions } from '../agent.ts';
 import type { CookieSecure } from '../http/app.ts';
+import { parseCorsOrigins } from '../http/cors.ts';
 import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../http/middleware/rate-limit.ts';
 import { parseWatchScope } from '../kube/watch-scope.ts';
 import { RateLimitClass } from '../../schema/access.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'shedding' | 'rateLimits'>;
+type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'corsOrigins' | 'shedding' | 'rateLimits'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
@@ -29,6 +30,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     encryptionKey: nonEmpty(env.CAPSTAN_ENCRYPTION_KEY) ?? undefined,
     cookieSecure: parseCookieSecure(env.CAPSTAN_COOKIE_SECURE),
     trustedProxyCidrs: env.CAPSTAN_TRUSTED_PROXY_CIDRS ?? '',
+    corsOrigins: parseCorsOrigins(env.CAPSTAN_CORS_ORIGINS, 'CAPSTAN_CORS_ORIGINS'),
     shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
     rateLimits: parseRateLimits(env.CAPSTAN_RATE_LIMITS),
     chatWebhookUrl: parseWebhookUrl(env.CAPSTAN_CHAT_WEBHOOK_URL, 'CAPSTAN_CHAT_WEBHOOK_URL'),

@@ -14,6 +14,7 @@ import { defineRoute, type Route } from './route.ts';
 import { errorResponse } from './status.ts';
 import { bodyFormatOf } from './middleware/request-shape.ts';
 import type { Logger } from '../log.ts';
+import { corsFor } from './cors.ts';
 import { apiDocsPage, openApiDocument } from './openapi.ts';
 
 /** Every route answers both in-cluster (`/<route>`) and behind the dashboard's proxy prefix. */
@@ -79,11 +80,16 @@ export interface AppOptions {
   trustedProxies?: BlockList;
   /** Serve `/openapi.json` and `/docs` (CAPSTAN_ENABLE_API_DOCS); absent, both are 404. */
   apiDocs?: { version: string };
+  /** CAPSTAN_CORS_ORIGINS: other browser origins answered with CORS headers (./cors.ts). */
+  corsOrigins?: readonly string[];
   log: Logger;
 }
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // First, so a preflight is answered before any policy: it carries no credential and does nothing.
+  const corsAnswer = corsFor(options.corsOrigins ?? []);
+  if (corsAnswer !== null) app.use('*', corsAnswer);
   const chain = options.middleware ?? [];
   const trusted = options.trustedProxies ?? new BlockList();
   // With no trusted proxy (the default) no peer is one: skip building a SocketAddress per request to find that out.

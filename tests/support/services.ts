@@ -66,6 +66,7 @@ export interface TestServiceOptions {
   network?: NetworkView;
   analyzers?: readonly AnalyzerEntry[];
   chatWebhookUrl?: string;
+  corsOrigins?: readonly string[];
 }
 
 export type TestServices = AssembledServices & { dataDir: string; db: Db };
@@ -93,6 +94,7 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     network: options.network,
     analyzers: options.analyzers,
     chatWebhookUrl: options.chatWebhookUrl ?? null,
+    corsOrigins: options.corsOrigins ?? [],
     log: silentLogger,
   });
   return Object.assign(services, { dataDir, db });

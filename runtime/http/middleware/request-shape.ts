@@ -5,6 +5,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { RouteMiddleware } from '../app.ts';
 import { boundedBody } from '../bounded-body.ts';
+import { normalizedOrigin } from '../cors.ts';
 import { requestOrigin, type AppEnv } from '../env.ts';
 import type { BodyFormat, Route } from '../route.ts';
 import { errorResponse } from '../status.ts';
@@ -27,24 +28,16 @@ export function bodyFormatOf(contentType: string | undefined, accepted: readonly
   return accepted.find((format) => MEDIA_TYPES[format] === type) ?? null;
 }
 
-/** `https://Host:443` and `https://host` are one origin; anything unparseable matches nothing. */
-function normalizedOrigin(value: string): string | null {
-  try {
-    const origin = new URL(value).origin;
-    return origin === 'null' ? null : origin;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Why a state-changing request looks cross-site, or null. A browser sends Origin with every
  * POST, PUT, PATCH and DELETE, and Sec-Fetch-Site where it supports it; a CLI or an API
  * client usually sends neither, and is unaffected.
  */
-function crossSiteReason(c: Context<AppEnv>): string | null {
-  if (c.req.header('sec-fetch-site') === 'cross-site') return 'the browser says this request comes from another site';
+function crossSiteReason(c: Context<AppEnv>, corsOrigins: readonly string[]): string | null {
   const origin = c.req.header('origin');
+  // An origin the operator lists (CAPSTAN_CORS_ORIGINS: the install's public hostname) is this service's own page.
+  if (origin !== undefined && corsOrigins.includes(normalizedOrigin(origin) ?? '')) return null;
+  if (c.req.header('sec-fetch-site') === 'cross-site') return 'the browser says this request comes from another site';
   if (origin === undefined) return null;
   const own = requestOrigin(c);
   if (normalizedOrigin(origin) === normalizedOrigin(own)) return null;
@@ -61,13 +54,13 @@ function describeLimit(route: Route): string {
  * route's bodyLimitBytes (413 payload_too_large), and bodies in an encoding the route does
  * not declare (415 unsupported_media_type): JSON only, unless it declares forms.
  */
-export function requestShape(): RouteMiddleware {
+export function requestShape(corsOrigins: readonly string[] = []): RouteMiddleware {
   return (route) => {
     if (route.probe) return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       // The request's method, not the declaration's: a raw endpoint serves several.
       if (route.crossOrigin === 'refuse' && STATE_CHANGING.has(c.req.method)) {
-        const reason = crossSiteReason(c);
+        const reason = crossSiteReason(c, corsOrigins);
         if (reason !== null) return errorResponse(c, { code: 'cross_site_request', message: reason });
       }
       const bounded = await boundedBody(c.req.raw, route.bodyLimitBytes);
