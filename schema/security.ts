@@ -1,0 +1,192 @@
+// Security posture (spec §1 "Security", §2 "Findings"): the compact pod spec every built-in
+// check reads, the misconfiguration finding they produce, and the posture they add up to.
+// The checks, their severities and the formula: docs/security-posture.md.
+import * as v from 'valibot';
+
+/**
+ * The usual scanner severity ladder, upper case as the spec's filters spell it (`CRITICAL`).
+ * UNKNOWN is trivy's rung for an advisory without a rating; no built-in check uses it.
+ */
+export const Severity = v.picklist(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN']);
+export type Severity = v.InferOutput<typeof Severity>;
+export const SEVERITIES: readonly Severity[] = Severity.options;
+
+/** Where a check comes from: the Pod Security Standards' two profiles, or workload hygiene. */
+export const CheckFamily = v.picklist(['pss-baseline', 'pss-restricted', 'hygiene']);
+export type CheckFamily = v.InferOutput<typeof CheckFamily>;
+
+/** SELinux options as set; an empty string is the same as unset (as the PSS treat it). */
+export const SeLinuxOptions = v.object({ type: v.string(), user: v.string(), role: v.string() });
+export type SeLinuxOptions = v.InferOutput<typeof SeLinuxOptions>;
+
+/**
+ * The security-relevant part of a securityContext, pod or container level. `null` is
+ * "not set", which the PSS often allow and which is not the same as `false`.
+ */
+const CommonSecurityContext = {
+  runAsNonRoot: v.nullable(v.boolean()),
+  runAsUser: v.nullable(v.number()),
+  /** seccompProfile.type as written (RuntimeDefault, Localhost, Unconfined, or anything else). */
+  seccompProfileType: v.nullable(v.string()),
+  /** appArmorProfile.type as written (RuntimeDefault, Localhost, Unconfined, ...). */
+  appArmorProfileType: v.nullable(v.string()),
+  seLinuxOptions: v.nullable(SeLinuxOptions),
+  /** windowsOptions.hostProcess. */
+  windowsHostProcess: v.nullable(v.boolean()),
+};
+
+export const PodSecurityContext = v.object({
+  ...CommonSecurityContext,
+  /** Sysctl names only: the PSS judge the name, and values are not ours to keep. */
+  sysctls: v.array(v.string()),
+});
+export type PodSecurityContext = v.InferOutput<typeof PodSecurityContext>;
+
+export const ContainerSecurityContext = v.object({
+  ...CommonSecurityContext,
+  privileged: v.nullable(v.boolean()),
+  allowPrivilegeEscalation: v.nullable(v.boolean()),
+  /** capabilities.add / .drop as written (case kept: the PSS compare exactly, "all" is not "ALL"). */
+  capabilitiesAdd: v.array(v.string()),
+  capabilitiesDrop: v.array(v.string()),
+  readOnlyRootFilesystem: v.nullable(v.boolean()),
+  procMount: v.nullable(v.string()),
+});
+export type ContainerSecurityContext = v.InferOutput<typeof ContainerSecurityContext>;
+
+/** Which list of the pod spec a container sits in. */
+export const ContainerKind = v.picklist(['container', 'init', 'ephemeral']);
+export type ContainerKind = v.InferOutput<typeof ContainerKind>;
+
+/** An env entry whose name (or literal value) looks like a secret: its name and how it is set, never the value. */
+export const SecretLookingEnv = v.object({
+  name: v.string(),
+  /** true: a literal `value` in the spec; false: from a Secret, ConfigMap or field (`valueFrom`). */
+  literal: v.boolean(),
+});
+export type SecretLookingEnv = v.InferOutput<typeof SecretLookingEnv>;
+
+export const ContainerSecuritySpec = v.object({
+  name: v.string(),
+  kind: ContainerKind,
+  image: v.string(),
+  /** Every declared port; hostPort 0 when unset (0 is what the API means by "no host port"). */
+  ports: v.array(v.object({ containerPort: v.number(), hostPort: v.number() })),
+  securityContext: ContainerSecurityContext,
+  /** Whether each is declared, in requests or limits (values are not judged here). */
+  resources: v.object({
+    cpuRequest: v.boolean(),
+    memoryRequest: v.boolean(),
+    cpuLimit: v.boolean(),
+    memoryLimit: v.boolean(),
+  }),
+  probes: v.object({ liveness: v.boolean(), readiness: v.boolean(), startup: v.boolean() }),
+  /** Non-empty `host` fields of httpGet/tcpSocket probes and lifecycle handlers (PSS baseline, 1.34). */
+  probeHosts: v.array(v.string()),
+  /** AppArmor beta annotation for this container (`container.apparmor.security.beta.kubernetes.io/<name>`), if any. */
+  appArmorAnnotation: v.nullable(v.string()),
+  secretEnv: v.array(SecretLookingEnv),
+});
+export type ContainerSecuritySpec = v.InferOutput<typeof ContainerSecuritySpec>;
+
+export const VolumeSpec = v.object({
+  name: v.string(),
+  /** The volume source's field name as the API spells it (hostPath, configMap, nfs, ...), or `unknown`. */
+  type: v.string(),
+  /** The host path, for a hostPath volume. */
+  hostPath: v.nullable(v.string()),
+});
+export type VolumeSpec = v.InferOutput<typeof VolumeSpec>;
+
+/** The input of every built-in check: a pod's spec, or a workload's pod template, cut to what they read. */
+export const PodSecuritySpec = v.object({
+  hostNetwork: v.boolean(),
+  hostPID: v.boolean(),
+  hostIPC: v.boolean(),
+  /** spec.os.name: Windows pods are exempt from some restricted controls (PSS 1.25+). */
+  os: v.nullable(v.string()),
+  securityContext: PodSecurityContext,
+  /** The ServiceAccount the pod runs as (`default` when the spec names none). */
+  serviceAccountName: v.string(),
+  automountServiceAccountToken: v.nullable(v.boolean()),
+  volumes: v.array(VolumeSpec),
+  /** Init containers, then containers, then ephemeral containers, as the PSS visit them. */
+  containers: v.array(ContainerSecuritySpec),
+});
+export type PodSecuritySpec = v.InferOutput<typeof PodSecuritySpec>;
+
+/**
+ * A misconfiguration finding (spec §2): `namespace`, `workload`, `check_id`, `severity`,
+ * `message`, `resource`, `source`, plus what the dashboard and the export need to act on it.
+ */
+export const MisconfigFinding = v.object({
+  /** `<namespace>/<Kind>/<name>#<check_id>[:<container>]`: stable while the misconfiguration lasts. */
+  id: v.string(),
+  namespace: v.string(),
+  /** The workload's name. */
+  workload: v.string(),
+  workload_kind: v.string(),
+  check_id: v.string(),
+  severity: Severity,
+  /** Names the container (or the pod) and what it sets. */
+  message: v.string(),
+  remediation: v.string(),
+  /** `<Kind>/<name>` of the object to fix. */
+  resource: v.string(),
+  /** The container at fault; null when the pod spec as a whole is (host namespaces, volumes...). */
+  container: v.nullable(v.string()),
+  /** `capstan` for the built-in checks; `trivy` for a scanner's ConfigAuditReport. */
+  source: v.picklist(['capstan', 'trivy']),
+});
+export type MisconfigFinding = v.InferOutput<typeof MisconfigFinding>;
+
+export const SeverityCounts = v.object({
+  CRITICAL: v.number(),
+  HIGH: v.number(),
+  MEDIUM: v.number(),
+  LOW: v.number(),
+  UNKNOWN: v.number(),
+});
+export type SeverityCounts = v.InferOutput<typeof SeverityCounts>;
+
+export const Grade = v.picklist(['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F']);
+export type Grade = v.InferOutput<typeof Grade>;
+
+/** The formula's inputs, so a reader can redo the score: passed results, failed at warning and at danger level. */
+export const CheckCounts = v.object({ passed: v.number(), warnings: v.number(), dangers: v.number() });
+export type CheckCounts = v.InferOutput<typeof CheckCounts>;
+
+export const FailingCheck = v.object({
+  check_id: v.string(),
+  severity: Severity,
+  title: v.string(),
+  /** Failed results (one per container or pod at fault). */
+  failures: v.number(),
+  /** Distinct workloads with at least one failure. */
+  workloads: v.number(),
+});
+export type FailingCheck = v.InferOutput<typeof FailingCheck>;
+
+const PostureFields = {
+  grade: Grade,
+  /** 0–100, Polaris' formula over `checks`. */
+  score: v.number(),
+  /** Failed findings per severity. */
+  by_severity: SeverityCounts,
+  /** Workloads the checks ran on. */
+  workloads_covered: v.number(),
+  checks: CheckCounts,
+  /** The checks failing on the most workloads, worst first. */
+  top_failing_checks: v.array(FailingCheck),
+};
+
+export const NamespacePosture = v.object({ namespace: v.string(), ...PostureFields });
+export type NamespacePosture = v.InferOutput<typeof NamespacePosture>;
+
+/** Posture (spec §2): `grade`, `score`, `by_severity`, `workloads_covered`, and per namespace the same. */
+export const Posture = v.object({
+  ...PostureFields,
+  /** Worst score first, then by name. */
+  namespaces: v.array(NamespacePosture),
+});
+export type Posture = v.InferOutput<typeof Posture>;
