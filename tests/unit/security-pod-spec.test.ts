@@ -14,6 +14,12 @@ type Spec = v.InferOutput<typeof PodSecuritySpec>;
 const LEAK = 'hunter2-do-not-keep';
 const PEM = `-----BEGIN RSA PRIVATE KEY-----\nMIIE${LEAK}\n-----END RSA PRIVATE KEY-----`;
 
+function first(s: Spec) {
+  const c = s.containers[0];
+  if (!c) throw new Error('no container');
+  return c;
+}
+
 const app = (extra: Record<string, unknown> = {}) => ({ name: 'app', image: 'example/web:1', ...extra });
 
 const rows: { name: string; raw: unknown; annotations?: unknown; want: (s: Spec) => void }[] = [
@@ -117,11 +123,11 @@ const rows: { name: string; raw: unknown; annotations?: unknown; want: (s: Spec)
       ],
     },
     want: (s) => {
-      const sc = s.containers[0]?.securityContext;
-      assert.deepEqual(sc?.capabilitiesDrop, ['all']);
-      assert.deepEqual(sc?.capabilitiesAdd, ['NET_BIND_SERVICE']);
-      assert.deepEqual(sc?.seLinuxOptions, { type: 'spc_t', user: '', role: '' });
-      assert.deepEqual([sc?.privileged, sc?.allowPrivilegeEscalation, sc?.readOnlyRootFilesystem, sc?.procMount], [false, false, true, 'Unmasked']);
+      const sc = first(s).securityContext;
+      assert.deepEqual(sc.capabilitiesDrop, ['all']);
+      assert.deepEqual(sc.capabilitiesAdd, ['NET_BIND_SERVICE']);
+      assert.deepEqual(sc.seLinuxOptions, { type: 'spc_t', user: '', role: '' });
+      assert.deepEqual([sc.privileged, sc.allowPrivilegeEscalation, sc.readOnlyRootFilesystem, sc.procMount], [false, false, true, 'Unmasked']);
     },
   },
   {
@@ -141,8 +147,8 @@ const rows: { name: string; raw: unknown; annotations?: unknown; want: (s: Spec)
       ],
     },
     want: (s) => {
-      assert.deepEqual(s.containers[0]?.probes, { liveness: true, readiness: true, startup: false });
-      assert.deepEqual(s.containers[0]?.probeHosts, ['10.0.0.1', 'metadata.internal']);
+      assert.deepEqual(first(s).probes, { liveness: true, readiness: true, startup: false });
+      assert.deepEqual(first(s).probeHosts, ['10.0.0.1', 'metadata.internal']);
     },
   },
   {
