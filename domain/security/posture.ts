@@ -1,0 +1,156 @@
+// The posture: every built-in check run over every workload, the failures as findings, and
+// a score and grade per cluster and per namespace by Polaris' published formula.
+//
+// Source: FairwindsOps/polaris, pkg/validator/summary.go `CountSummary.GetScore` and
+// pkg/dashboard/helpers.go `getGrade` (v10.2.x):
+//   score = ⌊100 · 2P / (2P + W + 2D)⌋, and 100 when there is nothing to count,
+// where P counts passed results, W failed results of warning severity, D failed results of
+// danger severity; grades A+ ≥ 97, A ≥ 93, A- ≥ 90, B+ ≥ 87, B ≥ 83, B- ≥ 80, C+ ≥ 77,
+// C ≥ 73, C- ≥ 70, D+ ≥ 67, D ≥ 63, D- ≥ 60, F below.
+// Our severities map onto Polaris' two levels: CRITICAL and HIGH are danger, MEDIUM, LOW
+// and UNKNOWN are warning. Polaris divides in floating point first and truncates, which
+// now and then lands one below the exact quotient (P=29, W=42: 57.999… → 57); we divide
+// integers exactly (58), which is the formula as written.
+import type { CheckCounts, FailingCheck, Grade, MisconfigFinding, NamespacePosture, PodSecuritySpec, Posture, Severity, SeverityCounts } from '../../schema/security.ts';
+import { CHECKS, type Check } from './checks/index.ts';
+
+export interface WorkloadInput {
+  kind: string;
+  namespace: string;
+  name: string;
+  spec: PodSecuritySpec;
+}
+
+export interface Evaluation {
+  findings: MisconfigFinding[];
+  posture: Posture;
+}
+
+/** Severities that count as Polaris' "danger" (weight 2); the rest count as "warning" (weight 1). */
+export const DANGER_SEVERITIES: ReadonlySet<Severity> = new Set(['CRITICAL', 'HIGH']);
+
+/** How many failing checks the posture lists, cluster-wide and per namespace. */
+export const TOP_FAILING_CHECKS = 10;
+
+const SEVERITY_RANK: Readonly<Record<Severity, number>> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, UNKNOWN: 4 };
+
+/** Polaris' score; 100 when nothing was checked (as Polaris answers: no failure seen). */
+export function polarisScore(counts: CheckCounts): number {
+  const total = 2 * counts.passed + counts.warnings + 2 * counts.dangers;
+  return total === 0 ? 100 : Math.floor((200 * counts.passed) / total);
+}
+
+const GRADE_FLOORS: readonly (readonly [number, Grade])[] = [
+  [97, 'A+'],
+  [93, 'A'],
+  [90, 'A-'],
+  [87, 'B+'],
+  [83, 'B'],
+  [80, 'B-'],
+  [77, 'C+'],
+  [73, 'C'],
+  [70, 'C-'],
+  [67, 'D+'],
+  [63, 'D'],
+  [60, 'D-'],
+];
+
+export function polarisGrade(score: number): Grade {
+  return GRADE_FLOORS.find(([floor]) => score >= floor)?.[1] ?? 'F';
+}
+
+/** What one scope (the cluster, or a namespace) accumulates while the checks run. */
+interface Tally {
+  counts: CheckCounts;
+  bySeverity: SeverityCounts;
+  workloads: number;
+  failing: Map<string, { check: Check; failures: number; workloads: Set<string> }>;
+}
+
+function newTally(): Tally {
+  return { counts: { passed: 0, warnings: 0, dangers: 0 }, bySeverity: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, UNKNOWN: 0 }, workloads: 0, failing: new Map() };
+}
+
+function recordFailure(t: Tally, check: Check, workloadKey: string): void {
+  if (DANGER_SEVERITIES.has(check.severity)) t.counts.dangers++;
+  else t.counts.warnings++;
+  t.bySeverity[check.severity]++;
+  const entry = t.failing.get(check.id) ?? { check, failures: 0, workloads: new Set<string>() };
+  entry.failures++;
+  entry.workloads.add(workloadKey);
+  t.failing.set(check.id, entry);
+}
+
+/** Failing on the most workloads first; then the worse severity, more failures, and the id. */
+function topFailing(t: Tally): FailingCheck[] {
+  return [...t.failing.values()]
+    .map(({ check, failures, workloads }) => ({ check_id: check.id, severity: check.severity, title: check.title, failures, workloads: workloads.size }))
+    .sort((a, b) => b.workloads - a.workloads || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || b.failures - a.failures || a.check_id.localeCompare(b.check_id))
+    .slice(0, TOP_FAILING_CHECKS);
+}
+
+function summary(t: Tally) {
+  const score = polarisScore(t.counts);
+  return { grade: polarisGrade(score), score, by_severity: { ...t.bySeverity }, workloads_covered: t.workloads, checks: { ...t.counts }, top_failing_checks: topFailing(t) };
+}
+
+function findingOf(w: WorkloadInput, check: Check, container: string | null, message: string): MisconfigFinding {
+  const resource = `${w.kind}/${w.name}`;
+  return {
+    id: `${w.namespace}/${resource}#${check.id}${container === null ? '' : `:${container}`}`,
+    namespace: w.namespace,
+    workload: w.name,
+    workload_kind: w.kind,
+    check_id: check.id,
+    severity: check.severity,
+    message,
+    remediation: check.remediation,
+    resource,
+    container,
+    source: 'capstan',
+  };
+}
+
+/** Severity first (the findings route's default sort), then where, then which check. */
+export function compareFindings(a: MisconfigFinding, b: MisconfigFinding): number {
+  return (
+    SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
+    a.namespace.localeCompare(b.namespace) ||
+    a.resource.localeCompare(b.resource) ||
+    a.check_id.localeCompare(b.check_id) ||
+    (a.container ?? '').localeCompare(b.container ?? '')
+  );
+}
+
+/**
+ * Runs `checks` (all built-in ones by default) over every workload: each failed result is a
+ * finding, each result counts toward the score of the cluster and of its namespace.
+ */
+export function evaluate(workloads: readonly WorkloadInput[], checks: readonly Check[] = CHECKS): Evaluation {
+  const cluster = newTally();
+  const namespaces = new Map<string, Tally>();
+  const findings: MisconfigFinding[] = [];
+  for (const w of workloads) {
+    const key = `${w.namespace}/${w.kind}/${w.name}`;
+    let ns = namespaces.get(w.namespace);
+    if (!ns) namespaces.set(w.namespace, (ns = newTally()));
+    cluster.workloads++;
+    ns.workloads++;
+    for (const check of checks) {
+      for (const result of check.run(w.spec, w)) {
+        if (result.passed) {
+          cluster.counts.passed++;
+          ns.counts.passed++;
+          continue;
+        }
+        recordFailure(cluster, check, key);
+        recordFailure(ns, check, key);
+        findings.push(findingOf(w, check, result.container, result.message));
+      }
+    }
+  }
+  const perNamespace: NamespacePosture[] = [...namespaces.entries()]
+    .map(([namespace, t]) => ({ namespace, ...summary(t) }))
+    .sort((a, b) => a.score - b.score || a.namespace.localeCompare(b.namespace));
+  return { findings: findings.sort(compareFindings), posture: { ...summary(cluster), namespaces: perNamespace } };
+}
