@@ -2,7 +2,6 @@
 // has its audit row, and the chain still verifies. The audit row is committed before the
 // response leaves (the audit stage wraps the handler), which is what makes this hold.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { it } from 'node:test';
 import { AuditLog } from '../../runtime/audit/audit-log.ts';
 import { auditChainKey, loadEncryptionKey } from '../../runtime/crypto/secret-box.ts';
 import { openDatabase } from '../../runtime/store/database.ts';
+import { spawnAgent } from '../support/agent-process.ts';
 import { testCluster } from '../support/cluster.ts';
 
 const PASSWORD = 'durability-test-password';
@@ -18,20 +18,8 @@ const BURST = 40;
 
 it('loses no acknowledged audit row and keeps the chain verifiable across kill -9', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-durability-'));
-  const agent = spawn(process.execPath, ['bin/capstan.js', 'agent', '--kubeconfig', testCluster().kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
-    env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise((resolve) => agent.once('exit', resolve));
-  const url = await new Promise<string>((resolve, reject) => {
-    let log = '';
-    agent.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const match = /"message":"agent listening","url":"([^"]+)"/.exec(log);
-      if (match?.[1]) resolve(match[1]);
-    });
-    agent.on('exit', (code) => reject(new Error(`agent exited early (${String(code)}): ${log}`)));
-  });
+  const agent = await spawnAgent({ kubeconfig: testCluster().kubeconfig, dataDir, env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD } });
+  const { url } = agent;
 
   const login = await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
@@ -57,9 +45,10 @@ it('loses no acknowledged audit row and keeps the chain verifiable across kill -
   // this machine (a fixed window once measured too few on a loaded one), with writes in flight.
   const started = Date.now();
   while (acknowledged < BURST && Date.now() - started < 120_000) await new Promise((r) => setTimeout(r, 20));
-  killed = agent.kill('SIGKILL');
+  killed = true;
+  const stopped = agent.stop('SIGKILL');
   await Promise.all(writers);
-  await exited;
+  await stopped;
   assert.ok(acknowledged >= BURST, `the burst was too small to prove anything (${acknowledged} in 120 s)`);
 
   const db = await openDatabase(dataDir, { now: () => new Date() });

@@ -6,7 +6,6 @@
 // allowWrites, and clusterWide=false over two tenant namespaces. (What the chart renders for
 // every value, and that an upgrade keeps the key and password, is tests/integration/chart.test.ts.)
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { execFile } from 'node:child_process';
 import type { RunningAgent } from '../../runtime/agent.ts';
+import { spawnAgent, type AgentProcess } from '../support/agent-process.ts';
 import { k, kJson, serviceAccountKubeconfig, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
 
 const run = promisify(execFile);
@@ -70,41 +70,19 @@ async function chartAgentEnv(): Promise<Record<string, string>> {
   return env;
 }
 
-interface AgentProcess {
-  url: string;
-  stderr: () => string;
-  stop: () => Promise<void>;
-}
-
 /** `capstan agent` as its own process, authenticated as the chart's ServiceAccount, with the chart's environment. */
 async function agentAsServiceAccount(): Promise<AgentProcess> {
   const kubeconfig = await serviceAccountKubeconfig(SERVICE_ACCOUNT, NAMESPACE);
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-chart-agent-'));
-  const env = await chartAgentEnv();
-  const child = spawn(process.execPath, ['bin/capstan.js', 'agent', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
-    // Only what a container would have besides the chart's environment: no inherited CAPSTAN_*.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /"message":"agent listening","url":"([^"]+)"/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`agent exited early (${String(code)}): ${stderr}`)));
-  });
-  await waitFor('the agent as the chart ServiceAccount to be ready', async () => (await fetch(`${url}/readyz`)).status === 200, 180_000, 500).catch((err: unknown) => {
-    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${stderr}`);
+  // Only what a container would have besides the chart's environment: no inherited CAPSTAN_*.
+  const agent = await spawnAgent({ kubeconfig, dataDir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(await chartAgentEnv()) } });
+  await waitFor('the agent as the chart ServiceAccount to be ready', async () => (await fetch(`${agent.url}/readyz`)).status === 200, 180_000, 500).catch((err: unknown) => {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${agent.stderr()}`);
   });
   return {
-    url,
-    stderr: () => stderr,
+    ...agent,
     stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
+      await agent.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

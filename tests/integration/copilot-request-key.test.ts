@@ -3,11 +3,11 @@
 // provider error with the key, then stops; neither its stdout, its stderr nor any file under
 // its data dir (the database, its WAL, keys) holds the key, while the fake provider saw it.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
+import { spawnAgent } from '../support/agent-process.ts';
 import { testCluster } from '../support/cluster.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
 
@@ -31,22 +31,8 @@ function filesUnder(dir: string): string {
 
 it('a per-request provider key never lands in the database, its files or the agent logs', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-request-key-'));
-  const agent = spawn(process.execPath, ['bin/capstan.js', 'agent', '--kubeconfig', testCluster().kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', dataDir], {
-    env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD, CAPSTAN_RATE_LIMITS: 'ai=1000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  agent.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const exited = new Promise((resolve) => agent.once('exit', resolve));
-  const url = await new Promise<string>((resolve, reject) => {
-    agent.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /"message":"agent listening","url":"([^"]+)"/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    agent.on('exit', (code) => reject(new Error(`agent exited early (${String(code)}): ${stderr}`)));
-  });
+  const agent = await spawnAgent({ kubeconfig: testCluster().kubeconfig, dataDir, env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD, CAPSTAN_RATE_LIMITS: 'ai=1000' } });
+  const { url } = agent;
   try {
     const call = async (method: string, path: string, body: unknown, cookie: string, accept = 'application/json') => {
       const res = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', accept, cookie }, body: JSON.stringify(body) });
@@ -69,12 +55,11 @@ it('a per-request provider key never lands in the database, its files or the age
     assert.ok(llm.requests.every((r) => r.headers.authorization === `Bearer ${REQUEST_KEY}`), 'every provider call carried the request key');
     for (const answer of [plain.text, streamed.text, diagnosed.text, refused.text]) assert.ok(!answer.includes(REQUEST_KEY), 'no answer repeats it');
   } finally {
-    agent.kill('SIGTERM');
-    await exited;
+    await agent.stop();
   }
-  assert.ok(stderr.includes('agent listening'), 'the logs were captured');
-  assert.ok(!stdout.includes(REQUEST_KEY), 'not in stdout');
-  assert.ok(!stderr.includes(REQUEST_KEY), 'not in stderr');
+  assert.ok(agent.stderr().includes('agent listening'), 'the logs were captured');
+  assert.ok(!agent.stdout().includes(REQUEST_KEY), 'not in stdout');
+  assert.ok(!agent.stderr().includes(REQUEST_KEY), 'not in stderr');
   const stored = filesUnder(dataDir);
   assert.ok(stored.length > 0);
   assert.ok(!stored.includes(REQUEST_KEY), 'not in any file under the data dir');
