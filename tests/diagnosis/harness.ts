@@ -115,6 +115,29 @@ export function unmanagedNodeStatus(node: UnmanagedNode, now: string): object {
 /** `renewTime` is a MicroTime. */
 const microTime = (ms: number) => new Date(ms).toISOString().replace('Z', '000Z');
 
+/**
+ * The order a scenario's objects are applied in: its ResourceQuotas first, on their own, then
+ * everything else once they count. ResourceQuota admission restricts only the resources in a
+ * quota's `status.hard` (k8s.io/apiserver admission/plugin/resourcequota), which the quota
+ * controller writes shortly after the quota is created; a pod created in that window is
+ * admitted uncounted. Under load that window let a Job's pod in beside the pod that should have
+ * filled the quota, so nothing was ever refused (quota-full-blocks-job, twice in fresh-clone CI).
+ * An administrator's quota is in place long before the workloads it limits; so is ours.
+ */
+export function applyStages<T extends { kind: string }>(objects: readonly T[]): T[][] {
+  const quotas = objects.filter((o) => o.kind === 'ResourceQuota');
+  const rest = objects.filter((o) => o.kind !== 'ResourceQuota');
+  return [quotas, rest].filter((stage) => stage.length > 0);
+}
+
+/** Whether a quota's status shows usage for every resource it limits: admission then counts against it. */
+export function quotaCounting(status: unknown): boolean {
+  if (typeof status !== 'object' || status === null) return false;
+  const { hard, used } = status as { hard?: Record<string, unknown>; used?: Record<string, unknown> };
+  const limited = Object.keys(hard ?? {});
+  return limited.length > 0 && limited.every((resource) => used?.[resource] !== undefined);
+}
+
 /** True when every field of `patch` is in `actual` (arrays element by element, same length). */
 export function holds(patch: unknown, actual: unknown): boolean {
   if (Array.isArray(patch)) return Array.isArray(actual) && actual.length === patch.length && patch.every((p, i) => holds(p, actual[i]));
@@ -185,15 +208,25 @@ class ScenarioRun {
     const now = Date.now();
     const objects = resolveTimes(this.scenario.objects, now);
     for (const p of spec.statusPatches) this.patches.push({ patch: p, status: resolveTimes(p.status, now) });
-    if (objects.length > 0) {
-      const manifests = objects.map((o) => JSON.stringify(o)).join('\n');
-      const out = await kubectl(['apply', '--server-side', '--force-conflicts', `--field-manager=${FIELD_MANAGER}`, '-n', this.ns, '-o', 'json', '-f', '-'], { ...this.k, input: manifests, timeoutMs: 120_000 });
-      const applied = JSON.parse(out) as ApiObject & { kind?: string; items?: (ApiObject & { kind: string })[] };
-      for (const o of applied.items ?? [applied as ApiObject & { kind: string }]) {
-        if (o.metadata.namespace === undefined) this.clusterScoped.push({ kind: o.kind, name: o.metadata.name });
+    const stages = applyStages(objects);
+    for (const [i, stage] of stages.entries()) {
+      await this.apply(stage);
+      if (i < stages.length - 1) {
+        for (const quota of stage) {
+          await this.until(`quota ${quota.metadata.name} to count`, async () => quotaCounting((await this.kube.get('ResourceQuota', this.ns, quota.metadata.name))?.status), 60_000);
+        }
       }
     }
     this.appliedAt = Date.now();
+  }
+
+  private async apply(objects: readonly object[]): Promise<void> {
+    const manifests = objects.map((o) => JSON.stringify(o)).join('\n');
+    const out = await kubectl(['apply', '--server-side', '--force-conflicts', `--field-manager=${FIELD_MANAGER}`, '-n', this.ns, '-o', 'json', '-f', '-'], { ...this.k, input: manifests, timeoutMs: 120_000 });
+    const applied = JSON.parse(out) as ApiObject & { kind?: string; items?: (ApiObject & { kind: string })[] };
+    for (const o of applied.items ?? [applied as ApiObject & { kind: string }]) {
+      if (o.metadata.namespace === undefined) this.clusterScoped.push({ kind: o.kind, name: o.metadata.name });
+    }
   }
 
   /** One round of status patches and deletions; each patch is re-applied until it holds once. */

@@ -1,12 +1,13 @@
 // The diagnosis scenario harness's pure parts: scoring an answer, merging node root causes,
-// when a status patch holds, relative times, and the scenario files themselves.
+// when a status patch holds, the order objects are applied in, relative times, and the
+// scenario files themselves.
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Diagnosis, Finding, RootCause } from '../../schema/diagnosis.ts';
-import { holds, unmanagedNodeManifest, unmanagedNodeStatus, UNMANAGED_TAINT, type ScenarioResult } from '../diagnosis/harness.ts';
+import { applyStages, holds, quotaCounting, unmanagedNodeManifest, unmanagedNodeStatus, UNMANAGED_TAINT, type ScenarioResult } from '../diagnosis/harness.ts';
 import { buildReport, markdownTable } from '../diagnosis/report.ts';
 import { loadScenarioFile, loadScenarios, resolveTimes, type ScenarioSpec } from '../diagnosis/scenario.ts';
 import { scenarioRoots, scoreAnswer } from '../diagnosis/score.ts';
@@ -232,4 +233,34 @@ describe('the report', () => {
     assert.match(table, /- b: false alarm \(unexpected root cause\): critical CrashLoopBackOff/);
     assert.match(table, /- c: diagnosis: 404/);
   });
+});
+
+describe('applyStages', () => {
+  const quota = { kind: 'ResourceQuota', metadata: { name: 'pod-count' } };
+  const pod = { kind: 'Pod', metadata: { name: 'toolbox' } };
+  const job = { kind: 'Job', metadata: { name: 'reindex' } };
+  const limits = { kind: 'LimitRange', metadata: { name: 'cpu-floor' } };
+  const cases: { name: string; objects: { kind: string; metadata: { name: string } }[]; want: string[][] }[] = [
+    { name: 'nothing', objects: [], want: [] },
+    { name: 'no quota: one stage, in file order', objects: [pod, job], want: [['Pod/toolbox', 'Job/reindex']] },
+    // Admission skips a quota until the quota controller has written its status, so a pod created
+    // in that window is admitted uncounted: the quota must be counting before anything it limits.
+    { name: 'quotas first, the rest once they count', objects: [pod, quota, job], want: [['ResourceQuota/pod-count'], ['Pod/toolbox', 'Job/reindex']] },
+    { name: 'only quotas: one stage', objects: [quota], want: [['ResourceQuota/pod-count']] },
+    { name: 'a LimitRange needs no status: it stays with the rest', objects: [limits, quota, job], want: [['ResourceQuota/pod-count'], ['LimitRange/cpu-floor', 'Job/reindex']] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.deepEqual(applyStages(c.objects).map((stage) => stage.map((o) => `${o.kind}/${o.metadata.name}`)), c.want));
+  }
+});
+
+describe('quotaCounting', () => {
+  const cases: { name: string; status: unknown; want: boolean }[] = [
+    { name: 'no status yet', status: undefined, want: false },
+    { name: 'an empty status', status: {}, want: false },
+    { name: 'hard written, used not yet', status: { hard: { pods: '1' } }, want: false },
+    { name: 'used lacks a hard resource', status: { hard: { pods: '1', 'requests.cpu': '1' }, used: { pods: '0' } }, want: false },
+    { name: 'every hard resource has its usage', status: { hard: { pods: '1' }, used: { pods: '0' } }, want: true },
+  ];
+  for (const c of cases) it(c.name, () => assert.equal(quotaCounting(c.status), c.want));
 });
