@@ -278,8 +278,11 @@ function stageBase(root: string, debs: Deb[], os: Record<string, string>): void 
   writeFileSync(join(etc, 'passwd'), `root:x:0:0:root:/root:/sbin/nologin\n${NONROOT.name}:x:${NONROOT.uid}:${NONROOT.gid}:${NONROOT.name}:/home/${NONROOT.name}:/sbin/nologin\n`);
   writeFileSync(join(etc, 'group'), `root:x:0:\n${NONROOT.name}:x:${NONROOT.gid}:\n`);
   writeFileSync(join(etc, 'nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
-  // Scanners (trivy, grype) read the distribution from os-release and the packages from status.d.
+  // Scanners read the packages from status.d and the distribution from os-release; trivy
+  // recognises Debian only by etc/debian_version (without it, it finds no OS and skips every
+  // package), so the image carries the one of the release its libraries come from.
   writeFileSync(join(etc, 'os-release'), `PRETTY_NAME="Capstan (${os.PRETTY_NAME ?? 'Debian'} libraries)"\nID=${os.ID ?? 'debian'}\nVERSION_ID="${os.VERSION_ID ?? ''}"\nVERSION_CODENAME=${os.VERSION_CODENAME ?? ''}\n`);
+  writeFileSync(join(etc, 'debian_version'), readFileSync('/etc/debian_version', 'utf8'));
   const status = join(root, 'var/lib/dpkg/status.d');
   mkdirSync(status, { recursive: true });
   for (const deb of debs) writeFileSync(join(status, deb.package), deb.control.endsWith('\n') ? deb.control : `${deb.control}\n`);

