@@ -1,5 +1,15 @@
 // The cluster read model: objects as the informer cache keeps them (slimmed from the API
 // objects) and the read-only view handlers query. No I/O: the runtime implements ClusterView.
+import type { PodSecuritySpec } from '../../schema/security.ts';
+
+/**
+ * What the built-in security checks read (docs/security-posture.md), kept only on the objects
+ * judged by their own spec: each workload's pod template and bare pods. Absent on a replica
+ * pod, a Deployment's ReplicaSet and a CronJob's Job, so 5000 replicas add nothing.
+ */
+export interface SecurityJudged {
+  security?: PodSecuritySpec;
+}
 
 /** A namespace as the informer cache keeps it (slimmed from the API object). */
 export interface NamespaceObject {
@@ -45,7 +55,7 @@ export interface Condition {
 }
 
 /** A pod as the informer keeps it. */
-export interface PodObject {
+export interface PodObject extends SecurityJudged {
   namespace: string;
   name: string;
   phase: string;
@@ -111,7 +121,7 @@ export interface EventObject {
   lastSeen: string | null;
 }
 
-export interface WorkloadObject {
+export interface WorkloadObject extends SecurityJudged {
   namespace: string;
   name: string;
   kind: 'Deployment' | 'DaemonSet';
@@ -163,7 +173,7 @@ export interface EndpointSliceObject extends NamespacedName {
 }
 
 /** ReplicaSets, StatefulSets, Jobs and CronJobs: ownership for the cluster model, status for diagnosis. */
-export interface ControllerObject extends NamespacedName {
+export interface ControllerObject extends NamespacedName, SecurityJudged {
   kind: 'ReplicaSet' | 'StatefulSet' | 'Job' | 'CronJob';
   owner: { kind: string; name: string } | null;
   createdAt: string | null;

@@ -2,6 +2,7 @@
 import type { ContainerStatus, PodObject, Termination } from '../../domain/cluster/model.ts';
 import { bytes, millicores } from '../../domain/resources/quantity.ts';
 import { intern, internOrNull } from './intern.ts';
+import { slimSecuritySpec } from './slim-security.ts';
 
 interface RawTermination {
   exitCode?: number;
@@ -85,6 +86,7 @@ interface RawPod {
     finalizers?: string[];
     labels?: Record<string, string>;
     ownerReferences?: { kind?: string; name?: string; controller?: boolean }[];
+    annotations?: Record<string, string>;
   };
   spec?: {
     nodeName?: string;
@@ -131,6 +133,7 @@ export function slimPod(raw: unknown): PodObject | null {
   const conditions = pod.status?.conditions ?? [];
   const ready = conditions.find((c) => c.type === 'Ready');
   const scheduled = conditions.find((c) => c.type === 'PodScheduled');
+  const owner = controllerOf(pod);
   return {
     namespace: intern(namespace),
     name,
@@ -140,7 +143,7 @@ export function slimPod(raw: unknown): PodObject | null {
     nodeName: internOrNull(pod.spec?.nodeName),
     labels: pod.metadata?.labels ?? {},
     workload: workloadOf(pod, name),
-    owner: controllerOf(pod),
+    owner,
     refs: podRefs(pod),
     ready: ready?.status === 'True',
     readySince: internOrNull(ready?.lastTransitionTime),
@@ -162,5 +165,7 @@ export function slimPod(raw: unknown): PodObject | null {
     deletion: pod.metadata?.deletionTimestamp ? { at: pod.metadata.deletionTimestamp, graceSecs: pod.metadata.deletionGracePeriodSeconds ?? null } : null,
     finalizers: pod.metadata?.finalizers ?? [],
     nodeSelector: pod.spec?.nodeSelector ?? {},
+    // Only a bare pod is judged by its own spec; a replica's template is judged on its workload.
+    ...(owner === null && pod.spec ? { security: slimSecuritySpec(pod.spec, pod.metadata?.annotations) } : {}),
   };
 }

@@ -3,6 +3,7 @@
 import type { Condition, ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { bytes } from '../../domain/resources/quantity.ts';
 import { intern, internOrNull } from './intern.ts';
+import { templateSecurity } from './slim-security.ts';
 
 interface RawCondition {
   type?: string;
@@ -122,6 +123,8 @@ export function slimSecret(raw: unknown): SecretObject | null {
 interface RawController {
   metadata?: { annotations?: Record<string, string>; ownerReferences?: { kind?: string; name?: string; controller?: boolean }[] };
   spec?: {
+    template?: unknown;
+    jobTemplate?: { spec?: { template?: unknown } };
     replicas?: number;
     parallelism?: number;
     completions?: number;
@@ -144,6 +147,16 @@ interface RawController {
     lastScheduleTime?: string;
     lastSuccessfulTime?: string;
   };
+}
+
+/**
+ * A controller's pod template when the security checks judge it (docs/security-posture.md):
+ * a ReplicaSet's template is its Deployment's and a Job's its CronJob's, judged there once.
+ */
+function controllerSecurity(kind: ControllerObject['kind'], c: RawController, owner: { kind?: string } | undefined) {
+  if (kind === 'ReplicaSet' && owner?.kind === 'Deployment') return {};
+  if (kind === 'Job' && owner?.kind === 'CronJob') return {};
+  return templateSecurity(kind === 'CronJob' ? c.spec?.jobTemplate?.spec?.template : c.spec?.template);
 }
 
 /** ReplicaSets, StatefulSets, Jobs and CronJobs: ownership, and the status the diagnosis reads. */
@@ -191,6 +204,7 @@ export function slimController(kind: ControllerObject['kind']): (raw: unknown) =
               active: Array.isArray(active) ? active.map((a) => a.name ?? '').filter((n) => n !== '') : [],
             }
           : null,
+      ...controllerSecurity(kind, c, owner),
     };
   };
 }
@@ -253,7 +267,7 @@ export function slimPv(raw: unknown): PvObject | null {
 }
 
 interface RawWorkload {
-  spec?: { replicas?: number; paused?: boolean; selector?: { matchLabels?: Record<string, string> } };
+  spec?: { template?: unknown; replicas?: number; paused?: boolean; selector?: { matchLabels?: Record<string, string> } };
   status?: {
     conditions?: RawCondition[];
     availableReplicas?: number;
@@ -281,6 +295,7 @@ export function slimDeployment(raw: unknown): WorkloadObject | null {
     paused: d.spec?.paused ?? false,
     createdAt: createdAtOf(raw),
     selector: d.spec?.selector?.matchLabels ?? {},
+    ...templateSecurity(d.spec?.template),
   };
 }
 
@@ -299,6 +314,7 @@ export function slimDaemonSet(raw: unknown): WorkloadObject | null {
     paused: false,
     createdAt: createdAtOf(raw),
     selector: d.spec?.selector?.matchLabels ?? {},
+    ...templateSecurity(d.spec?.template),
   };
 }
 

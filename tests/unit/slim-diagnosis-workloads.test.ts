@@ -6,6 +6,7 @@ import { describe } from 'node:test';
 import type { ControllerObject } from '../../domain/cluster/model.ts';
 import { slimPod } from '../../runtime/kube/slim-pod.ts';
 import { slimController, slimDaemonSet, slimDeployment, slimEvent, slimNode } from '../../runtime/kube/slim.ts';
+import { podSecuritySpec } from '../../domain/security/pod-spec.ts';
 import { meta, runTable, T } from '../support/slim-table.ts';
 
 const noResources = { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null };
@@ -317,6 +318,8 @@ describe('slimDeployment and slimDaemonSet: rollout status', () => {
         paused: true,
         createdAt: T,
         selector: { app: 'api' },
+        // The template as the security checks read it (tests/unit/slim-security.test.ts covers which objects keep one).
+        security: podSecuritySpec({ containers: [{ name: 'api', image: 'api:2' }] }),
       },
     },
     {
