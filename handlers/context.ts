@@ -9,6 +9,7 @@ import type { CopilotServices } from './copilot/service.ts';
 import type { AuditService } from './audit/service.ts';
 import type { AuthService } from './auth/service.ts';
 import type { DiagnosisService } from './diagnosis/service.ts';
+import type { PostureService } from './security/service.ts';
 import type { PodLogs } from './incidents/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
@@ -73,6 +74,8 @@ export interface Services {
   logs: PodLogs;
   /** The whole-cluster diagnosis (unscoped: cut it with domain/diagnosis/visible.ts before answering). */
   diagnosis: DiagnosisService;
+  /** The built-in security checks over the whole cluster (unscoped: cut it with domain/security/visible.ts before answering). */
+  posture: PostureService;
   history: HistoryReader;
   network: NetworkView;
   apps: ApplicationStore;

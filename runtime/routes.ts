@@ -20,6 +20,7 @@ import { adminRoutes } from './routes/admin.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
 import { diagnosisRoutes } from './routes/diagnosis.ts';
+import { securityRoutes } from './routes/security.ts';
 import { defineRoute, type Route } from './http/route.ts';
 import { noApiKeys } from './routes/access.ts';
 
@@ -140,6 +141,7 @@ export const routes: readonly Route[] = [
   }),
   ...readCoreRoutes,
   ...diagnosisRoutes,
+  ...securityRoutes,
   ...appRoutes,
   ...graphRoutes,
   ...mcpRoutes,

@@ -23,6 +23,9 @@ import { IpGuard } from './access/ip-guard.ts';
 import { createMemo } from './cache/memo.ts';
 import { diagnose, type AnalyzerEntry } from '../domain/diagnosis/engine.ts';
 import { DIAGNOSIS_TTL_MS, type DiagnosisService } from '../handlers/diagnosis/service.ts';
+import { evaluate } from '../domain/security/posture.ts';
+import { judgedWorkloads } from '../domain/security/visible.ts';
+import { POSTURE_MIN_AGE_MS, type PostureService } from '../handlers/security/service.ts';
 import type { Memo } from '../handlers/context.ts';
 import { FREE_TIER } from './access/license.ts';
 import { AuditLog } from './audit/audit-log.ts';
@@ -70,6 +73,15 @@ export const DEFAULT_SETTING_DEFAULTS: SettingDefaults = {
 const noHistory = (clock: Clock): HistoryReader => ({
   query: (q) => Promise.resolve({ bucketSecs: planBuckets(q.from, q.to, clock.now(), q.buckets).bucketSecs, points: [] }),
 });
+
+/**
+ * The built-in checks over the raw (unscoped) cluster view, evaluated again only when the
+ * workload, controller or pod array the informers hand out has changed, and at most every
+ * POSTURE_MIN_AGE_MS while they churn (a replica's status change gives a new pod array).
+ */
+export function createPostureService(cluster: ClusterView, memo: Memo): PostureService {
+  return { current: () => memo.derive('security-posture', [cluster.workloads(), cluster.controllers(), cluster.pods()], POSTURE_MIN_AGE_MS, () => evaluate(judgedWorkloads(cluster))) };
+}
 
 /**
  * The whole-cluster diagnosis from the raw (unscoped) cluster view, made at most once per
@@ -199,6 +211,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing: license,
     memo,
     diagnosis: createDiagnosisService(options.cluster, clock, memo, options.analyzers),
+    posture: createPostureService(options.cluster, memo),
     logs: options.logs ?? noPodLogs,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,

@@ -190,3 +190,112 @@ export const Posture = v.object({
   namespaces: v.array(NamespacePosture),
 });
 export type Posture = v.InferOutput<typeof Posture>;
+
+const NamespaceName = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
+
+/** `GET /security/posture`. */
+export const PostureInput = v.object({
+  /** One namespace's posture (its fields at the top level); a hidden one is the standard 403. */
+  namespace: v.optional(NamespaceName),
+});
+
+/** `GET /security/posture`: the cluster's (or one namespace's) posture as the caller may see it. */
+export const PostureAnswer = v.object({
+  /** The namespace asked for, or null for every visible namespace. */
+  namespace: v.nullable(v.string()),
+  ...PostureFields,
+  /** The visible namespaces with workloads, worst score first (just the one asked for, when there is one). */
+  namespaces: v.array(NamespacePosture),
+});
+export type PostureAnswer = v.InferOutput<typeof PostureAnswer>;
+
+/**
+ * A vulnerability finding (spec §2), from a scanner's report. Nothing produces these yet:
+ * trivy-operator's VulnerabilityReports are the next step (issue 16).
+ */
+export const VulnFinding = v.object({
+  /** `<namespace>/<Kind>/<name>#<cve>:<pkg>:<image>`. */
+  id: v.string(),
+  namespace: v.string(),
+  workload: v.string(),
+  image: v.string(),
+  cve: v.string(),
+  severity: Severity,
+  cvss: v.nullable(v.number()),
+  pkg: v.string(),
+  installed_ver: v.string(),
+  fixed_ver: v.nullable(v.string()),
+  fix_available: v.boolean(),
+  source: v.picklist(['trivy', 'capstan']),
+});
+export type VulnFinding = v.InferOutput<typeof VulnFinding>;
+
+export const FINDINGS_SORTS = ['severity', 'cvss', 'fixable', 'namespace', 'workload'] as const;
+export const FindingsSort = v.picklist(FINDINGS_SORTS);
+export type FindingsSort = v.InferOutput<typeof FindingsSort>;
+
+/** The largest `page_size` `GET /security/findings` serves. */
+export const FINDINGS_MAX_PAGE_SIZE = 500;
+export const FINDINGS_DEFAULT_PAGE_SIZE = 50;
+
+/** `GET /security/findings` (spec §4 "Security"); invalid values are 400 naming the field. */
+export const FindingsInput = v.object({
+  namespace: v.optional(NamespaceName),
+  severity: v.optional(v.picklist(Severity.options, 'severity must be CRITICAL, HIGH, MEDIUM, LOW or UNKNOWN')),
+  /** Only this kind; the other list is empty. */
+  kind: v.optional(v.picklist(['vuln', 'misconfig'], 'kind must be vuln or misconfig')),
+  /** `true`: only vulnerabilities with a fixed version. Misconfigurations are not filtered by it. */
+  fixable: v.optional(v.picklist(['true'], 'fixable must be true')),
+  /** `image`: also `groups`, the vulnerabilities counted per image. */
+  group_by: v.optional(v.picklist(['image'], 'group_by must be image')),
+  /** Case-insensitive substring of namespace, workload, resource, image, CVE, package, check or message. */
+  search: v.optional(v.pipe(v.string(), v.maxLength(200, 'search must be at most 200 characters'))),
+  sort: v.optional(v.picklist(FINDINGS_SORTS, 'sort must be severity, cvss, fixable, namespace or workload'), 'severity'),
+  /** From 1; a page past the last (or 0) clamps into range, as spec §7 asks. Without it, everything. */
+  page: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'page must be a whole number'), v.transform(Number))),
+  page_size: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,4}$/, `page_size must be 1–${FINDINGS_MAX_PAGE_SIZE}`),
+      v.transform(Number),
+      v.minValue(1, `page_size must be 1–${FINDINGS_MAX_PAGE_SIZE}`),
+      v.maxValue(FINDINGS_MAX_PAGE_SIZE, `page_size must be 1–${FINDINGS_MAX_PAGE_SIZE}`),
+    ),
+  ),
+});
+export type FindingsInput = v.InferOutput<typeof FindingsInput>;
+
+/** One row of a page: either kind, tagged. */
+export const FindingRow = v.variant('kind', [v.object({ kind: v.literal('vuln'), ...VulnFinding.entries }), v.object({ kind: v.literal('misconfig'), ...MisconfigFinding.entries })]);
+export type FindingRow = v.InferOutput<typeof FindingRow>;
+
+/** `group_by=image`: the vulnerabilities of one image. */
+export const ImageGroup = v.object({
+  image: v.string(),
+  findings: v.number(),
+  by_severity: SeverityCounts,
+  /** Findings with a fixed version. */
+  fixable: v.number(),
+  /** Distinct `<namespace>/<workload>` running it. */
+  workloads: v.number(),
+});
+export type ImageGroup = v.InferOutput<typeof ImageGroup>;
+
+/**
+ * `GET /security/findings`: `{vulns, misconfigs}`, everything that matches; with `page`, the
+ * two lists hold that page's rows only, `rows` the same page in order with each row's `kind`.
+ */
+export const FindingsAnswer = v.object({
+  vulns: v.array(VulnFinding),
+  misconfigs: v.array(MisconfigFinding),
+  rows: v.optional(v.array(FindingRow)),
+  page: v.optional(v.number()),
+  page_size: v.optional(v.number()),
+  /** Matching findings of both kinds. */
+  total: v.optional(v.number()),
+  has_more: v.optional(v.boolean()),
+  sort: v.optional(FindingsSort),
+  /** With `group_by=image`: every matching vulnerability counted per image (not paged), most severe first. */
+  groups: v.optional(v.array(ImageGroup)),
+});
+export type FindingsAnswer = v.InferOutput<typeof FindingsAnswer>;

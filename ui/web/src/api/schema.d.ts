@@ -290,6 +290,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/security/posture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Grade, score (Polaris formula), failed checks per severity, workloads covered, top failing checks and per-namespace postures, from the built-in checks over every workload template and bare pod; computed once for the cluster and cut to the visible namespaces (namespace: that one at the top level) */
+        get: operations["get_security_posture"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** {vulns, misconfigs} the caller may see (vulns empty until scanner reports are read); filters namespace, severity, kind, fixable (vulns only), search; sort severity (default), cvss, fixable, namespace, workload; group_by=image adds per-image vuln counts; with page (page_size 1-500, default 50) also rows, page, page_size, total, has_more, sort, an out-of-range page clamping to the last */
+        get: operations["get_security_findings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps": {
         parameters: {
             query?: never;
@@ -2770,6 +2804,268 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_security_posture: {
+        parameters: {
+            query?: {
+                namespace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        namespace: string | null;
+                        /** @enum {string} */
+                        grade: "A+" | "A" | "A-" | "B+" | "B" | "B-" | "C+" | "C" | "C-" | "D+" | "D" | "D-" | "F";
+                        score: number;
+                        by_severity: {
+                            CRITICAL: number;
+                            HIGH: number;
+                            MEDIUM: number;
+                            LOW: number;
+                            UNKNOWN: number;
+                        };
+                        workloads_covered: number;
+                        checks: {
+                            passed: number;
+                            warnings: number;
+                            dangers: number;
+                        };
+                        top_failing_checks: {
+                            check_id: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                            title: string;
+                            failures: number;
+                            workloads: number;
+                        }[];
+                        namespaces: {
+                            namespace: string;
+                            /** @enum {string} */
+                            grade: "A+" | "A" | "A-" | "B+" | "B" | "B-" | "C+" | "C" | "C-" | "D+" | "D" | "D-" | "F";
+                            score: number;
+                            by_severity: {
+                                CRITICAL: number;
+                                HIGH: number;
+                                MEDIUM: number;
+                                LOW: number;
+                                UNKNOWN: number;
+                            };
+                            workloads_covered: number;
+                            checks: {
+                                passed: number;
+                                warnings: number;
+                                dangers: number;
+                            };
+                            top_failing_checks: {
+                                check_id: string;
+                                /** @enum {string} */
+                                severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                                title: string;
+                                failures: number;
+                                workloads: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_security_findings: {
+        parameters: {
+            query?: {
+                namespace?: string;
+                severity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                kind?: "vuln" | "misconfig";
+                fixable?: "true";
+                group_by?: "image";
+                search?: string;
+                sort?: "severity" | "cvss" | "fixable" | "namespace" | "workload";
+                page?: string;
+                page_size?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vulns: {
+                            id: string;
+                            namespace: string;
+                            workload: string;
+                            image: string;
+                            cve: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                            cvss: number | null;
+                            pkg: string;
+                            installed_ver: string;
+                            fixed_ver: string | null;
+                            fix_available: boolean;
+                            /** @enum {string} */
+                            source: "trivy" | "capstan";
+                        }[];
+                        misconfigs: {
+                            id: string;
+                            namespace: string;
+                            workload: string;
+                            workload_kind: string;
+                            check_id: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                            message: string;
+                            remediation: string;
+                            resource: string;
+                            container: string | null;
+                            /** @enum {string} */
+                            source: "capstan" | "trivy";
+                        }[];
+                        rows?: ({
+                            /** @constant */
+                            kind: "vuln";
+                            id: string;
+                            namespace: string;
+                            workload: string;
+                            image: string;
+                            cve: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                            cvss: number | null;
+                            pkg: string;
+                            installed_ver: string;
+                            fixed_ver: string | null;
+                            fix_available: boolean;
+                            /** @enum {string} */
+                            source: "trivy" | "capstan";
+                        } | {
+                            /** @constant */
+                            kind: "misconfig";
+                            id: string;
+                            namespace: string;
+                            workload: string;
+                            workload_kind: string;
+                            check_id: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                            message: string;
+                            remediation: string;
+                            resource: string;
+                            container: string | null;
+                            /** @enum {string} */
+                            source: "capstan" | "trivy";
+                        })[];
+                        page?: number;
+                        page_size?: number;
+                        total?: number;
+                        has_more?: boolean;
+                        /** @enum {string} */
+                        sort?: "severity" | "cvss" | "fixable" | "namespace" | "workload";
+                        groups?: {
+                            image: string;
+                            findings: number;
+                            by_severity: {
+                                CRITICAL: number;
+                                HIGH: number;
+                                MEDIUM: number;
+                                LOW: number;
+                                UNKNOWN: number;
+                            };
+                            fixable: number;
+                            workloads: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

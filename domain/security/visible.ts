@@ -1,0 +1,82 @@
+// The posture as one caller may see it. The runtime evaluates every workload of the cluster
+// once (handlers/security/service.ts); each answer is cut from that to the visible
+// namespaces here. A hidden namespace's workloads count nowhere: the cluster-wide numbers of
+// a caller who cannot see everything are re-added from the visible namespaces and their
+// findings, exactly as evaluate() adds them, so they never include what is hidden.
+import type { ClusterView } from '../cluster/model.ts';
+import type { FailingCheck, MisconfigFinding, NamespacePosture, PostureAnswer, SeverityCounts } from '../../schema/security.ts';
+import { CHECKS } from './checks/index.ts';
+import { polarisGrade, polarisScore, TOP_FAILING_CHECKS, type Evaluation, type WorkloadInput } from './posture.ts';
+
+/** Whether the caller may see a namespace (ScopedClusterView.inScope). */
+export type InScope = (namespace: string) => boolean;
+
+/**
+ * Every object judged by its own spec (the slimmer keeps `security` only on workload
+ * templates and bare pods): Deployments and DaemonSets, the controllers no other workload
+ * owns, bare pods.
+ */
+export function judgedWorkloads(view: Pick<ClusterView, 'workloads' | 'controllers' | 'pods'>): WorkloadInput[] {
+  const out: WorkloadInput[] = [];
+  for (const o of [...view.workloads(), ...view.controllers()]) if (o.security) out.push({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.security });
+  for (const p of view.pods()) if (p.security && p.owner === null) out.push({ kind: 'Pod', namespace: p.namespace, name: p.name, spec: p.security });
+  return out;
+}
+
+const SEVERITY_RANK = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, UNKNOWN: 4 } as const;
+const TITLES = new Map(CHECKS.map((c) => [c.id, c.title]));
+
+/** The failing checks of `findings`, ranked as evaluate() ranks them. */
+function topFailing(findings: readonly MisconfigFinding[]): FailingCheck[] {
+  const by = new Map<string, { f: MisconfigFinding; failures: number; workloads: Set<string> }>();
+  for (const f of findings) {
+    const entry = by.get(f.check_id) ?? { f, failures: 0, workloads: new Set<string>() };
+    entry.failures++;
+    entry.workloads.add(`${f.namespace}/${f.resource}`);
+    by.set(f.check_id, entry);
+  }
+  return [...by.values()]
+    .map(({ f, failures, workloads }) => ({ check_id: f.check_id, severity: f.severity, title: TITLES.get(f.check_id) ?? f.check_id, failures, workloads: workloads.size }))
+    .sort((a, b) => b.workloads - a.workloads || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || b.failures - a.failures || a.check_id.localeCompare(b.check_id))
+    .slice(0, TOP_FAILING_CHECKS);
+}
+
+/** A namespace with no judged workload: nothing checked scores 100, and `workloads_covered: 0` says why. */
+function emptyNamespace(namespace: string): NamespacePosture {
+  return { namespace, ...sumOf([], []) };
+}
+
+function sumOf(namespaces: readonly NamespacePosture[], findings: readonly MisconfigFinding[]) {
+  const checks = { passed: 0, warnings: 0, dangers: 0 };
+  const by_severity: SeverityCounts = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, UNKNOWN: 0 };
+  let workloads_covered = 0;
+  for (const ns of namespaces) {
+    checks.passed += ns.checks.passed;
+    checks.warnings += ns.checks.warnings;
+    checks.dangers += ns.checks.dangers;
+    for (const s of Object.keys(by_severity) as (keyof SeverityCounts)[]) by_severity[s] += ns.by_severity[s];
+    workloads_covered += ns.workloads_covered;
+  }
+  const score = polarisScore(checks);
+  return { grade: polarisGrade(score), score, by_severity, workloads_covered, checks, top_failing_checks: topFailing(findings) };
+}
+
+/** The findings the caller may see (and, with `namespace`, of that namespace only). */
+export function visibleFindings(e: Evaluation, inScope: InScope, namespace: string | null): MisconfigFinding[] {
+  return e.findings.filter((f) => (namespace === null ? inScope(f.namespace) : f.namespace === namespace));
+}
+
+/**
+ * `GET /security/posture`: the whole evaluation when the caller sees every namespace in it,
+ * else the visible namespaces added up again. `namespace` (already checked visible) answers
+ * that namespace's posture at the top level.
+ */
+export function postureFor(e: Evaluation, inScope: InScope, namespace: string | null): PostureAnswer {
+  if (namespace !== null) {
+    const ns = e.posture.namespaces.find((n) => n.namespace === namespace) ?? emptyNamespace(namespace);
+    return { ...ns, namespace, namespaces: ns.workloads_covered === 0 ? [] : [ns] };
+  }
+  const namespaces = e.posture.namespaces.filter((n) => inScope(n.namespace));
+  if (namespaces.length === e.posture.namespaces.length) return { namespace: null, ...e.posture };
+  return { namespace: null, ...sumOf(namespaces, visibleFindings(e, inScope, null)), namespaces };
+}

@@ -1,0 +1,19 @@
+// `GET /security/posture` and `GET /security/findings`: the one whole-cluster evaluation of
+// the built-in checks, cut to what the caller may see. The rules: docs/security-posture.md.
+import { findingsFor } from '../../domain/security/findings.ts';
+import { postureFor, visibleFindings } from '../../domain/security/visible.ts';
+import type { FindingsAnswer, FindingsInput, PostureAnswer, PostureInput } from '../../schema/security.ts';
+import type * as v from 'valibot';
+import type { HandlerContext } from '../context.ts';
+import { ok, type Result } from '../result.ts';
+
+/** Grade, score, counts and top failing checks of the visible namespaces (or of one; a hidden one is refused before this runs). */
+export function posture(input: v.InferOutput<typeof PostureInput>, ctx: HandlerContext): Result<PostureAnswer> {
+  return ok(postureFor(ctx.posture.current(), (ns) => ctx.cluster.inScope(ns), input.namespace ?? null));
+}
+
+/** `{vulns, misconfigs}` the caller may see, filtered, sorted and paged per spec §4. No scanner reports are read yet: `vulns` is empty. */
+export function findings(input: FindingsInput, ctx: HandlerContext): Result<FindingsAnswer> {
+  const misconfigs = visibleFindings(ctx.posture.current(), (ns) => ctx.cluster.inScope(ns), input.namespace ?? null);
+  return ok(findingsFor([], misconfigs, input));
+}
