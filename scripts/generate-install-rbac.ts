@@ -4,10 +4,10 @@
 // release gets. `npm run generate:install-rbac`; tests/unit/install-doc.test.ts fails on drift.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { ensureControlPlaneBinaries } from '../runtime/localcluster/binaries.ts';
 
 export const INSTALL_DOC = fileURLToPath(new URL('../docs/install.md', import.meta.url));
 const CHART = fileURLToPath(new URL('../chart', import.meta.url));
@@ -38,14 +38,17 @@ interface RbacObject {
   rules?: Rule[];
 }
 
-/** helm from the project's tool cache (scripts/build-control-plane.sh builds it there). */
-export function helmBinary(): string {
-  return process.env.CAPSTAN_HELM ?? join(process.env.CAPSTAN_CACHE_DIR ?? join(homedir(), '.cache', 'capstan'), 'bin', 'helm');
+/**
+ * helm from where scripts/build-control-plane.sh says the binaries are ($CAPSTAN_K8S_BIN_DIR
+ * when set, else its cache), found as scripts/build-images.ts finds crane.
+ */
+export async function helmBinary(): Promise<string> {
+  return join(await ensureControlPlaneBinaries(), 'helm');
 }
 
-function render(set: string[]): RbacObject[] {
+function render(helm: string, set: string[]): RbacObject[] {
   const args = ['template', 'capstan', CHART, '--namespace', 'capstan-system', ...set.flatMap((s) => ['--set', s])];
-  const out = execFileSync(helmBinary(), args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync(helm, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return parseAllDocuments(out)
     .map((d) => d.toJSON() as RbacObject | null)
     .filter((o): o is RbacObject => o !== null && (o.kind === 'ClusterRole' || o.kind === 'Role'));
@@ -79,23 +82,23 @@ export function variantSection(title: string, defaults: readonly string[], rows:
   return parts.join('\n');
 }
 
-export function rbacSection(): string {
+export function rbacSection(helm: string): string {
   const [first, ...rest] = VARIANTS;
   if (!first) throw new Error('no variants');
-  const defaults = grantRows(render(first.set));
-  const parts = [`### ${first.title}\n\n${[...HEADER, ...defaults].join('\n')}\n`, ...rest.map((v) => variantSection(v.title, defaults, grantRows(render(v.set))))];
+  const defaults = grantRows(render(helm, first.set));
+  const parts = [`### ${first.title}\n\n${[...HEADER, ...defaults].join('\n')}\n`, ...rest.map((v) => variantSection(v.title, defaults, grantRows(render(helm, v.set))))];
   return `${BEGIN}\n${parts.join('\n')}${END}`;
 }
 
-/** docs/install.md with its generated section replaced. */
-export function withRbacSection(doc: string): string {
+/** docs/install.md with its generated section replaced (rendered with the helm at `helm`). */
+export function withRbacSection(doc: string, helm: string): string {
   const start = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);
   if (start < 0 || end < start) throw new Error(`${INSTALL_DOC} has no generated-section markers`);
-  return doc.slice(0, start) + rbacSection() + doc.slice(end + END.length);
+  return doc.slice(0, start) + rbacSection(helm) + doc.slice(end + END.length);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(INSTALL_DOC, withRbacSection(readFileSync(INSTALL_DOC, 'utf8')));
+  writeFileSync(INSTALL_DOC, withRbacSection(readFileSync(INSTALL_DOC, 'utf8'), await helmBinary()));
   process.stdout.write(`wrote ${INSTALL_DOC}\n`);
 }

@@ -10,24 +10,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { execFile } from 'node:child_process';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { spawnAgent, type AgentProcess } from '../support/agent-process.ts';
-import { k, kJson, serviceAccountKubeconfig, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
+import { CHART_DIR, helm, k, kJson, serviceAccountKubeconfig, startTestAgent, waitFor } from '../support/cluster.ts';
 
-const run = promisify(execFile);
 const NAMESPACE = 'capstan-system';
 const RELEASE = 'capstan';
 const SERVICE_ACCOUNT = 'capstan';
 const ADMIN_PASSWORD = 'chart-admin-password';
 const TENANTS = ['shop', 'payments'];
-
-async function helm(args: string[]): Promise<string> {
-  const { kubeconfig, binDir } = testCluster();
-  const { stdout } = await run(join(binDir, 'helm'), [...args, '--kubeconfig', kubeconfig], { maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
-}
 
 interface EnvVar {
   name: string;
@@ -139,7 +130,7 @@ describe('the chart installed, and the RBAC proof', () => {
   let referenceCookie: string;
 
   before(async () => {
-    await helm(['install', RELEASE, 'chart', '-n', NAMESPACE, '--create-namespace', '--set', `security.adminPassword=${ADMIN_PASSWORD}`]);
+    await helm(['install', RELEASE, CHART_DIR, '-n', NAMESPACE, '--create-namespace', '--set', `security.adminPassword=${ADMIN_PASSWORD}`]);
     // The same agent with the suite's admin kubeconfig: what "nothing missing" is measured against.
     reference = await startTestAgent('chart-reference', { accounts: { adminPassword: ADMIN_PASSWORD } });
     referenceCookie = await signIn(reference.url, ADMIN_PASSWORD);
@@ -186,16 +177,16 @@ describe('the chart installed, and the RBAC proof', () => {
   });
 
   it('rbac.allowWrites adds exactly the spec writes', async () => {
-    await helm(['upgrade', RELEASE, 'chart', '-n', NAMESPACE, '--reuse-values', '--set', 'rbac.allowWrites=true']);
+    await helm(['upgrade', RELEASE, CHART_DIR, '-n', NAMESPACE, '--reuse-values', '--set', 'rbac.allowWrites=true']);
     const granted = writes(await canI('shop')).filter((w) => !ALWAYS_ALLOWED.has(w));
     assert.deepEqual(granted, ['deployments.apps patch', 'deployments.apps update', 'namespaces create', 'pods create', 'pods delete', 'pods/exec create', 'secrets create', 'secrets patch', 'secrets update']);
     assert.ok(!granted.some((w) => w.startsWith('secrets delete')), 'Secret delete never');
-    await helm(['upgrade', RELEASE, 'chart', '-n', NAMESPACE, '--reuse-values', '--set', 'rbac.allowWrites=false']);
+    await helm(['upgrade', RELEASE, CHART_DIR, '-n', NAMESPACE, '--reuse-values', '--set', 'rbac.allowWrites=false']);
     assert.deepEqual(writes(await canI('shop')).filter((w) => !ALWAYS_ALLOWED.has(w)), [], 'and takes them back');
   });
 
   it('rbac.clusterWide=false over two tenant namespaces: the agent works in those two and sees nothing else', async () => {
-    await helm(['upgrade', RELEASE, 'chart', '-n', NAMESPACE, '--reuse-values', '--set', 'rbac.clusterWide=false', '--set', `tenantNamespaces={${TENANTS.join(',')}}`]);
+    await helm(['upgrade', RELEASE, CHART_DIR, '-n', NAMESPACE, '--reuse-values', '--set', 'rbac.clusterWide=false', '--set', `tenantNamespaces={${TENANTS.join(',')}}`]);
     const elsewhere = await canI('marketing');
     assert.ok(!elsewhere.get('pods')?.has('list'), 'no pod reads outside the tenants');
     assert.ok((await canI('shop')).get('pods')?.has('list'), 'pod reads in a tenant');
@@ -213,6 +204,6 @@ describe('the chart installed, and the RBAC proof', () => {
     } finally {
       await agent.stop();
     }
-    await helm(['upgrade', RELEASE, 'chart', '-n', NAMESPACE, '--reuse-values', '--set', 'rbac.clusterWide=true', '--set-json', 'tenantNamespaces=[]']);
+    await helm(['upgrade', RELEASE, CHART_DIR, '-n', NAMESPACE, '--reuse-values', '--set', 'rbac.clusterWide=true', '--set-json', 'tenantNamespaces=[]']);
   });
 });

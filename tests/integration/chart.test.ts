@@ -5,14 +5,13 @@
 // proxies, ...); the RBAC the spec allows and nothing more; and one real install, upgrade and
 // uninstall for what only a live cluster shows (the seeded Secrets kept).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
-import { CHART_DIR, schemaLeaves, type SchemaNode } from '../../scripts/generate-chart-readme.ts';
-import { k, kJson, testCluster } from '../support/cluster.ts';
+import { schemaLeaves, type SchemaNode } from '../../scripts/generate-chart-readme.ts';
+import { CHART_DIR, helmResult as helm, k, kJson, testCluster } from '../support/cluster.ts';
 
 const NAMESPACE = 'capstan-system';
 /** Namespaces of the demo scenario, so Roles and RoleBindings there pass admission. */
@@ -49,18 +48,7 @@ interface Deployment extends KubeObject {
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'capstan-chart-test-'));
-// helm keeps caches and repository config under these; a test writes none into $HOME.
-const helmEnv = { ...process.env, HELM_CACHE_HOME: join(tmp, 'cache'), HELM_CONFIG_HOME: join(tmp, 'config'), HELM_DATA_HOME: join(tmp, 'data') };
 let kubeVersion = '';
-
-function helm(args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
-  const { binDir, kubeconfig } = testCluster();
-  return new Promise((resolve) => {
-    execFile(join(binDir, 'helm'), args, { env: { ...helmEnv, KUBECONFIG: kubeconfig }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ ok: err === null, stdout, stderr });
-    });
-  });
-}
 
 let fileCount = 0;
 function valuesFile(values: Values): string {

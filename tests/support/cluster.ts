@@ -1,8 +1,10 @@
 // Access to the suite's shared control plane, started by tests/run.ts.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { CHART_DIR } from '../../scripts/generate-chart-readme.ts';
 import { startAgent, type AgentOptions, type RunningAgent } from '../../runtime/agent.ts';
 import { kubectl, waitFor } from '../../runtime/localcluster/kubectl.ts';
 import { silentLogger } from '../../runtime/log.ts';
@@ -33,6 +35,39 @@ export async function kJson<T>(args: string[]): Promise<T> {
 }
 
 export { waitFor };
+
+/** The Helm chart's directory (absolute, so no test depends on its working directory). */
+export { CHART_DIR };
+
+let helmHome: string | undefined;
+
+/**
+ * `helm` from the suite's bin directory against its API server, never failing: what it
+ * printed and whether it exited 0. Its cache, config and data go to one temporary directory
+ * per process, so a test writes nothing into $HOME.
+ */
+export function helmResult(args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+  const { binDir, kubeconfig } = testCluster();
+  if (helmHome === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-helm-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    helmHome = dir;
+  }
+  const home = helmHome;
+  const env = { ...process.env, KUBECONFIG: kubeconfig, HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') };
+  return new Promise((resolve) => {
+    execFile(join(binDir, 'helm'), args, { env, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 }, (err, stdout, stderr) => {
+      resolve({ ok: err === null, stdout, stderr: err !== null && stderr === '' ? err.message : stderr });
+    });
+  });
+}
+
+/** `helm`, as helmResult, resolving with its stdout; rejects with its stderr when it fails. */
+export async function helm(args: string[]): Promise<string> {
+  const result = await helmResult(args);
+  if (!result.ok) throw new Error(`helm ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
+}
 
 /** Minimal shapes of the API objects the tests read. */
 export interface PodList {

@@ -6,10 +6,11 @@ import { describe, it } from 'node:test';
 import { helmBinary, INSTALL_DOC, variantSection, withRbacSection } from '../../scripts/generate-install-rbac.ts';
 
 describe('docs/install.md RBAC grants', () => {
-  it('match what the chart renders (run `npm run generate:install-rbac` after an RBAC change)', () => {
-    assert.ok(existsSync(helmBinary()), `no helm at ${helmBinary()}: make deps builds it`);
+  it('match what the chart renders (run `npm run generate:install-rbac` after an RBAC change)', async () => {
+    const helm = await helmBinary();
+    assert.ok(existsSync(helm), `no helm at ${helm}: make deps builds it`);
     const doc = readFileSync(INSTALL_DOC, 'utf8');
-    assert.equal(doc, withRbacSection(doc));
+    assert.equal(doc, withRbacSection(doc, helm));
   });
 
   it('shows a variant as what it adds and what it takes away from the defaults', () => {
