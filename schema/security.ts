@@ -10,6 +10,8 @@ import * as v from 'valibot';
 export const Severity = v.picklist(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN']);
 export type Severity = v.InferOutput<typeof Severity>;
 export const SEVERITIES: readonly Severity[] = Severity.options;
+/** A severity's place on the ladder, 0 for CRITICAL: the one order every sort uses. */
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = Object.fromEntries(SEVERITIES.map((s, i) => [s, i])) as Record<Severity, number>;
 
 /** Where a check comes from: the Pod Security Standards' two profiles, or workload hygiene. */
 export const CheckFamily = v.picklist(['pss-baseline', 'pss-restricted', 'hygiene']);
@@ -148,6 +150,8 @@ export const SeverityCounts = v.object({
   UNKNOWN: v.number(),
 });
 export type SeverityCounts = v.InferOutput<typeof SeverityCounts>;
+/** Every severity counted zero, to add to. */
+export const zeroCounts = (): SeverityCounts => ({ CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, UNKNOWN: 0 });
 
 export const Grade = v.picklist(['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F']);
 export type Grade = v.InferOutput<typeof Grade>;

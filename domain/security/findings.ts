@@ -1,10 +1,8 @@
 // `GET /security/findings` over the findings a caller may see: the filters, the sorts, the
 // paging (an out-of-range page clamps, spec §7) and `group_by=image` (docs/security-posture.md
 // "Findings"). Pure: the handler hands in the visible findings.
-import type { FindingRow, FindingsAnswer, FindingsInput, FindingsSort, ImageGroup, MisconfigFinding, Severity, VulnFinding } from '../../schema/security.ts';
-import { FINDINGS_DEFAULT_PAGE_SIZE } from '../../schema/security.ts';
-
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, UNKNOWN: 4 };
+import type { FindingRow, FindingsAnswer, FindingsInput, FindingsSort, ImageGroup, MisconfigFinding, VulnFinding } from '../../schema/security.ts';
+import { FINDINGS_DEFAULT_PAGE_SIZE, SEVERITIES, SEVERITY_RANK, zeroCounts } from '../../schema/security.ts';
 
 /** A finding of either kind, as the filters and sorts see it. */
 type Item = { kind: 'vuln'; f: VulnFinding } | { kind: 'misconfig'; f: MisconfigFinding };
@@ -41,16 +39,15 @@ function imageGroups(vulns: readonly VulnFinding[]): ImageGroup[] {
   const groups = new Map<string, ImageGroup & { keys: Set<string> }>();
   for (const f of vulns) {
     let g = groups.get(f.image);
-    if (!g) groups.set(f.image, (g = { image: f.image, findings: 0, by_severity: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, UNKNOWN: 0 }, fixable: 0, workloads: 0, keys: new Set() }));
+    if (!g) groups.set(f.image, (g = { image: f.image, findings: 0, by_severity: zeroCounts(), fixable: 0, workloads: 0, keys: new Set() }));
     g.findings++;
     g.by_severity[f.severity]++;
     if (f.fix_available) g.fixable++;
     g.keys.add(`${f.namespace}/${f.workload}`);
   }
-  const severities: Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN'];
   return [...groups.values()]
     .map(({ keys, ...g }) => ({ ...g, workloads: keys.size }))
-    .sort((a, b) => severities.reduce((d, s) => d || b.by_severity[s] - a.by_severity[s], 0) || a.image.localeCompare(b.image));
+    .sort((a, b) => SEVERITIES.reduce((d, s) => d || b.by_severity[s] - a.by_severity[s], 0) || a.image.localeCompare(b.image));
 }
 
 function split(items: readonly Item[]): { vulns: VulnFinding[]; misconfigs: MisconfigFinding[] } {

@@ -12,7 +12,8 @@
 // now and then lands one below the exact quotient (P=29, W=42: 57.999… → 57); we divide
 // integers exactly (58), which is the formula as written.
 import type { CheckCounts, FailingCheck, Grade, MisconfigFinding, NamespacePosture, PodSecuritySpec, Posture, Severity, SeverityCounts } from '../../schema/security.ts';
-import { CHECKS, type Check } from './checks/index.ts';
+import { SEVERITY_RANK, zeroCounts } from '../../schema/security.ts';
+import { CHECKS, CHECKS_BY_ID, type Check } from './checks/index.ts';
 
 export interface WorkloadInput {
   kind: string;
@@ -31,8 +32,6 @@ export const DANGER_SEVERITIES: ReadonlySet<Severity> = new Set(['CRITICAL', 'HI
 
 /** How many failing checks the posture lists, cluster-wide and per namespace. */
 export const TOP_FAILING_CHECKS = 10;
-
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, UNKNOWN: 4 };
 
 /** Polaris' score; 100 when nothing was checked (as Polaris answers: no failure seen). */
 export function polarisScore(counts: CheckCounts): number {
@@ -64,34 +63,42 @@ interface Tally {
   counts: CheckCounts;
   bySeverity: SeverityCounts;
   workloads: number;
-  failing: Map<string, { check: Check; failures: number; workloads: Set<string> }>;
+  /** The namespace's findings (the cluster's are evaluate()'s list). */
+  findings: MisconfigFinding[];
 }
 
 function newTally(): Tally {
-  return { counts: { passed: 0, warnings: 0, dangers: 0 }, bySeverity: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, UNKNOWN: 0 }, workloads: 0, failing: new Map() };
+  return { counts: { passed: 0, warnings: 0, dangers: 0 }, bySeverity: zeroCounts(), workloads: 0, findings: [] };
 }
 
-function recordFailure(t: Tally, check: Check, workloadKey: string): void {
-  if (DANGER_SEVERITIES.has(check.severity)) t.counts.dangers++;
+function recordFailure(t: Tally, severity: Severity): void {
+  if (DANGER_SEVERITIES.has(severity)) t.counts.dangers++;
   else t.counts.warnings++;
-  t.bySeverity[check.severity]++;
-  const entry = t.failing.get(check.id) ?? { check, failures: 0, workloads: new Set<string>() };
-  entry.failures++;
-  entry.workloads.add(workloadKey);
-  t.failing.set(check.id, entry);
+  t.bySeverity[severity]++;
 }
 
-/** Failing on the most workloads first; then the worse severity, more failures, and the id. */
-function topFailing(t: Tally): FailingCheck[] {
-  return [...t.failing.values()]
-    .map(({ check, failures, workloads }) => ({ check_id: check.id, severity: check.severity, title: check.title, failures, workloads: workloads.size }))
+/**
+ * The checks failing in `findings`: on the most workloads first; then the worse severity,
+ * more failures, and the id. One ranking for evaluate() (the cluster and each namespace) and
+ * for the visible part of the cluster a caller sees (visible.ts).
+ */
+export function topFailing(findings: readonly MisconfigFinding[]): FailingCheck[] {
+  const by = new Map<string, { f: MisconfigFinding; failures: number; workloads: Set<string> }>();
+  for (const f of findings) {
+    const entry = by.get(f.check_id) ?? { f, failures: 0, workloads: new Set<string>() };
+    entry.failures++;
+    entry.workloads.add(`${f.namespace}/${f.resource}`);
+    by.set(f.check_id, entry);
+  }
+  return [...by.values()]
+    .map(({ f, failures, workloads }) => ({ check_id: f.check_id, severity: f.severity, title: CHECKS_BY_ID.get(f.check_id)?.title ?? f.check_id, failures, workloads: workloads.size }))
     .sort((a, b) => b.workloads - a.workloads || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || b.failures - a.failures || a.check_id.localeCompare(b.check_id))
     .slice(0, TOP_FAILING_CHECKS);
 }
 
-function summary(t: Tally) {
+function summary(t: Tally, findings: readonly MisconfigFinding[]) {
   const score = polarisScore(t.counts);
-  return { grade: polarisGrade(score), score, by_severity: { ...t.bySeverity }, workloads_covered: t.workloads, checks: { ...t.counts }, top_failing_checks: topFailing(t) };
+  return { grade: polarisGrade(score), score, by_severity: { ...t.bySeverity }, workloads_covered: t.workloads, checks: { ...t.counts }, top_failing_checks: topFailing(findings) };
 }
 
 function findingOf(w: WorkloadInput, check: Check, container: string | null, message: string): MisconfigFinding {
@@ -131,7 +138,6 @@ export function evaluate(workloads: readonly WorkloadInput[], checks: readonly C
   const namespaces = new Map<string, Tally>();
   const findings: MisconfigFinding[] = [];
   for (const w of workloads) {
-    const key = `${w.namespace}/${w.kind}/${w.name}`;
     let ns = namespaces.get(w.namespace);
     if (!ns) namespaces.set(w.namespace, (ns = newTally()));
     cluster.workloads++;
@@ -143,14 +149,16 @@ export function evaluate(workloads: readonly WorkloadInput[], checks: readonly C
           ns.counts.passed++;
           continue;
         }
-        recordFailure(cluster, check, key);
-        recordFailure(ns, check, key);
-        findings.push(findingOf(w, check, result.container, result.message));
+        recordFailure(cluster, check.severity);
+        recordFailure(ns, check.severity);
+        const finding = findingOf(w, check, result.container, result.message);
+        findings.push(finding);
+        ns.findings.push(finding);
       }
     }
   }
   const perNamespace: NamespacePosture[] = [...namespaces.entries()]
-    .map(([namespace, t]) => ({ namespace, ...summary(t) }))
+    .map(([namespace, t]) => ({ namespace, ...summary(t, t.findings) }))
     .sort((a, b) => a.score - b.score || a.namespace.localeCompare(b.namespace));
-  return { findings: findings.sort(compareFindings), posture: { ...summary(cluster), namespaces: perNamespace } };
+  return { findings: findings.sort(compareFindings), posture: { ...summary(cluster, findings), namespaces: perNamespace } };
 }

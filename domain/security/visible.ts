@@ -4,9 +4,9 @@
 // a caller who cannot see everything are re-added from the visible namespaces and their
 // findings, exactly as evaluate() adds them, so they never include what is hidden.
 import type { ClusterView } from '../cluster/model.ts';
-import type { FailingCheck, MisconfigFinding, NamespacePosture, PostureAnswer, SeverityCounts } from '../../schema/security.ts';
-import { CHECKS } from './checks/index.ts';
-import { polarisGrade, polarisScore, TOP_FAILING_CHECKS, type Evaluation, type WorkloadInput } from './posture.ts';
+import type { MisconfigFinding, NamespacePosture, PostureAnswer } from '../../schema/security.ts';
+import { SEVERITIES, zeroCounts } from '../../schema/security.ts';
+import { polarisGrade, polarisScore, topFailing, type Evaluation, type WorkloadInput } from './posture.ts';
 
 /** Whether the caller may see a namespace (ScopedClusterView.inScope). */
 export type InScope = (namespace: string) => boolean;
@@ -23,24 +23,6 @@ export function judgedWorkloads(view: Pick<ClusterView, 'workloads' | 'controlle
   return out;
 }
 
-const SEVERITY_RANK = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, UNKNOWN: 4 } as const;
-const TITLES = new Map(CHECKS.map((c) => [c.id, c.title]));
-
-/** The failing checks of `findings`, ranked as evaluate() ranks them. */
-function topFailing(findings: readonly MisconfigFinding[]): FailingCheck[] {
-  const by = new Map<string, { f: MisconfigFinding; failures: number; workloads: Set<string> }>();
-  for (const f of findings) {
-    const entry = by.get(f.check_id) ?? { f, failures: 0, workloads: new Set<string>() };
-    entry.failures++;
-    entry.workloads.add(`${f.namespace}/${f.resource}`);
-    by.set(f.check_id, entry);
-  }
-  return [...by.values()]
-    .map(({ f, failures, workloads }) => ({ check_id: f.check_id, severity: f.severity, title: TITLES.get(f.check_id) ?? f.check_id, failures, workloads: workloads.size }))
-    .sort((a, b) => b.workloads - a.workloads || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || b.failures - a.failures || a.check_id.localeCompare(b.check_id))
-    .slice(0, TOP_FAILING_CHECKS);
-}
-
 /** A namespace with no judged workload: nothing checked scores 100, and `workloads_covered: 0` says why. */
 function emptyNamespace(namespace: string): NamespacePosture {
   return { namespace, ...sumOf([], []) };
@@ -48,13 +30,13 @@ function emptyNamespace(namespace: string): NamespacePosture {
 
 function sumOf(namespaces: readonly NamespacePosture[], findings: readonly MisconfigFinding[]) {
   const checks = { passed: 0, warnings: 0, dangers: 0 };
-  const by_severity: SeverityCounts = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, UNKNOWN: 0 };
+  const by_severity = zeroCounts();
   let workloads_covered = 0;
   for (const ns of namespaces) {
     checks.passed += ns.checks.passed;
     checks.warnings += ns.checks.warnings;
     checks.dangers += ns.checks.dangers;
-    for (const s of Object.keys(by_severity) as (keyof SeverityCounts)[]) by_severity[s] += ns.by_severity[s];
+    for (const s of SEVERITIES) by_severity[s] += ns.by_severity[s];
     workloads_covered += ns.workloads_covered;
   }
   const score = polarisScore(checks);
