@@ -178,7 +178,7 @@ value. The schema checks each value alone; these check values against each other
 {{- range .Values.imagePullSecrets -}}
 {{- $secrets = append $secrets . -}}
 {{- end -}}
-{{- if .Values.license.key -}}
+{{- if and .Values.license.key .Values.license.registry -}}
 {{- $secrets = append $secrets (dict "name" "capstan-registry") -}}
 {{- end -}}
 {{- with $secrets }}

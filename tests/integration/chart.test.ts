@@ -199,7 +199,8 @@ const EXPLICIT: Case[] = [
   { name: 'namespaced RBAC with writes and Secret namespaces', values: { tenantNamespaces: TENANTS, rbac: { clusterWide: false, allowWrites: true, secretsNamespaces: ['shop'] } } },
   { name: 'tenant namespaces with cluster-wide reads and writes', values: { tenantNamespaces: TENANTS, rbac: { allowWrites: true } } },
   { name: 'kubelet scrape via the API server proxy', values: { metrics: { kubeletScrape: { viaProxy: true } } } },
-  { name: 'license key (license and pull Secrets)', values: { license: { key: 'lic-123' }, imagePullSecrets: [{ name: 'mine' }] } },
+  { name: 'license key alone (license Secret, no registry so no pull Secret)', values: { license: { key: 'lic-123' }, imagePullSecrets: [{ name: 'mine' }] } },
+  { name: 'license key and registry (license and pull Secrets)', values: { license: { key: 'lic-123', registry: 'registry.example.com' } } },
   { name: 'PodDisruptionBudget minAvailable', values: { podDisruptionBudget: { enabled: true, minAvailable: 1 } } },
   { name: 'PodDisruptionBudget maxUnavailable percentage', values: { podDisruptionBudget: { enabled: true, maxUnavailable: '50%' } } },
   { name: 'dashboard NodePort', values: { ui: { service: { type: 'NodePort', nodePort: 30080 } } } },
@@ -318,6 +319,8 @@ describe('the schema refuses bad values, naming the field', () => {
     ['a word in a CIDR list', { security: { ipAllowlist: '10.0.0.0/8,office' } }, "at '/security/ipAllowlist'"],
     ['an octet over 255', { security: { ipDenylist: '300.1.1.1' } }, "at '/security/ipDenylist'"],
     ['a blocked tenant namespace', { tenantNamespaces: ['kube-system'] }, "at '/tenantNamespaces/0'"],
+    ['a registry with a scheme', { license: { registry: 'https://registry.example.com' } }, "at '/license/registry'"],
+    ['a license URL without a scheme', { license: { apiUrl: 'license.example.com' } }, "at '/license/apiUrl'"],
     ['a blocked namespace prefix', { tenantNamespaces: ['shop', 'gke-managed-x'] }, "at '/tenantNamespaces/1'"],
     ['an invalid namespace name', { tenantNamespaces: ['Shop_1'] }, "at '/tenantNamespaces/0'"],
     ['Capstan\'s own namespace for Secrets', { rbac: { secretsNamespaces: ['capstan-system'] } }, "at '/rbac/secretsNamespaces/0'"],
@@ -495,6 +498,23 @@ describe('what the chart renders', () => {
     assert.equal(ui.automountServiceAccountToken, false);
     assert.deepEqual(ui.containers[0]?.env, [{ name: 'CAPSTAN_AGENT_URL', value: `http://capstan-agent.${NAMESPACE}.svc:8080` }]);
     assert.equal(agent.securityContext?.appArmorProfile?.type, 'RuntimeDefault');
+  });
+
+  it('renders the registry pull Secret only with both license.key and license.registry (neither host is published yet)', async () => {
+    const pullSecrets = (objects: KubeObject[]) => ((get(objects, 'Deployment', 'capstan-agent', NAMESPACE) as Deployment).spec.template.spec as PodSpec & { imagePullSecrets?: { name: string }[] }).imagePullSecrets?.map((s) => s.name) ?? [];
+    const defaults = await render({});
+    assert.equal(find(defaults, 'Secret', 'capstan-registry'), undefined);
+    assert.equal(find(defaults, 'Secret', 'capstan-license'), undefined);
+    assert.deepEqual(pullSecrets(defaults), []);
+    const keyOnly = await render({ license: { key: 'lic-123' } });
+    assert.ok(find(keyOnly, 'Secret', 'capstan-license', NAMESPACE));
+    assert.equal(find(keyOnly, 'Secret', 'capstan-registry'), undefined, 'no pull secret for an empty registry');
+    assert.deepEqual(pullSecrets(keyOnly), []);
+    const both = await render({ license: { key: 'lic-123', registry: 'registry.example.com' } });
+    const config = JSON.parse(Buffer.from((get(both, 'Secret', 'capstan-registry', NAMESPACE) as WithData).data['.dockerconfigjson'] ?? '', 'base64').toString()) as { auths: Record<string, unknown> };
+    assert.deepEqual(Object.keys(config.auths), ['registry.example.com']);
+    assert.deepEqual(pullSecrets(both), ['capstan-registry']);
+    assert.equal((get(both, 'ConfigMap', 'capstan-agent-config', NAMESPACE) as WithData).data.CAPSTAN_LICENSE_API_URL, '', 'no license service URL by default');
   });
 
   it('installs for real: the admin password and encryption key are kept on upgrade, the key and the volume across uninstall', async () => {
