@@ -209,11 +209,13 @@ export class ClusterCache implements ClusterView {
     return this.informers.map((i) => i.status());
   }
 
+  /** Asked on every response (the stale-cache header): reads each source's failure time, builds no status. */
   staleSince(): string | null {
-    const times = this.syncStatus()
-      .map((s) => s.failing_since)
-      .filter((t): t is string => t !== null)
-      .map((t) => Date.parse(t));
-    return times.length === 0 ? null : new Date(Math.min(...times)).toISOString();
+    let earliest: Date | null = null;
+    for (const source of this.informers) {
+      const since = source.failingSince();
+      if (since !== null && (earliest === null || since < earliest)) earliest = since;
+    }
+    return earliest?.toISOString() ?? null;
   }
 }

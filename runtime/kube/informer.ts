@@ -57,19 +57,6 @@ export class Informer<T> {
     return this.options.resource;
   }
 
-  get namespace(): string | null {
-    return this.options.namespace ?? null;
-  }
-
-  hasSynced(): boolean {
-    return this.synced;
-  }
-
-  /** RBAC refuses the LIST: the resource is served empty (and the caller says so). */
-  isForbidden(): boolean {
-    return this.forbidden;
-  }
-
   /** Resolves after the first complete LIST; the watch keeps running in the background. */
   start(): Promise<void> {
     void this.relist();

@@ -11,6 +11,8 @@ export interface CacheSource<T> {
   start(): Promise<void>;
   stop(): void;
   status(): CacheSyncStatus;
+  /** Since when it has been unable to refresh (the earliest of its lists); null while healthy. Cheap: asked on every request. */
+  failingSince(): Date | null;
   /** Keeps its identity until something in it changes, as Informer.values() does. */
   values(): readonly T[];
 }
@@ -38,6 +40,15 @@ export class PerNamespaceInformer<T> implements CacheSource<T> {
       this.resource,
       this.members.map((m) => m.status()),
     );
+  }
+
+  failingSince(): Date | null {
+    let earliest: Date | null = null;
+    for (const member of this.members) {
+      const since = member.failingSince();
+      if (since !== null && (earliest === null || since < earliest)) earliest = since;
+    }
+    return earliest;
   }
 
   values(): readonly T[] {
