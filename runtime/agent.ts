@@ -123,7 +123,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     trustedProxies: parseTrustedProxies(options.trustedProxyCidrs ?? ''),
     validateOutput: options.validateOutput ?? false,
     apiDocs: options.apiDocs ? { version: CAPSTAN_VERSION } : undefined,
-    corsOrigins: options.corsOrigins ?? [],
+    corsOrigins: services.corsOrigins,
     log: options.log.child('http'),
   });
   const { hostname, port } = parseListen(options.listen);

@@ -149,6 +149,8 @@ export interface AssembledServices extends Services {
   unauthenticatedSummary: UnauthenticatedSummary;
   /** The chain every route is wrapped in, outermost first. */
   middleware: RouteMiddleware[];
+  /** The origins the chain's cross-site check admits: the app answers CORS for exactly these (createApp's corsOrigins). */
+  corsOrigins: readonly string[];
   reportScheduler: ReportScheduler;
   stop(): void;
 }
@@ -230,6 +232,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     settingsStore,
     forwarder,
     middleware,
+    corsOrigins: options.corsOrigins ?? [],
     unauthenticatedSummary,
     reportScheduler,
     stop: () => {

@@ -26,7 +26,7 @@ export interface Answer {
 export async function testApp(options: TestServiceOptions & { trustedProxies?: string } = {}) {
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock();
   const services = await testServices({ ...options, clock });
-  const app = createApp({ routes, rawEndpoints, services, middleware: services.middleware, validateOutput: true, trustedProxies: parseTrustedProxies(options.trustedProxies ?? ''), corsOrigins: options.corsOrigins ?? [], log: silentLogger });
+  const app = createApp({ routes, rawEndpoints, services, middleware: services.middleware, validateOutput: true, trustedProxies: parseTrustedProxies(options.trustedProxies ?? ''), corsOrigins: services.corsOrigins, log: silentLogger });
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
