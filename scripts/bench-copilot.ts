@@ -19,11 +19,10 @@ import { redactValue } from '../domain/redaction/redact.ts';
 import type { HandlerContext } from '../handlers/context.ts';
 import { runContext } from '../handlers/copilot/run.ts';
 import { narrowToAiScope } from '../handlers/copilot/scope.ts';
-import { startAgent, type RunningAgent } from '../runtime/agent.ts';
+import type { RunningAgent } from '../runtime/agent.ts';
 import { down, up } from '../runtime/localcluster/cluster.ts';
-import { silentLogger } from '../runtime/log.ts';
 import type { RootCause } from '../schema/diagnosis.ts';
-import { agentDiagnose, diagnosisApiKey } from '../tests/diagnosis/agent.ts';
+import { agentDiagnose, diagnosisApiKey, startBenchAgent } from '../tests/diagnosis/agent.ts';
 import { removeLeftovers, runScenarios, type ScenarioResult } from '../tests/diagnosis/harness.ts';
 import { createKube } from '../tests/diagnosis/kube.ts';
 import { idMatches, loadScenarios, type Scenario } from '../tests/diagnosis/scenario.ts';
@@ -97,15 +96,7 @@ try {
   const cluster = await up({ dir, progress: (m) => say(m) });
   const leftovers = await removeLeftovers(createKube(cluster.kubeconfig));
   if (leftovers.length > 0) say(`removed a previous run's leftovers: ${leftovers.join(', ')}`);
-  const agent = await startAgent({
-    kubeconfig: cluster.kubeconfig,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'agent-data'),
-    settings: { tenantNamespaces: [] },
-    accounts: { adminPassword: PASSWORD },
-    validateOutput: true,
-    log: silentLogger,
-  });
+  const agent = await startBenchAgent(cluster.kubeconfig, dir, PASSWORD);
   try {
     await agent.ready;
     const diagnose = agentDiagnose(agent.url, await diagnosisApiKey(agent.url, PASSWORD));

@@ -11,10 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startAgent } from '../runtime/agent.ts';
 import { down, up } from '../runtime/localcluster/cluster.ts';
-import { silentLogger } from '../runtime/log.ts';
-import { agentDiagnose, diagnosisApiKey } from '../tests/diagnosis/agent.ts';
+import { agentDiagnose, diagnosisApiKey, startBenchAgent } from '../tests/diagnosis/agent.ts';
 import { holdScenarios, removeLeftovers, runScenarios } from '../tests/diagnosis/harness.ts';
 import { createKube } from '../tests/diagnosis/kube.ts';
 import { buildReport, markdownReport } from '../tests/diagnosis/report.ts';
@@ -46,15 +44,7 @@ try {
     });
     await holdScenarios(scenarios, k, released);
   } else {
-    const agent = await startAgent({
-      kubeconfig: cluster.kubeconfig,
-      listen: '127.0.0.1:0',
-      dataDir: join(dir, 'agent-data'),
-      settings: { tenantNamespaces: [] },
-      accounts: { adminPassword: PASSWORD },
-      validateOutput: true,
-      log: silentLogger,
-    });
+    const agent = await startBenchAgent(cluster.kubeconfig, dir, PASSWORD);
     try {
       await agent.ready;
       const diagnose = agentDiagnose(agent.url, await diagnosisApiKey(agent.url, PASSWORD));

@@ -1,7 +1,23 @@
 // The harness asks a real agent: signed in as admin, it mints an API key with the
 // `workloads:read` scope `/diagnosis` declares, and asks over loopback HTTP like any client.
+import { join } from 'node:path';
+import { startAgent, type RunningAgent } from '../../runtime/agent.ts';
+import { silentLogger } from '../../runtime/log.ts';
 import type { Diagnosis } from '../../schema/diagnosis.ts';
 import type { Diagnose } from './harness.ts';
+
+/** The in-process agent the scenario benchmarks ask: on the bench's cluster, its data under `dir`, every namespace visible. */
+export function startBenchAgent(kubeconfig: string, dir: string, adminPassword: string): Promise<RunningAgent> {
+  return startAgent({
+    kubeconfig,
+    listen: '127.0.0.1:0',
+    dataDir: join(dir, 'agent-data'),
+    settings: { tenantNamespaces: [] },
+    accounts: { adminPassword },
+    validateOutput: true,
+    log: silentLogger,
+  });
+}
 
 export async function diagnosisApiKey(agentUrl: string, adminPassword: string): Promise<string> {
   const login = await fetch(`${agentUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: adminPassword }) });

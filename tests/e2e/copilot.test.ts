@@ -5,25 +5,21 @@
 // verified citation opens the object and whose invented one is not linked, the stop button
 // ending the provider call, and AI Context saying suppression is no filter.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import type { RunningAgent } from '../../runtime/agent.ts';
-import { startUiServer, type RunningUi } from '../../ui/server.ts';
-import { assertAccessible, launchBrowser, newContext, screenshot, signIn as signInAt } from '../support/browser.ts';
-import { startTestAgent, waitFor } from '../support/cluster.ts';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { assertAccessible, dashboardForFile, newContext, screenshot, signIn as signInAt } from '../support/browser.ts';
+import { waitFor } from '../support/cluster.ts';
 import { fakeLlmForFile } from '../support/fake-llm.ts';
 
 const ADMIN_PASSWORD = 'copilot-e2e-admin-password';
-let agent: RunningAgent;
-let ui: RunningUi;
-let browser: Browser;
 const llm = fakeLlmForFile();
 
-const signIn = (page: Page) => signInAt(page, ui.url, 'admin', ADMIN_PASSWORD);
+const dashboard = dashboardForFile('copilot-e2e', { accounts: { adminPassword: ADMIN_PASSWORD } });
+const signIn = (page: Page) => signInAt(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
 
 /** A crash-looping checkout pod of the demo, read through the dashboard's own session. */
 async function checkoutPod(page: Page): Promise<string> {
-  const answer = await page.request.get(`${ui.url}/api/agent/namespaces/shop/pods`);
+  const answer = await page.request.get(`${dashboard.ui.url}/api/agent/namespaces/shop/pods`);
   assert.equal(answer.status(), 200);
   const { pods } = (await answer.json()) as { pods: { name: string }[] };
   const pod = pods.find((p) => p.name.startsWith('checkout-'));
@@ -32,21 +28,10 @@ async function checkoutPod(page: Page): Promise<string> {
 }
 
 describe('copilot in Chromium', () => {
-  before(async () => {
-    agent = await startTestAgent('copilot-e2e', { accounts: { adminPassword: ADMIN_PASSWORD }, trustedProxyCidrs: '127.0.0.1/32' });
-    ui = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: agent.url });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await ui.close();
-    await agent.close();
-  });
-
   it('diagnoses a namespace with no model configured: labelled, cited, stored, and a citation opens its object', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page);
-    await page.goto(`${ui.url}/namespaces/shop`);
+    await page.goto(`${dashboard.ui.url}/namespaces/shop`);
     // The diagnosis has found the demo's crash loop once the namespace's root causes are drawn.
     await page.locator('ol.findings.roots').waitFor();
     await page.getByRole('button', { name: 'Diagnose shop' }).click();
@@ -77,14 +62,14 @@ describe('copilot in Chromium', () => {
     const href = (await first.getAttribute('href')) ?? '';
     assert.match(id, /^[a-z]+:/);
     await first.click();
-    await page.waitForURL(`${ui.url}${href}`);
+    await page.waitForURL(`${dashboard.ui.url}${href}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     assert.notEqual(await page.getByRole('heading', { level: 1 }).textContent(), 'Not found', `${id} opens ${href}`);
     await page.context().close();
   });
 
   it('points the agent at a provider on Admin → AI and tests the connection', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'AI', exact: true }).click();
     await page.getByRole('heading', { name: 'AI', level: 1 }).waitFor();
@@ -116,7 +101,7 @@ describe('copilot in Chromium', () => {
   });
 
   it('streams a chat answer with its tool step; a verified citation opens the object, an invented one is not linked', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page);
     const pod = await checkoutPod(page);
     llm.requests.length = 0;
@@ -124,7 +109,7 @@ describe('copilot in Chromium', () => {
       { toolCalls: [{ name: 'list_pods', args: { namespace: 'shop' } }] },
       { text: `Pod [pod:shop/${pod}] is crash-looping; [pod:shop/ghost-7f9c] may be affected too (Hypothesis: not shown to me).`, pauseAfterFirstPieceMs: 1500 },
     );
-    await page.goto(`${ui.url}/namespaces/shop`);
+    await page.goto(`${dashboard.ui.url}/namespaces/shop`);
     await page.getByRole('button', { name: 'Ask the copilot' }).click();
     const dock = page.getByRole('complementary', { name: 'Copilot' });
     await dock.getByText('About namespace:shop').waitFor();
@@ -153,7 +138,7 @@ describe('copilot in Chromium', () => {
     await screenshot(page, 'copilot-dock');
 
     await verified.click();
-    await page.waitForURL(`${ui.url}/namespaces/shop/pods/${pod}`);
+    await page.waitForURL(`${dashboard.ui.url}/namespaces/shop/pods/${pod}`);
     await page.getByRole('heading', { name: pod, level: 1 }).waitFor();
     await dock.getByText('Why is checkout failing?').waitFor();
     await dock.getByText('About pod:shop/' + pod).waitFor();
@@ -161,7 +146,7 @@ describe('copilot in Chromium', () => {
   });
 
   it('stops an answer mid-stream, and the agent ends the provider call', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page);
     llm.requests.length = 0;
     llm.script({ text: 'Thinking about a long answer that will never be finished.', pauseAfterFirstPieceMs: 60_000 });

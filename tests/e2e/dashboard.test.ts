@@ -3,40 +3,24 @@
 // once, what a viewer cannot see, and an accessibility scan of every main screen.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import type { RunningAgent } from '../../runtime/agent.ts';
-import { startUiServer, type RunningUi } from '../../ui/server.ts';
-import { assertAccessible, launchBrowser, newContext, screenshot, signIn as signInAt } from '../support/browser.ts';
-import { waitFor, startTestAgent } from '../support/cluster.ts';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { assertAccessible, dashboardForFile, newContext, screenshot, signIn as signInAt } from '../support/browser.ts';
+import { waitFor } from '../support/cluster.ts';
 
 const ADMIN_PASSWORD = 'dashboard-admin-password';
 const VIEWER_PASSWORD = 'dashboard-viewer-password';
-let agent: RunningAgent;
-let ui: RunningUi;
-let browser: Browser;
 
-const signIn = (page: Page, username: string, password: string) => signInAt(page, ui.url, username, password);
-
-describe('dashboard in Chromium', () => {
-  before(async () => {
-    agent = await startTestAgent('dashboard', {
+const dashboard = dashboardForFile('dashboard', {
       accounts: { adminPassword: ADMIN_PASSWORD, viewerPassword: VIEWER_PASSWORD },
-      trustedProxyCidrs: '127.0.0.1/32',
       historySampleIntervalMs: 2000,
     });
-    ui = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: agent.url });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await ui.close();
-    await agent.close();
-  });
+const signIn = (page: Page, username: string, password: string) => signInAt(page, dashboard.ui.url, username, password);
 
+describe('dashboard in Chromium', () => {
   it('signs in and lists unhealthy namespaces first, with the cache age', async () => {
-    const page = await (await newContext(browser)).newPage();
-    await page.goto(`${ui.url}/overview`);
+    const page = await (await newContext(dashboard.browser)).newPage();
+    await page.goto(`${dashboard.ui.url}/overview`);
     await page.getByRole('heading', { name: 'Sign in to Capstan' }).waitFor();
     await assertAccessible(page, 'sign-in');
     await screenshot(page, 'sign-in');
@@ -68,7 +52,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it("opens the crash-loop incident's story with the previous instance's log tail, and deep-links to it", async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, 'admin', ADMIN_PASSWORD);
     await page.getByRole('link', { name: 'Incidents' }).click();
     await page.getByRole('heading', { name: 'Incidents', level: 1 }).waitFor();
@@ -101,7 +85,7 @@ describe('dashboard in Chromium', () => {
     await page.locator('.react-flow__node', { hasText: 'ReplicaSet' }).first().click();
     await page.getByRole('heading', { name: /^ReplicaSet checkout-/ }).waitFor();
 
-    await page.goto(`${ui.url}/namespaces/shop`);
+    await page.goto(`${dashboard.ui.url}/namespaces/shop`);
     await page.getByRole('table').waitFor();
     await page.getByLabel('Search pods').fill('frontend');
     const rows = await page.locator('tbody tr').count();
@@ -112,7 +96,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('creates an API key with only the scopes picked and shows its secret exactly once', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, 'admin', ADMIN_PASSWORD);
     await page.getByRole('link', { name: 'admin (admin)' }).click();
     await page.getByRole('heading', { name: 'Account' }).waitFor();
@@ -132,11 +116,11 @@ describe('dashboard in Chromium', () => {
 
     // An MCP client asks for OAuth access: the consent screen names it; Allow sends the browser back with a code.
     const redirect = 'http://127.0.0.1:9/callback';
-    const registered = (await (await fetch(`${ui.url}/api/agent/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Notebook Agent', redirect_uris: [redirect] }) })).json()) as { client_id: string };
+    const registered = (await (await fetch(`${dashboard.ui.url}/api/agent/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Notebook Agent', redirect_uris: [redirect] }) })).json()) as { client_id: string };
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const authorize = new URLSearchParams({ response_type: 'code', client_id: registered.client_id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256', state: 'xyz' });
-    await page.goto(`${ui.url}/api/agent/oauth/authorize?${authorize.toString()}`);
+    await page.goto(`${dashboard.ui.url}/api/agent/oauth/authorize?${authorize.toString()}`);
     await page.getByRole('heading', { name: /Allow Notebook Agent to read this cluster as you\?/ }).waitFor();
     await assertAccessible(page, 'oauth consent');
     await screenshot(page, 'oauth-consent');
@@ -147,26 +131,26 @@ describe('dashboard in Chromium', () => {
     const back = new URL(page.url());
     assert.equal(back.searchParams.get('state'), 'xyz');
     const code = back.searchParams.get('code') ?? '';
-    const tokenAnswer = await fetch(`${ui.url}/api/agent/oauth/token`, {
+    const tokenAnswer = await fetch(`${dashboard.ui.url}/api/agent/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: registered.client_id, code_verifier: verifier }).toString(),
     });
     assert.equal(tokenAnswer.status, 200);
-    await page.goto(`${ui.url}/account`);
+    await page.goto(`${dashboard.ui.url}/account`);
     await page.getByRole('button', { name: 'Disconnect Notebook Agent' }).waitFor();
     await screenshot(page, 'account-connected-apps');
     await page.getByRole('button', { name: 'Disconnect Notebook Agent' }).click();
     await page.getByText(/No app holds an access token/).waitFor();
-    const answer = await fetch(`${agent.url}/api/agent/namespaces`, { headers: { 'x-api-key': secret } });
+    const answer = await fetch(`${dashboard.agent.url}/api/agent/namespaces`, { headers: { 'x-api-key': secret } });
     assert.equal(answer.status, 200, 'the key works');
     await page.context().close();
   });
 
   it('shows resource history and applications, and the admin screens to an admin', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, 'admin', ADMIN_PASSWORD);
-    await page.goto(`${ui.url}/history?scope=namespace&namespace=payments`);
+    await page.goto(`${dashboard.ui.url}/history?scope=namespace&namespace=payments`);
     // metrics-server needs a few scrapes after the cluster starts, then the sampler a tick.
     await waitFor('history charts', async () => {
       await page.reload();
@@ -179,7 +163,7 @@ describe('dashboard in Chromium', () => {
     await assertAccessible(page, 'history');
     await screenshot(page, 'history');
 
-    await page.goto(`${ui.url}/apps/new`);
+    await page.goto(`${dashboard.ui.url}/apps/new`);
     await page.getByLabel('Name').fill('Storefront');
     await page.getByLabel('shop').check();
     await page.getByLabel(/Label selector/).fill('app in (frontend, cart)');
@@ -191,7 +175,7 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'application');
 
     for (const [path, heading] of [['/admin/users', 'Users'], ['/admin/access', 'Access control'], ['/admin/audit', 'Audit']] as const) {
-      await page.goto(`${ui.url}${path}`);
+      await page.goto(`${dashboard.ui.url}${path}`);
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
       await page.getByRole('table').first().or(page.getByRole('button', { name: /Save/ }).first()).waitFor();
       await assertAccessible(page, heading);
@@ -202,9 +186,9 @@ describe('dashboard in Chromium', () => {
   });
 
   it('says when a revoke fails, next to the action', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, 'admin', ADMIN_PASSWORD);
-    await page.goto(`${ui.url}/account`);
+    await page.goto(`${dashboard.ui.url}/account`);
     await page.getByRole('button', { name: /^End session/ }).first().waitFor();
     // The agent refuses the revoke (played by the test): the person must be told, not left guessing.
     const refusal = { error: 'unavailable', message: 'the agent could not revoke it just now' };
@@ -218,11 +202,11 @@ describe('dashboard in Chromium', () => {
   });
 
   it('formats every timestamp: relative, with the absolute time on hover, never a raw ISO string', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, 'admin', ADMIN_PASSWORD);
     const iso = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
     for (const [path, ready] of [['/account', page.getByRole('heading', { name: 'Active sessions' })], ['/admin/users', page.getByRole('table')], ['/admin/audit', page.getByRole('table')]] as const) {
-      await page.goto(`${ui.url}${path}`);
+      await page.goto(`${dashboard.ui.url}${path}`);
       await ready.waitFor();
       await page.locator('main time').first().waitFor();
       const text = await page.locator('main').innerText();
@@ -236,9 +220,9 @@ describe('dashboard in Chromium', () => {
   });
 
   it("asks before deactivating a user, saying it revokes their API keys and connected apps", async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, 'admin', ADMIN_PASSWORD);
-    await page.goto(`${ui.url}/admin/users`);
+    await page.goto(`${dashboard.ui.url}/admin/users`);
     await page.getByLabel('Username').fill('leaver');
     await page.getByLabel(/^Password/).fill('leaver-password');
     await page.getByRole('button', { name: 'Create user' }).click();
@@ -253,12 +237,12 @@ describe('dashboard in Chromium', () => {
   });
 
   it('keeps admin screens from a viewer: no links, and the agent refuses them', async () => {
-    const page = await (await newContext(browser)).newPage();
+    const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, 'viewer', VIEWER_PASSWORD);
     const nav = page.getByRole('navigation', { name: 'Main' });
     assert.equal(await nav.getByRole('link', { name: 'Users' }).count(), 0);
     assert.equal(await nav.getByRole('link', { name: 'Audit' }).count(), 0);
-    await page.goto(`${ui.url}/admin/users`);
+    await page.goto(`${dashboard.ui.url}/admin/users`);
     await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
     await screenshot(page, 'viewer-denied');
     await page.getByRole('button', { name: 'Sign out' }).click();

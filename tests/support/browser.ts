@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { AgentOptions, RunningAgent } from '../../runtime/agent.ts';
+import { startUiServer, type RunningUi } from '../../ui/server.ts';
+import { startTestAgent } from './cluster.ts';
 
 export const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
 
@@ -63,4 +67,44 @@ export async function signIn(page: Page, uiUrl: string, username: string, passwo
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+export interface DashboardUnderTest {
+  readonly agent: RunningAgent;
+  readonly ui: RunningUi;
+  readonly browser: Browser;
+}
+
+/**
+ * A browser test file's fixture: a real agent on the suite's cluster (trusting the dashboard
+ * as its proxy), `capstan ui` in front of it and Chromium, started in the file's `before` and
+ * closed in its `after`; read the parts inside a test.
+ */
+export function dashboardForFile(name: string, options: Partial<AgentOptions>): DashboardUnderTest {
+  let parts: DashboardUnderTest | null = null;
+  const started = (): DashboardUnderTest => {
+    if (parts === null) throw new Error('the dashboard starts in before(): use it inside a test');
+    return parts;
+  };
+  before(async () => {
+    const agent = await startTestAgent(name, { trustedProxyCidrs: '127.0.0.1/32', ...options });
+    const ui = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: agent.url });
+    parts = { agent, ui, browser: await launchBrowser() };
+  });
+  after(async () => {
+    await parts?.browser.close();
+    await parts?.ui.close();
+    await parts?.agent.close();
+  });
+  return {
+    get agent() {
+      return started().agent;
+    },
+    get ui() {
+      return started().ui;
+    },
+    get browser() {
+      return started().browser;
+    },
+  };
 }

@@ -74,7 +74,7 @@ export function AnswerList() {
                 {data.items.map((a) => (
                   <tr key={a.id}>
                     <td>
-                      <Link href={`/copilot/answers/${a.id}`}>{a.headline.replace(/^_|_$/g, '') || '(empty)'}</Link>
+                      <Link href={`/copilot/answers/${a.id}`}>{a.headline || '(empty)'}</Link>
                     </td>
                     <td>{a.kind === 'diagnose' ? 'Diagnose' : 'SRE report'}{a.source === 'model' ? '' : ' (no model)'}</td>
                     <td>{a.scope === '*' ? 'every namespace in scope' : a.scope}</td>
