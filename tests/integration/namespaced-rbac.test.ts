@@ -106,7 +106,6 @@ const can = (verb: string, resource: string, ns: string | null) =>
 interface Started {
   agent: RunningAgent;
   logs: string[];
-  cookie: string;
   /** GET as the signed-in admin: the status, and the JSON body as the caller reads it. */
   get: (path: string) => Promise<{ status: number; body: unknown }>;
 }
@@ -135,7 +134,7 @@ async function startLimited(name: string, watchScope: WatchScope): Promise<Start
     const res = await fetch(`${agent.url}${path}`, { headers: { cookie } });
     return { status: res.status, body: (await res.json()) };
   };
-  return { agent, logs, cookie, get };
+  return { agent, logs, get };
 }
 
 type Answer<T> = { status: number; body: T };
@@ -265,6 +264,7 @@ describe('the agent under namespaced RBAC (rbac.clusterWide=false)', () => {
     assert.deepEqual(agent.cache.pods(), []);
     const overview = (await get('/overview')) as Answer<Overview>;
     assert.ok(overview.body.unreadable.some((u) => u.resource === 'pods' && u.namespace === null));
+    assert.deepEqual(overview.body.namespaces.map((n) => n.namespace).sort(), [NS_A, NS_B], 'both tenants are listed, so the verdicts below are checked');
     for (const ns of overview.body.namespaces) {
       assert.equal(ns.health_score, 'unknown', ns.namespace);
       assert.match(ns.reasons.join(), /not fully judged: RBAC forbids Capstan to read pods, events, deployments, daemonsets, services, persistentvolumeclaims in this namespace/);
