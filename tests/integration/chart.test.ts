@@ -517,7 +517,7 @@ describe('what the chart renders', () => {
     assert.equal((get(both, 'ConfigMap', 'capstan-agent-config', NAMESPACE) as WithData).data.CAPSTAN_LICENSE_API_URL, '', 'no license service URL by default');
   });
 
-  it('installs for real: the admin password and encryption key are kept on upgrade, the key and the volume across uninstall', async () => {
+  it('installs for real: the admin password and encryption key are kept on upgrade, both and the volume across uninstall', async () => {
     const secret = async (name: string, field: string) => Buffer.from((await kJson<{ data: Record<string, string> }>(['get', 'secret', name, '-n', NAMESPACE])).data[field] ?? '', 'base64').toString();
     const release = ['capstan', CHART_DIR, '-n', NAMESPACE];
     try {
@@ -539,14 +539,15 @@ describe('what the chart renders', () => {
       assert.ok(removed.ok, removed.stderr);
       assert.equal(await secret('capstan-encryption-key', 'encryption-key'), key, 'the key outlives the release');
       assert.equal((await k(['get', 'pvc', 'capstan-agent-data', '-n', NAMESPACE, '-o', 'name'])).trim(), 'persistentvolumeclaim/capstan-agent-data', 'so does the database volume');
-      assert.equal((await k(['get', 'secret', 'capstan-admin', '-n', NAMESPACE, '--ignore-not-found'])).trim(), '');
+      assert.equal(await secret('capstan-admin', 'admin-password'), password, 'the admin password the kept database knows outlives the release');
 
       const again = await helm(['install', ...release]);
       assert.ok(again.ok, again.stderr);
       assert.equal(await secret('capstan-encryption-key', 'encryption-key'), key, 'a reinstall opens what the old install sealed');
+      assert.equal(await secret('capstan-admin', 'admin-password'), password, 'and NOTES points at the password the old database accepts');
     } finally {
       await helm(['uninstall', 'capstan', '-n', NAMESPACE, '--wait']);
-      await k(['delete', 'secret', 'capstan-encryption-key', '-n', NAMESPACE, '--ignore-not-found']);
+      await k(['delete', 'secret', 'capstan-encryption-key', 'capstan-admin', '-n', NAMESPACE, '--ignore-not-found']);
       await k(['delete', 'pvc', 'capstan-agent-data', '-n', NAMESPACE, '--ignore-not-found', '--wait=false']);
     }
   });
