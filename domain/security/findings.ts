@@ -15,10 +15,15 @@ function matchesSearch(row: Item, needle: string): boolean {
 const cvssOf = (r: Item) => (r.kind === 'vuln' ? r.f.cvss : null);
 const fixableOf = (r: Item) => r.kind === 'vuln' && r.f.fix_available;
 
-/** The default order, and every other sort's tie-break: severity, then namespace, workload, id. */
-function bySeverity({ f: a }: Item, { f: b }: Item): number {
+/**
+ * The default order (`sort=severity`), and every other sort's tie-break: severity, then
+ * namespace, workload, id. evaluate() hands its misconfigurations out in this order.
+ */
+export function compareBySeverity(a: VulnFinding | MisconfigFinding, b: VulnFinding | MisconfigFinding): number {
   return SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.namespace.localeCompare(b.namespace) || a.workload.localeCompare(b.workload) || a.id.localeCompare(b.id);
 }
+
+const bySeverity = (a: Item, b: Item) => compareBySeverity(a.f, b.f);
 
 const COMPARE: Readonly<Record<FindingsSort, (a: Item, b: Item) => number>> = {
   severity: bySeverity,
@@ -75,7 +80,10 @@ export function findingsFor(vulns: readonly VulnFinding[], misconfigs: readonly 
     (input.kind === undefined || r.kind === input.kind) &&
     (input.fixable === undefined || r.kind !== 'vuln' || r.f.fix_available) &&
     (needle === '' || matchesSearch(r, needle));
-  const items: Item[] = [...vulns.map((f): Item => ({ kind: 'vuln', f })), ...misconfigs.map((f): Item => ({ kind: 'misconfig', f }))].filter(keep).sort(COMPARE[input.sort]);
+  const items: Item[] = [...vulns.map((f): Item => ({ kind: 'vuln', f })), ...misconfigs.map((f): Item => ({ kind: 'misconfig', f }))].filter(keep);
+  // evaluate() sorted the misconfigurations by severity already and filtering keeps their
+  // order; vulnerabilities (none yet) come unsorted, and interleave with them when sorted.
+  if (input.sort !== 'severity' || vulns.length > 0) items.sort(COMPARE[input.sort]);
   const all = split(items);
   const groups = input.group_by === 'image' ? { groups: imageGroups(all.vulns) } : {};
   if (input.page === undefined) return { ...all, ...groups };

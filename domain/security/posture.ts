@@ -14,6 +14,7 @@
 import type { CheckCounts, FailingCheck, Grade, MisconfigFinding, NamespacePosture, PodSecuritySpec, Posture, Severity, SeverityCounts } from '../../schema/security.ts';
 import { SEVERITY_RANK, zeroCounts } from '../../schema/security.ts';
 import { CHECKS, CHECKS_BY_ID, type Check } from './checks/index.ts';
+import { compareBySeverity } from './findings.ts';
 
 export interface WorkloadInput {
   kind: string;
@@ -23,6 +24,7 @@ export interface WorkloadInput {
 }
 
 export interface Evaluation {
+  /** In the findings route's default order (compareBySeverity), which it relies on. */
   findings: MisconfigFinding[];
   posture: Posture;
 }
@@ -118,17 +120,6 @@ function findingOf(w: WorkloadInput, check: Check, container: string | null, mes
   };
 }
 
-/** Severity first (the findings route's default sort), then where, then which check. */
-export function compareFindings(a: MisconfigFinding, b: MisconfigFinding): number {
-  return (
-    SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
-    a.namespace.localeCompare(b.namespace) ||
-    a.resource.localeCompare(b.resource) ||
-    a.check_id.localeCompare(b.check_id) ||
-    (a.container ?? '').localeCompare(b.container ?? '')
-  );
-}
-
 /**
  * Runs `checks` (all built-in ones by default) over every workload: each failed result is a
  * finding, each result counts toward the score of the cluster and of its namespace.
@@ -160,5 +151,5 @@ export function evaluate(workloads: readonly WorkloadInput[], checks: readonly C
   const perNamespace: NamespacePosture[] = [...namespaces.entries()]
     .map(([namespace, t]) => ({ namespace, ...summary(t, t.findings) }))
     .sort((a, b) => a.score - b.score || a.namespace.localeCompare(b.namespace));
-  return { findings: findings.sort(compareFindings), posture: { ...summary(cluster, findings), namespaces: perNamespace } };
+  return { findings: findings.sort(compareBySeverity), posture: { ...summary(cluster, findings), namespaces: perNamespace } };
 }
