@@ -51,7 +51,6 @@ export const ContainerSecurityContext = v.object({
   /** capabilities.add / .drop as written (case kept: the PSS compare exactly, "all" is not "ALL"). */
   capabilitiesAdd: v.array(v.string()),
   capabilitiesDrop: v.array(v.string()),
-  readOnlyRootFilesystem: v.nullable(v.boolean()),
   procMount: v.nullable(v.string()),
 });
 export type ContainerSecurityContext = v.InferOutput<typeof ContainerSecurityContext>;
@@ -72,8 +71,8 @@ export const ContainerSecuritySpec = v.object({
   name: v.string(),
   kind: ContainerKind,
   image: v.string(),
-  /** Every declared port; hostPort 0 when unset (0 is what the API means by "no host port"). */
-  ports: v.array(v.object({ containerPort: v.number(), hostPort: v.number() })),
+  /** Every declared port's hostPort, 0 when unset (0 is what the API means by "no host port"). */
+  ports: v.array(v.object({ hostPort: v.number() })),
   securityContext: ContainerSecurityContext,
   /** Whether each is declared, in requests or limits (values are not judged here). */
   resources: v.object({
@@ -82,7 +81,7 @@ export const ContainerSecuritySpec = v.object({
     cpuLimit: v.boolean(),
     memoryLimit: v.boolean(),
   }),
-  probes: v.object({ liveness: v.boolean(), readiness: v.boolean(), startup: v.boolean() }),
+  probes: v.object({ liveness: v.boolean(), readiness: v.boolean() }),
   /** Non-empty `host` fields of httpGet/tcpSocket probes and lifecycle handlers (PSS baseline, 1.34). */
   probeHosts: v.array(v.string()),
   /** AppArmor beta annotation for this container (`container.apparmor.security.beta.kubernetes.io/<name>`), if any. */

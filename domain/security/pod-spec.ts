@@ -121,7 +121,6 @@ function containerSecurityContext(x: unknown): ContainerSecurityContext {
     allowPrivilegeEscalation: bool(sc?.allowPrivilegeEscalation),
     capabilitiesAdd: strings(caps?.add),
     capabilitiesDrop: strings(caps?.drop),
-    readOnlyRootFilesystem: bool(sc?.readOnlyRootFilesystem),
     procMount: str(sc?.procMount),
   };
 }
@@ -149,7 +148,7 @@ function container(x: unknown, kind: ContainerKind, annotations: Raw | null): Co
     image: str(c.image) ?? '',
     ports: list(c.ports).flatMap((p) => {
       const port = record(p);
-      return port ? [{ containerPort: num(port.containerPort) ?? 0, hostPort: num(port.hostPort) ?? 0 }] : [];
+      return port ? [{ hostPort: num(port.hostPort) ?? 0 }] : [];
     }),
     securityContext: containerSecurityContext(c.securityContext),
     resources: {
@@ -158,7 +157,7 @@ function container(x: unknown, kind: ContainerKind, annotations: Raw | null): Co
       cpuLimit: has(resources?.limits, 'cpu'),
       memoryLimit: has(resources?.limits, 'memory'),
     },
-    probes: { liveness: record(c.livenessProbe) !== null, readiness: record(c.readinessProbe) !== null, startup: record(c.startupProbe) !== null },
+    probes: { liveness: record(c.livenessProbe) !== null, readiness: record(c.readinessProbe) !== null },
     probeHosts: [c.livenessProbe, c.readinessProbe, c.startupProbe, lifecycle?.postStart, lifecycle?.preStop].flatMap(handlerHosts),
     appArmorAnnotation: str(annotations?.[APPARMOR_ANNOTATION_PREFIX + name]),
     secretEnv: secretEnv(c.env),

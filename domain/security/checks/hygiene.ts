@@ -118,6 +118,3 @@ export const HYGIENE_CHECKS: readonly Check[] = [
       }),
   },
 ];
-
-/** Kept for the docs and the wiring: which kinds skip the probe checks. */
-export const PROBE_EXEMPT_KINDS: readonly string[] = [...RUN_TO_COMPLETION];
