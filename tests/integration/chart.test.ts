@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { schemaLeaves, type SchemaNode } from '../../scripts/generate-chart-readme.ts';
-import { CHART_DIR, helmResult as helm, k, kJson, testCluster } from '../support/cluster.ts';
+import { CHART_DIR, helmResult as helm, k, kJson, testCluster, WRITE_VERBS } from '../support/cluster.ts';
 
 const NAMESPACE = 'capstan-system';
 /** Namespaces of the demo scenario, so Roles and RoleBindings there pass admission. */
@@ -117,7 +117,6 @@ function grants(objects: KubeObject[]): Grant[] {
     );
 }
 
-const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection', 'escalate', 'bind', 'impersonate', '*']);
 const isWrite = (g: Grant) => WRITE_VERBS.has(g.verb) || g.resource === 'pods/exec' || g.resource === '*';
 const OWN_SECRETS = (g: Grant) => g.role === 'Role/capstan-own-namespace' && g.namespace === NAMESPACE && g.resource === 'secrets';
 const key = (g: Grant) => `${g.group}/${g.resource}:${g.verb}`;

@@ -36,6 +36,9 @@ export async function kJson<T>(args: string[]): Promise<T> {
 
 export { waitFor };
 
+/** RBAC verbs that change something or widen access: what a read-only grant must hold none of. */
+export const WRITE_VERBS: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete', 'deletecollection', 'escalate', 'bind', 'impersonate', '*']);
+
 /** The Helm chart's directory (absolute, so no test depends on its working directory). */
 export { CHART_DIR };
 
