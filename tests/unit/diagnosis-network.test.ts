@@ -57,6 +57,8 @@ function workload(name: string, selector: Record<string, string>, extra: Partial
 const secret = (name: string): SecretObject => ({ namespace: 'shop', name, type: 'kubernetes.io/tls' });
 const ingressClass = (name: string): IngressClassObject => ({ name, controller: 'example.com/ingress', isDefault: false });
 const forbidden = (resource: string): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden: true, forbidden_namespaces: [] });
+/** Refused in these namespaces only (a per-namespace watch, rbac.clusterWide=false). */
+const forbiddenIn = (resource: string, namespaces: string[]): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden: true, forbidden_namespaces: namespaces });
 const unsynced = (resource: string): CacheSyncStatus => ({ resource, synced: false, failing_since: null, forbidden: false, forbidden_namespaces: [] });
 
 interface World {
@@ -200,6 +202,12 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     want: [{ id: 'ingress:shop/shop#IngressTlsSecretMissing', attributes: { secret: 'shop-tls', missing: 1 }, evidenceNodes: ['secret:shop/shop-tls'], evidenceSources: ['absence'] }],
   },
   { name: 'Secrets forbidden: nothing said about TLS', world: { ingresses: [ingress('shop', [], { tlsSecrets: ['shop-tls'] })], sync: [forbidden('secrets')] }, want: [] },
+  {
+    name: "Secrets refused in another namespace only: this namespace's TLS is still judged",
+    world: { ingresses: [ingress('shop', [], { tlsSecrets: ['shop-tls'] })], sync: [forbiddenIn('secrets', ['payments'])] },
+    want: [{ id: 'ingress:shop/shop#IngressTlsSecretMissing' }],
+  },
+  { name: "Secrets refused in this ingress's namespace: nothing said about TLS", world: { ingresses: [ingress('shop', [], { tlsSecrets: ['shop-tls'] })], sync: [forbiddenIn('secrets', ['shop'])] }, want: [] },
   { name: 'Secrets not synced yet: nothing said about TLS', world: { ingresses: [ingress('shop', [], { tlsSecrets: ['shop-tls'] })], sync: [unsynced('secrets')] }, want: [] },
   {
     name: 'another informer forbidden does not silence TLS',

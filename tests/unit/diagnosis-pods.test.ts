@@ -82,6 +82,8 @@ interface World {
   secrets?: SecretObject[];
   /** Informers RBAC refuses (served empty): absence from them proves nothing. */
   forbidden?: string[];
+  /** Informers RBAC refuses in these namespaces only (a per-namespace watch). */
+  forbiddenIn?: Record<string, string[]>;
 }
 
 function view(w: World): ClusterView {
@@ -92,7 +94,11 @@ function view(w: World): ClusterView {
     events: () => w.events ?? [],
     configMaps: () => w.configMaps ?? [],
     secrets: () => w.secrets ?? [],
-    syncStatus: () => ['configmaps', 'secrets'].map((resource) => ({ resource, synced: true, failing_since: null, forbidden: w.forbidden?.includes(resource) ?? false, forbidden_namespaces: [] })),
+    syncStatus: () =>
+      ['configmaps', 'secrets'].map((resource) => {
+        const refusedIn = w.forbiddenIn?.[resource] ?? [];
+        return { resource, synced: true, failing_since: null, forbidden: (w.forbidden?.includes(resource) ?? false) || refusedIn.length > 0, forbidden_namespaces: refusedIn };
+      }),
   };
 }
 
@@ -200,6 +206,22 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     world: {
       pods: [pending({ refs: { configMaps: [], secrets: ['creds'], pvcs: [] }, statuses: [waiting('CreateContainerConfigError', 'failed to sync secret cache: timed out waiting for the condition')] })],
       forbidden: ['secrets'],
+    },
+    want: [{ code: 'CreateContainerConfigError', suspects: [NODE] }],
+  },
+  {
+    name: 'Secrets refused in another namespace only: a Secret missing here is still known to be missing',
+    world: {
+      pods: [pending({ refs: { configMaps: [], secrets: ['creds'], pvcs: [] }, statuses: [waiting('CreateContainerConfigError', 'failed to sync secret cache: timed out waiting for the condition')] })],
+      forbiddenIn: { secrets: ['payments'] },
+    },
+    want: [{ code: 'CreateContainerConfigError', suspects: ['secret:shop/creds', NODE] }],
+  },
+  {
+    name: "Secrets refused in this pod's namespace: a Secret missing from the view is no suspect",
+    world: {
+      pods: [pending({ refs: { configMaps: [], secrets: ['creds'], pvcs: [] }, statuses: [waiting('CreateContainerConfigError', 'failed to sync secret cache: timed out waiting for the condition')] })],
+      forbiddenIn: { secrets: ['shop'] },
     },
     want: [{ code: 'CreateContainerConfigError', suspects: [NODE] }],
   },

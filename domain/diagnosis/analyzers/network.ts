@@ -25,6 +25,7 @@
 // - Ingress misconfigurations (missing Service, port, Secret, class) are the Ingress's own root
 //   cause: no suspects. IngressBackendUnavailable (added to the agreed list) is the one effect:
 //   its backend Service exists but serves no ready endpoint, and it suspects that Service.
+import { listTrust } from '../list-trust.ts';
 import type { EndpointSliceObject, IngressObject, PodObject, ServiceObject, WorkloadObject } from '../../cluster/model.ts';
 import { nodeId } from '../../cluster/node-id.ts';
 import type { Evidence } from '../../../schema/diagnosis.ts';
@@ -84,14 +85,6 @@ export const NETWORK_CODES: readonly CodeSpec[] = [
   },
 ];
 
-/**
- * False when the informer for `resource` is forbidden or not synced: its list is empty for a
- * reason other than the cluster having none. A resource with no status row is trusted.
- */
-export function informerTrusted(input: DiagnosisInput, resource: string): boolean {
-  const status = input.view.syncStatus().find((s) => s.resource === resource);
-  return status === undefined || (!status.forbidden && status.synced);
-}
 
 const ageSecs = (since: string | null, now: Date): number => (since === null ? Number.POSITIVE_INFINITY : (now.getTime() - Date.parse(since)) / 1000);
 
@@ -293,7 +286,7 @@ function judgeIngress(
 
 export const analyzeNetwork: Analyzer = (input) => {
   const findings: DraftFinding[] = [];
-  const slicesTrusted = informerTrusted(input, 'endpointslices');
+  const trusted = listTrust(input);
   const slicesByService = new Map<string, EndpointSliceObject[]>();
   for (const slice of input.view.endpointSlices()) if (slice.service !== null) push(slicesByService, `${slice.namespace}/${slice.service}`, slice);
 
@@ -310,7 +303,7 @@ export const analyzeNetwork: Analyzer = (input) => {
       index = new LabelIndex(input.podsByNamespace.get(service.namespace) ?? []);
       indexes.set(service.namespace, index);
     }
-    const found = judgeService(input, service, index, slicesByService.get(`${service.namespace}/${service.name}`) ?? [], slicesTrusted, workloadsByNamespace.get(service.namespace) ?? []);
+    const found = judgeService(input, service, index, slicesByService.get(`${service.namespace}/${service.name}`) ?? [], trusted('endpointslices', service.namespace), workloadsByNamespace.get(service.namespace) ?? []);
     if (!found) continue;
     findings.push(found);
     let inNamespace = serviceFindings.get(service.namespace);
@@ -318,10 +311,12 @@ export const analyzeNetwork: Analyzer = (input) => {
     inNamespace.set(service.name, found);
   }
 
-  const secrets = informerTrusted(input, 'secrets') ? new Set(input.view.secrets().map((s) => `${s.namespace}/${s.name}`)) : null;
-  const classes = informerTrusted(input, 'ingressclasses') ? new Set(input.view.ingressClasses().map((c) => c.name)) : null;
+  const secrets = new Set(input.view.secrets().map((s) => `${s.namespace}/${s.name}`));
+  const classes = trusted('ingressclasses', null) ? new Set(input.view.ingressClasses().map((c) => c.name)) : null;
   for (const ingress of input.view.ingresses()) {
-    findings.push(...judgeIngress(ingress, services, serviceFindings.get(ingress.namespace) ?? new Map<string, DraftFinding>(), secrets, classes));
+    // The Secrets list counts only where RBAC let it be read: in this ingress's namespace.
+    const secretsHere = trusted('secrets', ingress.namespace) ? secrets : null;
+    findings.push(...judgeIngress(ingress, services, serviceFindings.get(ingress.namespace) ?? new Map<string, DraftFinding>(), secretsHere, classes));
   }
   return findings;
 };

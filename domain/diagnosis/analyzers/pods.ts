@@ -14,6 +14,7 @@ import type { CodeSpec } from '../codes.ts';
 import { parseMissingObject, probeOfMessage } from '../container-message.ts';
 import { type Analyzer, type DraftFinding, warningsAbout } from '../input.ts';
 import { describeVerdict, parseSchedulerMessage, type UnschedulableCause } from '../scheduler-message.ts';
+import { listTrust } from '../list-trust.ts';
 import {
   HIGH_RESTART_MIN_RESTARTS,
   HIGH_RESTART_RECENT_SECS,
@@ -107,17 +108,15 @@ function lazy<T>(make: () => T): () => T {
 
 export const analyzePods: Analyzer = (input) => {
   const nodeBlocks = lazy(() => indexNodes(input.view.nodes()));
-  // Absence is only known from an informer that has synced and is allowed to list.
-  const existing = lazy(() => {
-    const known = (resource: string) => input.view.syncStatus().some((s) => s.resource === resource && s.synced && !s.forbidden);
-    return {
-      configMaps: known('configmaps') ? new Set(input.view.configMaps().map((o) => `${o.namespace}/${o.name}`)) : null,
-      secrets: known('secrets') ? new Set(input.view.secrets().map((o) => `${o.namespace}/${o.name}`)) : null,
-    };
-  });
+  // Absence is only known from a list that synced and RBAC allowed in the pod's namespace.
+  const trusted = lazy(() => listTrust(input));
+  const existing = lazy(() => ({
+    configMaps: new Set(input.view.configMaps().map((o) => `${o.namespace}/${o.name}`)),
+    secrets: new Set(input.view.secrets().map((o) => `${o.namespace}/${o.name}`)),
+  }));
   const exists: PodContext['exists'] = (kind, namespace, name) => {
-    const names = kind === 'ConfigMap' ? existing().configMaps : existing().secrets;
-    return names === null ? null : names.has(`${namespace}/${name}`);
+    if (!trusted()(kind === 'ConfigMap' ? 'configmaps' : 'secrets', namespace)) return null;
+    return (kind === 'ConfigMap' ? existing().configMaps : existing().secrets).has(`${namespace}/${name}`);
   };
   const findings: DraftFinding[] = [];
   for (const pod of input.view.pods()) {

@@ -26,6 +26,7 @@
 // - PvReleased: a Retain volume stays Released until someone clears it; a Delete volume is
 //   Released only for the moment before its deleter removes it (or marks it Failed), so a
 //   lasting Released phase there means a deleter that is not running. The policy is in the evidence.
+import { listTrust } from '../list-trust.ts';
 import type { PodObject, PvcObject, PvObject, StorageClassObject } from '../../cluster/model.ts';
 import { nodeId } from '../../cluster/node-id.ts';
 import { redactText } from '../../redaction/redact.ts';
@@ -79,10 +80,6 @@ export const STORAGE_CODES: readonly CodeSpec[] = [
   },
 ];
 
-function informerTrusted(input: DiagnosisInput, resource: string): boolean {
-  const status = input.view.syncStatus().find((s) => s.resource === resource);
-  return status === undefined || (!status.forbidden && status.synced);
-}
 
 const ageSecs = (since: string | null, now: Date): number => (since === null ? Number.POSITIVE_INFINITY : (now.getTime() - Date.parse(since)) / 1000);
 
@@ -253,8 +250,9 @@ function judgeVolume(pv: PvObject): DraftFinding | null {
 }
 
 export const analyzeStorage: Analyzer = (input) => {
-  const classesTrusted = informerTrusted(input, 'storageclasses');
-  const pvsTrusted = informerTrusted(input, 'persistentvolumes');
+  const trusted = listTrust(input);
+  const classesTrusted = trusted('storageclasses', null);
+  const pvsTrusted = trusted('persistentvolumes', null);
   const classList = input.view.storageClasses();
   const pvList = input.view.pvs();
   const availableByClass = new Map<string, PvObject[]>();
