@@ -70,4 +70,12 @@ describe('chart metadata and values', () => {
       for (const path of valuePaths(file, '', wholes)) assert.ok(known.has(path), `presets/${preset}.yaml sets ${path}, which the chart does not have`);
     }
   });
+
+  it('keeps the medium preset equal to the defaults it says it is, value for value', () => {
+    const medium = parse(readFileSync(`${CHART_DIR}presets/medium.yaml`, 'utf8')) as unknown;
+    const at = (root: unknown, path: string): unknown => path.split('.').reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined), root);
+    const paths = valuePaths(medium, '', new Set());
+    assert.ok(paths.length > 0, 'presets/medium.yaml sets something');
+    for (const path of paths) assert.deepEqual(at(medium, path), at(values, path), `presets/medium.yaml ${path} differs from values.yaml`);
+  });
 });
