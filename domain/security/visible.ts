@@ -4,22 +4,20 @@
 // a caller who cannot see everything are re-added from the visible namespaces and their
 // findings, exactly as evaluate() adds them, so they never include what is hidden.
 import type { ClusterView } from '../cluster/model.ts';
+import type { InScope } from '../diagnosis/visible.ts';
 import type { MisconfigFinding, NamespacePosture, PostureAnswer } from '../../schema/security.ts';
 import { SEVERITIES, zeroCounts } from '../../schema/security.ts';
 import { polarisGrade, polarisScore, topFailing, type Evaluation, type WorkloadInput } from './posture.ts';
 
-/** Whether the caller may see a namespace (ScopedClusterView.inScope). */
-export type InScope = (namespace: string) => boolean;
-
 /**
- * Every object judged by its own spec (the slimmer keeps `security` only on workload
- * templates and bare pods): Deployments and DaemonSets, the controllers no other workload
+ * Every object judged by its own spec (the slimmer, runtime/kube/slim-pod.ts, keeps
+ * `security` only on workload templates and bare pods, so no owner check is needed here): Deployments and DaemonSets, the controllers no other workload
  * owns, bare pods.
  */
 export function judgedWorkloads(view: Pick<ClusterView, 'workloads' | 'controllers' | 'pods'>): WorkloadInput[] {
   const out: WorkloadInput[] = [];
   for (const o of [...view.workloads(), ...view.controllers()]) if (o.security) out.push({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.security });
-  for (const p of view.pods()) if (p.security && p.owner === null) out.push({ kind: 'Pod', namespace: p.namespace, name: p.name, spec: p.security });
+  for (const p of view.pods()) if (p.security) out.push({ kind: 'Pod', namespace: p.namespace, name: p.name, spec: p.security });
   return out;
 }
 
@@ -43,9 +41,9 @@ function sumOf(namespaces: readonly NamespacePosture[], findings: readonly Misco
   return { grade: polarisGrade(score), score, by_severity, workloads_covered, checks, top_failing_checks: topFailing(findings) };
 }
 
-/** The findings the caller may see (and, with `namespace`, of that namespace only). */
-export function visibleFindings(e: Evaluation, inScope: InScope, namespace: string | null): MisconfigFinding[] {
-  return e.findings.filter((f) => (namespace === null ? inScope(f.namespace) : f.namespace === namespace));
+/** The findings the caller may see (a `namespace` filter is findingsFor's). */
+export function visibleFindings(e: Evaluation, inScope: InScope): MisconfigFinding[] {
+  return e.findings.filter((f) => inScope(f.namespace));
 }
 
 /**
@@ -60,5 +58,5 @@ export function postureFor(e: Evaluation, inScope: InScope, namespace: string | 
   }
   const namespaces = e.posture.namespaces.filter((n) => inScope(n.namespace));
   if (namespaces.length === e.posture.namespaces.length) return { namespace: null, ...e.posture };
-  return { namespace: null, ...sumOf(namespaces, visibleFindings(e, inScope, null)), namespaces };
+  return { namespace: null, ...sumOf(namespaces, visibleFindings(e, inScope)), namespaces };
 }

@@ -14,6 +14,6 @@ export function posture(input: v.InferOutput<typeof PostureInput>, ctx: HandlerC
 
 /** `{vulns, misconfigs}` the caller may see, filtered, sorted and paged per spec §4. No scanner reports are read yet: `vulns` is empty. */
 export function findings(input: FindingsInput, ctx: HandlerContext): Result<FindingsAnswer> {
-  const misconfigs = visibleFindings(ctx.posture.current(), (ns) => ctx.cluster.inScope(ns), input.namespace ?? null);
+  const misconfigs = visibleFindings(ctx.posture.current(), (ns) => ctx.cluster.inScope(ns));
   return ok(findingsFor([], misconfigs, input));
 }

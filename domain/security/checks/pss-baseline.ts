@@ -7,8 +7,8 @@
 //
 // Not modelled: the relaxation of procMount for user-namespaced pods (hostUsers: false),
 // which sits behind the UserNamespacesPodSecurityStandards feature gate, off by default.
-import type { ContainerSecuritySpec, PodSecuritySpec, SeLinuxOptions } from '../../../schema/security.ts';
-import { perContainer, perPod, quote, type Check, type CheckResult } from './types.ts';
+import type { SeLinuxOptions } from '../../../schema/security.ts';
+import { perContainer, perPod, podAndContainers, quote, type Check } from './types.ts';
 
 /** Capabilities Baseline lets a container add: the container runtime's default set. */
 export const BASELINE_CAPABILITIES: ReadonlySet<string> = new Set([
@@ -52,11 +52,6 @@ export const CONFINED_PROFILE_TYPES: ReadonlySet<string> = new Set(['RuntimeDefa
 /** The AppArmor beta annotation's allowed values: empty, runtime/default, localhost/<profile>. */
 export function allowedAppArmorAnnotation(value: string): boolean {
   return value === '' || value === 'runtime/default' || value.startsWith('localhost/');
-}
-
-/** Pod-level result plus one per container, for fields the pod sets and containers may override. */
-function podAndContainers(spec: PodSecuritySpec, podProblem: string | null, judge: (c: ContainerSecuritySpec) => string | null): CheckResult[] {
-  return [...perPod(podProblem), ...perContainer(spec.containers, judge)];
 }
 
 function badSeLinux(o: SeLinuxOptions | null): string | null {

@@ -10,7 +10,7 @@
 // (hostUsers: false), which sits behind a feature gate that is off by default.
 import type { ContainerSecuritySpec, PodSecuritySpec } from '../../../schema/security.ts';
 import { CONFINED_PROFILE_TYPES } from './pss-baseline.ts';
-import { isWindows, pass, perContainer, perPod, quote, type Check, type CheckResult } from './types.ts';
+import { isWindows, pass, perContainer, perPod, podAndContainers, quote, type Check, type CheckResult } from './types.ts';
 
 /** Inline volume sources Restricted allows; every other source (hostPath, nfs, iscsi, ...) is refused. */
 export const RESTRICTED_VOLUME_TYPES: ReadonlySet<string> = new Set([
@@ -83,10 +83,10 @@ export const RESTRICTED_CHECKS: readonly Check[] = [
     title: 'Running as non-root user',
     rule: 'securityContext.runAsUser, pod and every container: undefined or non-zero.',
     remediation: 'Set runAsUser to a non-zero UID (or remove it and use an image with a non-root USER).',
-    run: (spec) => [
-      ...perPod(spec.securityContext.runAsUser === 0 ? 'sets securityContext.runAsUser=0' : null),
-      ...perContainer(spec.containers, (c) => (c.securityContext.runAsUser === 0 ? 'sets securityContext.runAsUser=0' : null)),
-    ],
+    run: (spec) =>
+      podAndContainers(spec, spec.securityContext.runAsUser === 0 ? 'sets securityContext.runAsUser=0' : null, (c) =>
+        c.securityContext.runAsUser === 0 ? 'sets securityContext.runAsUser=0' : null,
+      ),
   },
   {
     id: 'pss-restricted-seccomp',

@@ -54,6 +54,11 @@ export function perPod(problem: string | null): CheckResult[] {
   return [problem === null ? pass(null) : fail(null, `pod ${problem}`)];
 }
 
+/** Pod-level result plus one per container, for fields the pod sets and containers may override. */
+export function podAndContainers(spec: PodSecuritySpec, podProblem: string | null, judge: (c: ContainerSecuritySpec) => string | null): CheckResult[] {
+  return [...perPod(podProblem), ...perContainer(spec.containers, judge)];
+}
+
 export const quote = (items: readonly string[]) => items.map((s) => `"${s}"`).join(', ');
 
 /** Windows pods (spec.os.name=windows) are exempt from the restricted capability, seccomp and escalation controls (PSS 1.25+). */
