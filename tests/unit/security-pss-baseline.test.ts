@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CHECKS_BY_ID } from '../../domain/security/checks/index.ts';
-import { BASELINE_CHECKS } from '../../domain/security/checks/pss-baseline.ts';
+import { BASELINE_CHECKS, SAFE_SYSCTLS } from '../../domain/security/checks/pss-baseline.ts';
 import { podSecuritySpec } from '../../domain/security/pod-spec.ts';
 
 const app = (extra: Record<string, unknown> = {}) => ({ name: 'app', image: 'example/web:1', ...extra });
@@ -163,6 +163,23 @@ describe('PSS Baseline checks', () => {
       for (const r of results) assert.equal(r.message === '', r.passed, 'a pass has no message, a failure has one');
     });
   }
+
+  it('the safe sysctls are exactly the PSS 1.32+ list, nothing more', () => {
+    assert.deepEqual([...SAFE_SYSCTLS].sort(), [
+      'kernel.shm_rmid_forced',
+      'net.ipv4.ip_local_port_range',
+      'net.ipv4.ip_local_reserved_ports',
+      'net.ipv4.ip_unprivileged_port_start',
+      'net.ipv4.ping_group_range',
+      'net.ipv4.tcp_fin_timeout',
+      'net.ipv4.tcp_keepalive_intvl',
+      'net.ipv4.tcp_keepalive_probes',
+      'net.ipv4.tcp_keepalive_time',
+      'net.ipv4.tcp_rmem',
+      'net.ipv4.tcp_syncookies',
+      'net.ipv4.tcp_wmem',
+    ]);
+  });
 
   it('every Baseline check has at least one passing and one failing row', () => {
     for (const c of BASELINE_CHECKS) {
