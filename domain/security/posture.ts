@@ -65,7 +65,7 @@ interface Tally {
   counts: CheckCounts;
   bySeverity: SeverityCounts;
   workloads: number;
-  /** The namespace's findings (the cluster's are evaluate()'s list). */
+  /** The scope's findings, the failed results counted above. */
   findings: MisconfigFinding[];
 }
 
@@ -98,9 +98,9 @@ export function topFailing(findings: readonly MisconfigFinding[]): FailingCheck[
     .slice(0, TOP_FAILING_CHECKS);
 }
 
-function summary(t: Tally, findings: readonly MisconfigFinding[]) {
+function summary(t: Tally) {
   const score = polarisScore(t.counts);
-  return { grade: polarisGrade(score), score, by_severity: { ...t.bySeverity }, workloads_covered: t.workloads, checks: { ...t.counts }, top_failing_checks: topFailing(findings) };
+  return { grade: polarisGrade(score), score, by_severity: { ...t.bySeverity }, workloads_covered: t.workloads, checks: { ...t.counts }, top_failing_checks: topFailing(t.findings) };
 }
 
 function findingOf(w: WorkloadInput, check: Check, container: string | null, message: string): MisconfigFinding {
@@ -127,7 +127,6 @@ function findingOf(w: WorkloadInput, check: Check, container: string | null, mes
 export function evaluate(workloads: readonly WorkloadInput[], checks: readonly Check[] = CHECKS): Evaluation {
   const cluster = newTally();
   const namespaces = new Map<string, Tally>();
-  const findings: MisconfigFinding[] = [];
   for (const w of workloads) {
     let ns = namespaces.get(w.namespace);
     if (!ns) namespaces.set(w.namespace, (ns = newTally()));
@@ -143,13 +142,13 @@ export function evaluate(workloads: readonly WorkloadInput[], checks: readonly C
         recordFailure(cluster, check.severity);
         recordFailure(ns, check.severity);
         const finding = findingOf(w, check, result.container, result.message);
-        findings.push(finding);
+        cluster.findings.push(finding);
         ns.findings.push(finding);
       }
     }
   }
   const perNamespace: NamespacePosture[] = [...namespaces.entries()]
-    .map(([namespace, t]) => ({ namespace, ...summary(t, t.findings) }))
+    .map(([namespace, t]) => ({ namespace, ...summary(t) }))
     .sort((a, b) => a.score - b.score || a.namespace.localeCompare(b.namespace));
-  return { findings: findings.sort(compareBySeverity), posture: { ...summary(cluster, findings), namespaces: perNamespace } };
+  return { findings: cluster.findings.sort(compareBySeverity), posture: { ...summary(cluster), namespaces: perNamespace } };
 }
