@@ -1,5 +1,5 @@
 # The two commands the README promises. Each installs what it needs on a fresh clone.
-.PHONY: demo test deps browser check bench images
+.PHONY: demo test deps browser scanner check bench images
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -16,7 +16,12 @@ check: deps
 	npx tsc --noEmit -p ui/web
 	npx eslint .
 
-test: check browser
+# trivy and its offline vulnerability DB (docs/trivy-offline.md), which only the tests use:
+# about 6 min the first time on two cores, cached outside the repository after that.
+scanner:
+	@bash scripts/build-trivy.sh db >/dev/null
+
+test: check browser scanner
 	npm test
 
 # The capstan-agent and capstan-ui images, built without a Docker daemon (docs/images.md):
