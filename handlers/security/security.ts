@@ -1,11 +1,12 @@
 // `GET /security/posture` and `GET /security/findings`: the one whole-cluster evaluation of
 // the built-in checks, cut to what the caller may see. The rules: docs/security-posture.md.
 import { findingsFor } from '../../domain/security/findings.ts';
-import { postureFor, visibleFindings } from '../../domain/security/visible.ts';
+import { postureFor } from '../../domain/security/visible.ts';
 import type { FindingsAnswer, FindingsInput, PostureAnswer, PostureInput } from '../../schema/security.ts';
 import type * as v from 'valibot';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
+import { visibleFindingsFor } from './visible-findings.ts';
 
 /** Grade, score, counts and top failing checks of the visible namespaces (or of one; a hidden one is refused before this runs). */
 export function posture(input: v.InferOutput<typeof PostureInput>, ctx: HandlerContext): Result<PostureAnswer> {
@@ -14,6 +15,6 @@ export function posture(input: v.InferOutput<typeof PostureInput>, ctx: HandlerC
 
 /** `{vulns, misconfigs}` the caller may see, filtered, sorted and paged per spec §4. No scanner reports are read yet: `vulns` is empty. */
 export function findings(input: FindingsInput, ctx: HandlerContext): Result<FindingsAnswer> {
-  const misconfigs = visibleFindings(ctx.posture.current(), (ns) => ctx.cluster.inScope(ns));
-  return ok(findingsFor([], misconfigs, input));
+  const { vulns, misconfigs } = visibleFindingsFor(ctx);
+  return ok(findingsFor(vulns, misconfigs, input));
 }

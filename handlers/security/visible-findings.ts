@@ -1,0 +1,20 @@
+// The one source of the findings a caller may see, for every surface that shows them:
+// GET /security/findings, its export, MCP `get_findings` and the cluster model's workload
+// nodes. A new source of findings (a scanner's reports) joins here, so all of them show it.
+import { visibleFindings } from '../../domain/security/visible.ts';
+import type { MisconfigFinding, VulnFinding } from '../../schema/security.ts';
+import type { HandlerContext } from '../context.ts';
+
+export interface VisibleFindings {
+  vulns: VulnFinding[];
+  misconfigs: MisconfigFinding[];
+}
+
+/**
+ * Every finding in the namespaces the caller may see, unfiltered, in the default
+ * (severity) order. No scanner reports are read yet: `vulns` is empty.
+ */
+export function visibleFindingsFor(ctx: HandlerContext): VisibleFindings {
+  const inScope = (ns: string) => ctx.cluster.inScope(ns);
+  return { vulns: [], misconfigs: visibleFindings(ctx.posture.current(), inScope) };
+}
