@@ -19,6 +19,7 @@ const HistoryScreen = lazy(() => import('./screens/history').then((m) => ({ defa
 const Apps = lazy(() => import('./screens/apps').then((m) => ({ default: m.Apps })));
 const AppDetail = lazy(() => import('./screens/apps').then((m) => ({ default: m.AppDetail })));
 const NewApp = lazy(() => import('./screens/app-editor').then((m) => ({ default: m.NewApp })));
+const SecurityScreen = lazy(() => import('./screens/security').then((m) => ({ default: m.SecurityScreen })));
 const EntityView = lazy(() => import('./screens/entity').then((m) => ({ default: m.EntityView })));
 const Consent = lazy(() => import('./screens/consent').then((m) => ({ default: m.Consent })));
 const Account = lazy(() => import('./screens/account').then((m) => ({ default: m.Account })));
@@ -83,6 +84,7 @@ function Shell({ me }: { me: Me }) {
           <NavLink href="/overview">Overview</NavLink>
           <NavLink href="/incidents">Incidents</NavLink>
           <NavLink href="/namespaces">Namespaces</NavLink>
+          <NavLink href="/security">Security</NavLink>
           <NavLink href="/history">History</NavLink>
           <NavLink href="/apps">Applications</NavLink>
           <NavLink href="/copilot/answers">Copilot answers</NavLink>
@@ -113,6 +115,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/namespaces" component={NamespaceList} />
             <Route path="/namespaces/:namespace">{(p) => <NamespacePods namespace={p.namespace} />}</Route>
             <Route path="/namespaces/:namespace/pods/:pod">{(p) => <IncidentStory namespace={p.namespace} pod={p.pod} />}</Route>
+            <Route path="/security" component={SecurityScreen} />
             <Route path="/history" component={HistoryScreen} />
             <Route path="/apps" component={Apps} />
             <Route path="/apps/new" component={NewApp} />

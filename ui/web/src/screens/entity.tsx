@@ -5,6 +5,8 @@ import { Link } from 'wouter';
 import { entity, subgraph } from '../api/queries/graph';
 import { Empty, QueryView } from '../components/states';
 import { Topology } from '../components/topology';
+import { WorkloadFindings } from '../components/workload-findings';
+import { WORKLOAD_KINDS } from '../security/view';
 
 export function EntityView({ id }: { id: string }) {
   const query = useQuery(entity(id));
@@ -37,6 +39,7 @@ export function EntityView({ id }: { id: string }) {
           <QueryView query={graph} what="the topology">
             {(g) => <Topology graph={g} />}
           </QueryView>
+          {WORKLOAD_KINDS.has(data.node.kind) && data.node.namespace ? <WorkloadFindings namespace={data.node.namespace} kind={data.node.kind} name={data.node.name} /> : null}
           <h2>Connected ({data.neighbors_total})</h2>
           {data.neighbors.length === 0 ? (
             <Empty>Nothing is connected to it.</Empty>
