@@ -31,9 +31,19 @@ function num(x: unknown): number | null {
 function str(x: unknown): string | null {
   return typeof x === 'string' ? x : null;
 }
-function strings(x: unknown): string[] {
-  return list(x).filter((s): s is string => typeof s === 'string');
+function strings(x: unknown, keep: Keep): string[] {
+  return list(x)
+    .filter((s): s is string => typeof s === 'string')
+    .map(keep);
 }
+
+/**
+ * What every kept string passes through: the runtime hands in its intern table (the same
+ * images, names and capability names repeat across a cluster), a test nothing.
+ */
+export type Keep = (s: string) => string;
+const asIs: Keep = (s) => s;
+const keepOrNull = (s: string | null, keep: Keep): string | null => (s === null ? null : keep(s));
 
 /** The beta annotation AppArmor was set with before the field existed; the PSS still judge it. */
 export const APPARMOR_ANNOTATION_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';
@@ -69,7 +79,7 @@ export function isSecretLookingName(name: string): boolean {
  * one leaks nothing. The value is read once, here, to ask whether it is a private key, and
  * never stored.
  */
-function secretEnv(rawEnv: unknown): SecretLookingEnv[] {
+function secretEnv(rawEnv: unknown, keep: Keep): SecretLookingEnv[] {
   const out: SecretLookingEnv[] = [];
   for (const entry of list(rawEnv)) {
     const e = record(entry);
@@ -77,51 +87,52 @@ function secretEnv(rawEnv: unknown): SecretLookingEnv[] {
     if (!e || !name) continue;
     const value = str(e.value);
     const literal = value !== null && value !== '';
-    if (isSecretLookingName(name) || (literal && PRIVATE_KEY_VALUE.test(value))) out.push({ name, literal });
+    if (isSecretLookingName(name) || (literal && PRIVATE_KEY_VALUE.test(value))) out.push({ name: keep(name), literal });
   }
   return out;
 }
 
-function seLinux(x: unknown): SeLinuxOptions | null {
+function seLinux(x: unknown, keep: Keep): SeLinuxOptions | null {
   const o = record(x);
-  return o ? { type: str(o.type) ?? '', user: str(o.user) ?? '', role: str(o.role) ?? '' } : null;
+  return o ? { type: keep(str(o.type) ?? ''), user: keep(str(o.user) ?? ''), role: keep(str(o.role) ?? '') } : null;
 }
 
 /** A profile object present with no type reads as '' (set, and not an allowed value), as the PSS read it. */
-function profileType(x: unknown): string | null {
+function profileType(x: unknown, keep: Keep): string | null {
   const o = record(x);
-  return o ? (str(o.type) ?? '') : null;
+  return o ? keep(str(o.type) ?? '') : null;
 }
 
-function common(sc: Raw | null) {
+function common(sc: Raw | null, keep: Keep) {
   return {
     runAsNonRoot: bool(sc?.runAsNonRoot),
     runAsUser: num(sc?.runAsUser),
-    seccompProfileType: profileType(sc?.seccompProfile),
-    appArmorProfileType: profileType(sc?.appArmorProfile),
-    seLinuxOptions: seLinux(sc?.seLinuxOptions),
+    seccompProfileType: profileType(sc?.seccompProfile, keep),
+    appArmorProfileType: profileType(sc?.appArmorProfile, keep),
+    seLinuxOptions: seLinux(sc?.seLinuxOptions, keep),
     windowsHostProcess: bool(record(sc?.windowsOptions)?.hostProcess),
   };
 }
 
-function podSecurityContext(x: unknown): PodSecurityContext {
+function podSecurityContext(x: unknown, keep: Keep): PodSecurityContext {
   const sc = record(x);
   const sysctls = list(sc?.sysctls)
     .map((s) => str(record(s)?.name))
-    .filter((n): n is string => n !== null);
-  return { ...common(sc), sysctls };
+    .filter((n): n is string => n !== null)
+    .map(keep);
+  return { ...common(sc, keep), sysctls };
 }
 
-function containerSecurityContext(x: unknown): ContainerSecurityContext {
+function containerSecurityContext(x: unknown, keep: Keep): ContainerSecurityContext {
   const sc = record(x);
   const caps = record(sc?.capabilities);
   return {
-    ...common(sc),
+    ...common(sc, keep),
     privileged: bool(sc?.privileged),
     allowPrivilegeEscalation: bool(sc?.allowPrivilegeEscalation),
-    capabilitiesAdd: strings(caps?.add),
-    capabilitiesDrop: strings(caps?.drop),
-    procMount: str(sc?.procMount),
+    capabilitiesAdd: strings(caps?.add, keep),
+    capabilitiesDrop: strings(caps?.drop, keep),
+    procMount: keepOrNull(str(sc?.procMount), keep),
   };
 }
 
@@ -136,21 +147,21 @@ function has(x: unknown, key: string): boolean {
   return o !== null && o[key] !== undefined && o[key] !== null;
 }
 
-function container(x: unknown, kind: ContainerKind, annotations: Raw | null): ContainerSecuritySpec | null {
+function container(x: unknown, kind: ContainerKind, annotations: Raw | null, keep: Keep): ContainerSecuritySpec | null {
   const c = record(x);
   const name = str(c?.name);
   if (!c || !name) return null;
   const resources = record(c.resources);
   const lifecycle = record(c.lifecycle);
   return {
-    name,
+    name: keep(name),
     kind,
-    image: str(c.image) ?? '',
+    image: keep(str(c.image) ?? ''),
     ports: list(c.ports).flatMap((p) => {
       const port = record(p);
       return port ? [{ hostPort: num(port.hostPort) ?? 0 }] : [];
     }),
-    securityContext: containerSecurityContext(c.securityContext),
+    securityContext: containerSecurityContext(c.securityContext, keep),
     resources: {
       cpuRequest: has(resources?.requests, 'cpu'),
       memoryRequest: has(resources?.requests, 'memory'),
@@ -158,45 +169,46 @@ function container(x: unknown, kind: ContainerKind, annotations: Raw | null): Co
       memoryLimit: has(resources?.limits, 'memory'),
     },
     probes: { liveness: record(c.livenessProbe) !== null, readiness: record(c.readinessProbe) !== null },
-    probeHosts: [c.livenessProbe, c.readinessProbe, c.startupProbe, lifecycle?.postStart, lifecycle?.preStop].flatMap(handlerHosts),
-    appArmorAnnotation: str(annotations?.[APPARMOR_ANNOTATION_PREFIX + name]),
-    secretEnv: secretEnv(c.env),
+    probeHosts: [c.livenessProbe, c.readinessProbe, c.startupProbe, lifecycle?.postStart, lifecycle?.preStop].flatMap(handlerHosts).map(keep),
+    appArmorAnnotation: keepOrNull(str(annotations?.[APPARMOR_ANNOTATION_PREFIX + name]), keep),
+    secretEnv: secretEnv(c.env, keep),
   };
 }
 
 /** The volume source's field name: whatever non-null field besides `name` the volume carries. */
-function volume(x: unknown): VolumeSpec | null {
+function volume(x: unknown, keep: Keep): VolumeSpec | null {
   const vol = record(x);
   const name = str(vol?.name);
   if (!vol || !name) return null;
   const type = Object.keys(vol).find((k) => k !== 'name' && vol[k] !== null && vol[k] !== undefined) ?? 'unknown';
-  return { name, type, hostPath: type === 'hostPath' ? (str(record(vol.hostPath)?.path) ?? '') : null };
+  return { name: keep(name), type: keep(type), hostPath: type === 'hostPath' ? keep(str(record(vol.hostPath)?.path) ?? '') : null };
 }
 
 /**
  * The compact spec of a pod (its `spec`) or of a workload's pod template
  * (`spec.template.spec`). `annotations` are the pod's or the template's
- * `metadata.annotations`; only the AppArmor beta ones are read.
+ * `metadata.annotations`; only the AppArmor beta ones are read. Every string kept passes
+ * through `keep` (the runtime's intern table).
  */
-export function podSecuritySpec(rawPodSpec: unknown, annotations?: unknown): PodSecuritySpec {
+export function podSecuritySpec(rawPodSpec: unknown, annotations?: unknown, keep: Keep = asIs): PodSecuritySpec {
   const spec = record(rawPodSpec) ?? {};
   const notes = record(annotations);
   const containers = [
-    ...list(spec.initContainers).map((c) => container(c, 'init', notes)),
-    ...list(spec.containers).map((c) => container(c, 'container', notes)),
-    ...list(spec.ephemeralContainers).map((c) => container(c, 'ephemeral', notes)),
+    ...list(spec.initContainers).map((c) => container(c, 'init', notes, keep)),
+    ...list(spec.containers).map((c) => container(c, 'container', notes, keep)),
+    ...list(spec.ephemeralContainers).map((c) => container(c, 'ephemeral', notes, keep)),
   ].filter((c): c is ContainerSecuritySpec => c !== null);
   return {
     hostNetwork: spec.hostNetwork === true,
     hostPID: spec.hostPID === true,
     hostIPC: spec.hostIPC === true,
-    os: str(record(spec.os)?.name),
-    securityContext: podSecurityContext(spec.securityContext),
+    os: keepOrNull(str(record(spec.os)?.name), keep),
+    securityContext: podSecurityContext(spec.securityContext, keep),
     // `serviceAccount` is the deprecated alias the API still fills; empty means `default`.
-    serviceAccountName: str(spec.serviceAccountName) || str(spec.serviceAccount) || 'default',
+    serviceAccountName: keep(str(spec.serviceAccountName) || str(spec.serviceAccount) || 'default'),
     automountServiceAccountToken: bool(spec.automountServiceAccountToken),
     volumes: list(spec.volumes)
-      .map(volume)
+      .map((vol) => volume(vol, keep))
       .filter((vol): vol is VolumeSpec => vol !== null),
     containers,
   };
