@@ -1,12 +1,7 @@
+import { csvCell as cell } from '../../domain/export/csv.ts';
 import type { AuditExport } from '../../schema/audit.ts';
 
 const COLUMNS = ['id', 'ts', 'actor', 'category', 'severity', 'action', 'status', 'outcome', 'namespace', 'detail'] as const;
-
-/** RFC 4180 quoting, and a leading quote on cells a spreadsheet would run as a formula. */
-function cell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
 
 /** The export as CSV; when capped, cell A1 says so before the header row. */
 export function auditCsv(envelope: AuditExport): string {

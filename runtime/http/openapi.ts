@@ -101,7 +101,10 @@ function operation(route: Route): Record<string, unknown> {
           'application/json': { schema: schemaOf(route.output, 'output') },
           // One event per SSE message; its `type` is also the message's `event:` name.
           ...(route.stream === null ? {} : { 'text/event-stream': { schema: schemaOf(route.stream, 'output') } }),
+          // A file in another format (an export): its bytes, named by Content-Disposition.
+          ...Object.fromEntries(route.files.map((mediaType) => [mediaType, { schema: { type: 'string' } }])),
         },
+        ...(route.files.length === 0 ? {} : { headers: { 'Content-Disposition': { description: 'attachment; filename="..."', schema: { type: 'string' } } } }),
       },
       ...errorResponses(route, Object.keys(properties).length > 0),
     },

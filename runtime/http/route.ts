@@ -91,6 +91,12 @@ interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> 
   crossOrigin?: CrossOrigin;
   /** The Server-Sent Events the route sends instead of `output` when the client accepts `text/event-stream` (copilot chat). */
   stream?: AnySchema;
+  /**
+   * Media types other than JSON the route may answer in, as a file (the handler's `download`
+   * effect, with Content-Disposition: attachment): declared for the OpenAPI document. The
+   * handler's value still matches `output`, which is what the JSON answer would carry.
+   */
+  files?: readonly string[];
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
 }
 
@@ -109,6 +115,7 @@ export type Route = BodyPolicy & {
   killSwitch: KillSwitch | null;
   namespaceParam: string | null;
   stream: AnySchema | null;
+  files: readonly string[];
   /** Checks the principal the access promises (401 otherwise), validates raw input against `input`, refuses a hidden declared namespace (403), then calls the handler. */
   run(rawInput: unknown, ctx: HandlerContext): Promise<Result<unknown>>;
   /** Null when `value` matches `output`; otherwise a description of the first mismatch. */
@@ -116,7 +123,7 @@ export type Route = BodyPolicy & {
 } & ({ probe: true; rateLimit: null } | { probe: false; rateLimit: RateLimitClass });
 
 export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route {
-  const { handler, killSwitch, namespaceParam, stream, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse', ...declaration } = spec;
+  const { handler, killSwitch, namespaceParam, stream, files = [], bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse', ...declaration } = spec;
   const metering = spec.probe === true ? ({ probe: true, rateLimit: null } as const) : ({ probe: false, rateLimit: spec.rateLimit } as const);
   return {
     ...declaration,
@@ -125,6 +132,7 @@ export function defineRoute<I extends AnySchema, O extends AnySchema, A extends 
     killSwitch: killSwitch ?? null,
     namespaceParam: namespaceParam ?? null,
     stream: stream ?? null,
+    files,
     bodyLimitBytes,
     bodyFormats,
     crossOrigin,

@@ -324,6 +324,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/security/findings/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The findings as a file (Content-Disposition: attachment; filename="capstan-findings-<date>.<ext>"): the findings filters and sort; format json (default: the {vulns, misconfigs} payload), csv (one kind: kind, vuln unless given; RFC 4180, formula cells quoted), md or html (every value escaped); at most 20000 findings, headers X-Generated-At, X-Total-Matched, X-Truncated */
+        get: operations["get_security_findings_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a scan (admin): answers at once {id, status: running, job_name, source, started_at, started}; the run is collected in the background (GET /security/scan/{id}). One at a time: while one runs, this answers that one (started: false). 403 when security.scanning.enabled=false; in self mode 402 without the Pro self_scan feature, 403 without expert mode (not provided yet) or when the chart mode operator hard-disables it */
+        post: operations["post_security_scan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security/scan/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A scan's status (running, succeeded, failed), job name, source, times, error and, once succeeded, its summary {score, grade, by_severity, checks, vulns, misconfigs, workloads_covered} re-added from the namespaces the caller may see; a running scan is collected first. 404 for an unknown id or one past the scan history retention */
+        get: operations["get_security_scan_by_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/security/posture/trend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The posture score over stored scans: one point {ts, score, grade, scan_id} per succeeded scan in the last `days` (1-90, default 30), oldest first, at most the newest 500; each re-added from the visible namespaces (namespace: that one only) */
+        get: operations["get_security_posture_trend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/settings/scanning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The scanner_source override, the chart scanning values, and the mode, source and self-scan verdict they resolve to now */
+        get: operations["get_admin_settings_scanning"];
+        /** Store scanner_source (auto, operator, self; null: the chart's security.scanning.mode); the chart's operator mode still refuses self-scan */
+        put: operations["put_admin_settings_scanning"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps": {
         parameters: {
             query?: never;
@@ -3043,6 +3129,12 @@ export interface operations {
                             fixable: number;
                             workloads: number;
                         }[];
+                        scanner_reports?: {
+                            /** @enum {string} */
+                            vulnerabilityreports: "read" | "not_installed" | "forbidden" | "off" | "pending";
+                            /** @enum {string} */
+                            configauditreports: "read" | "not_installed" | "forbidden" | "off" | "pending";
+                        };
                     };
                 };
             };
@@ -3066,6 +3158,525 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_security_findings_export: {
+        parameters: {
+            query?: {
+                namespace?: string;
+                severity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                kind?: "vuln" | "misconfig";
+                fixable?: "true";
+                search?: string;
+                sort?: "severity" | "cvss" | "fixable" | "namespace" | "workload";
+                format?: "json" | "csv" | "md" | "html";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description attachment; filename="..." */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vulns: {
+                            id: string;
+                            namespace: string;
+                            workload: string;
+                            image: string;
+                            cve: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                            cvss: number | null;
+                            pkg: string;
+                            installed_ver: string;
+                            fixed_ver: string | null;
+                            fix_available: boolean;
+                            /** @enum {string} */
+                            source: "trivy" | "capstan";
+                        }[];
+                        misconfigs: {
+                            id: string;
+                            namespace: string;
+                            workload: string;
+                            workload_kind: string;
+                            check_id: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
+                            message: string;
+                            remediation: string;
+                            resource: string;
+                            container: string | null;
+                            /** @enum {string} */
+                            source: "capstan" | "trivy";
+                        }[];
+                    };
+                    "text/csv": string;
+                    "text/markdown": string;
+                    "text/html": string;
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_security_scan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        status: "running";
+                        job_name: string;
+                        /** @enum {string} */
+                        source: "operator" | "self" | "none";
+                        /** Format: date-time */
+                        started_at: string;
+                        started: boolean;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_security_scan_by_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "running" | "succeeded" | "failed";
+                        job_name: string;
+                        /** @enum {string} */
+                        source: "operator" | "self" | "none";
+                        requested_by: string;
+                        /** Format: date-time */
+                        started_at: string;
+                        finished_at: string | null;
+                        error: string | null;
+                        summary: {
+                            score: number;
+                            /** @enum {string} */
+                            grade: "A+" | "A" | "A-" | "B+" | "B" | "B-" | "C+" | "C" | "C-" | "D+" | "D" | "D-" | "F";
+                            by_severity: {
+                                CRITICAL: number;
+                                HIGH: number;
+                                MEDIUM: number;
+                                LOW: number;
+                                UNKNOWN: number;
+                            };
+                            checks: {
+                                passed: number;
+                                warnings: number;
+                                dangers: number;
+                            };
+                            vulns: number;
+                            misconfigs: number;
+                            workloads_covered: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_security_posture_trend: {
+        parameters: {
+            query?: {
+                namespace?: string;
+                days?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        namespace: string | null;
+                        days: number;
+                        points: {
+                            /** Format: date-time */
+                            ts: string;
+                            score: number;
+                            /** @enum {string} */
+                            grade: "A+" | "A" | "A-" | "B+" | "B" | "B-" | "C+" | "C" | "C-" | "D+" | "D" | "D-" | "F";
+                            scan_id: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_admin_settings_scanning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scanner_source: ("auto" | "operator" | "self") | null;
+                        chart: {
+                            enabled: boolean;
+                            /** @enum {string} */
+                            mode: "auto" | "operator" | "self";
+                            retention_days: number;
+                        };
+                        effective: {
+                            /** @enum {string} */
+                            mode: "auto" | "operator" | "self";
+                            /** @enum {string} */
+                            source: "operator" | "self" | "none";
+                            self_scan: {
+                                allowed: boolean;
+                                status: number | null;
+                                reason: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_settings_scanning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    scanner_source: ("auto" | "operator" | "self") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scanner_source: ("auto" | "operator" | "self") | null;
+                        chart: {
+                            enabled: boolean;
+                            /** @enum {string} */
+                            mode: "auto" | "operator" | "self";
+                            retention_days: number;
+                        };
+                        effective: {
+                            /** @enum {string} */
+                            mode: "auto" | "operator" | "self";
+                            /** @enum {string} */
+                            source: "operator" | "self" | "none";
+                            self_scan: {
+                                allowed: boolean;
+                                status: number | null;
+                                reason: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
