@@ -2,6 +2,8 @@
 // severity, kind, fixable, search, sort), paging on the agent (page, page size, the total; a
 // page past the end shows the last one, as the agent clamps it), grouping by image, and the
 // export links carrying the same filters. The filters are the URL's: the screen owns them.
+// Each select is named by aria-label too: a wrapping label's name would also read out the
+// selected option ("Severity Any severity").
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type SyntheticEvent } from 'react';
 import { Link } from 'wouter';
@@ -27,28 +29,28 @@ function Filters({ filters, namespaces, onChange }: { filters: FindingsFilters; 
     <form className="filters" onSubmit={submit} aria-label="Findings filters">
       <label>
         Namespace
-        <select value={filters.namespace ?? ''} onChange={(e) => onChange(withFilter(filters, 'namespace', e.target.value || undefined))}>
+        <select aria-label="Namespace" value={filters.namespace ?? ''} onChange={(e) => onChange(withFilter(filters, 'namespace', e.target.value || undefined))}>
           <option value="">All namespaces</option>
           {[...new Set([...namespaces, ...(filters.namespace ? [filters.namespace] : [])])].map((n) => <option key={n} value={n}>{n}</option>)}
         </select>
       </label>
       <label>
         Severity
-        <select value={filters.severity ?? ''} onChange={(e) => onChange(withFilter(filters, 'severity', SEVERITIES.find((s) => s === e.target.value)))}>
+        <select aria-label="Severity" value={filters.severity ?? ''} onChange={(e) => onChange(withFilter(filters, 'severity', SEVERITIES.find((s) => s === e.target.value)))}>
           <option value="">Any severity</option>
           {SEVERITIES.map((s) => <option key={s} value={s}>{s}</option>)}
         </select>
       </label>
       <label>
         Kind
-        <select value={filters.kind ?? ''} onChange={(e) => onChange(withFilter(filters, 'kind', KINDS.find((k) => k === e.target.value)))}>
+        <select aria-label="Kind" value={filters.kind ?? ''} onChange={(e) => onChange(withFilter(filters, 'kind', KINDS.find((k) => k === e.target.value)))}>
           <option value="">Both kinds</option>
           {KINDS.map((k) => <option key={k} value={k}>{KIND_LABEL[k]}</option>)}
         </select>
       </label>
       <label>
         Sort
-        <select value={filters.sort ?? 'severity'} onChange={(e) => onChange(withFilter(filters, 'sort', SORTS.find((s) => s === e.target.value && s !== 'severity')))}>
+        <select aria-label="Sort" value={filters.sort ?? 'severity'} onChange={(e) => onChange(withFilter(filters, 'sort', SORTS.find((s) => s === e.target.value && s !== 'severity')))}>
           {SORTS.map((s) => <option key={s} value={s}>{s === 'cvss' ? 'CVSS' : s}</option>)}
         </select>
       </label>
@@ -133,7 +135,7 @@ function Pager({ data, filters, onChange }: { data: Findings; filters: FindingsF
       <button type="button" disabled={!data.has_more} onClick={() => onChange(withFilter(filters, 'page', page + 1))}>Next page</button>
       <label>
         Rows per page
-        <select value={size} onChange={(e) => onChange(withFilter(filters, 'pageSize', Number(e.target.value) === DEFAULT_PAGE_SIZE ? undefined : Number(e.target.value)))}>
+        <select aria-label="Rows per page" value={size} onChange={(e) => onChange(withFilter(filters, 'pageSize', Number(e.target.value) === DEFAULT_PAGE_SIZE ? undefined : Number(e.target.value)))}>
           {[...new Set([...PAGE_SIZES, size])].sort((a, b) => a - b).map((n) => <option key={n} value={n}>{n}</option>)}
         </select>
       </label>

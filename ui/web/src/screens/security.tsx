@@ -12,21 +12,22 @@ import { FindingsPanel } from '../components/security-findings';
 import { Empty, QueryView } from '../components/states';
 import { filtersFromSearch, gradeTone, scoreFormula, searchFromFilters, SEVERITIES, type FindingsFilters } from '../security/view';
 
-function ScanState({ id }: { id: string | number }) {
+function ScanState({ id, already }: { id: string; already: boolean }) {
   const state = useQuery(scanStatus(id));
   const client = useQueryClient();
   const status = state.data?.status;
   // When the scan ends, what it found shows up in the posture, the findings and the trend.
   useEffect(() => {
-    if (status !== undefined && status !== 'running' && status !== 'pending') void scanFinished(client);
+    if (status !== undefined && status !== 'running') void scanFinished(client);
   }, [status, client]);
   if (state.isError) return <span role="alert" className="error">Could not read the scan's state: {errorText(state.error)}</span>;
   if (state.data === undefined) return null;
-  const detail = state.data.error ?? state.data.message;
+  const { job_name, error, summary } = state.data;
   return (
     <span role="status" aria-live="polite" data-testid="scan-state">
-      Scan {state.data.job_name ? <code>{state.data.job_name}</code> : `#${state.data.id}`}: {state.data.status}
-      {detail ? ` (${detail})` : ''}
+      {already ? 'A scan was already running: ' : ''}Scan <code>{job_name}</code>: {status}
+      {error ? ` (${error})` : ''}
+      {summary ? ` · score ${summary.score} (${summary.grade}), ${summary.misconfigs} misconfigurations, ${summary.vulns} vulnerabilities` : ''}
     </span>
   );
 }
@@ -41,7 +42,7 @@ function ScanNow() {
         {scan.isPending ? 'Starting a scan…' : 'Scan now'}
       </button>{' '}
       {scan.isError ? <span role="alert" className="error">Scan refused: {errorText(scan.error)}</span> : null}
-      {scan.data ? <ScanState id={scan.data.id} /> : null}
+      {scan.data ? <ScanState id={scan.data.id} already={!scan.data.started} /> : null}
     </p>
   );
 }

@@ -63,8 +63,9 @@ async function agentJson<T>(method: 'GET' | 'POST', path: string, query: Record<
   return body as T;
 }
 
+/** schema/security-scan.ts TrendAnswer. */
 export interface Trend {
-  points: (TrendPoint & { scan_id: string | number | null })[];
+  points: (TrendPoint & { ts: string; scan_id: string })[];
 }
 
 export const TREND_DAYS = 30;
@@ -76,33 +77,35 @@ export const trend = (namespace?: string) =>
     staleTime: 60_000,
   });
 
+/** schema/security-scan.ts ScanStarted: `started` is false when this is the run already going. */
 export interface ScanStarted {
-  status: string;
+  id: string;
+  status: 'running';
   job_name: string;
-  id: string | number;
+  started: boolean;
 }
 
-/** A scan's state as `GET /security/scan/{id}` reports it; fields past `status` as the agent adds them. */
+/** schema/security-scan.ts ScanAnswer, the parts the screen shows. */
 export interface ScanState {
-  id: string | number;
-  status: string;
-  job_name?: string | null;
-  error?: string | null;
-  message?: string | null;
+  id: string;
+  status: 'running' | 'succeeded' | 'failed';
+  job_name: string;
+  error: string | null;
+  summary: { score: number; grade: string; vulns: number; misconfigs: number } | null;
 }
 
-export const scanStatus = (id: string | number) =>
+export const scanStatus = (id: string) =>
   queryOptions({
-    queryKey: [...securityKey, 'scan', String(id)],
-    queryFn: () => agentJson<ScanState>('GET', `/security/scan/${encodeURIComponent(String(id))}`),
+    queryKey: [...securityKey, 'scan', id],
+    queryFn: () => agentJson<ScanState>('GET', `/security/scan/${encodeURIComponent(id)}`),
     // Polled while it runs; a finished scan's state does not change.
-    refetchInterval: (query) => (query.state.data === undefined || query.state.data.status === 'running' || query.state.data.status === 'pending' ? 3000 : false),
+    refetchInterval: (query) => (query.state.data === undefined || query.state.data.status === 'running' ? 3000 : false),
   });
 
 export const startScan = (queryClient: QueryClient) =>
   mutationOptions({
     mutationFn: () => agentJson<ScanStarted>('POST', '/security/scan'),
-    onSuccess: (started) => queryClient.setQueryData(scanStatus(started.id).queryKey, { id: started.id, status: started.status, job_name: started.job_name }),
+    onSuccess: (started) => queryClient.setQueryData(scanStatus(started.id).queryKey, { id: started.id, status: started.status, job_name: started.job_name, error: null, summary: null }),
   });
 
 /** A finished scan changes the posture, the findings and the trend. */
