@@ -1,7 +1,7 @@
 // The Security screen and a workload's findings in real Chromium against a real agent on the
 // demo scenario, through `capstan ui`'s proxy: the grade and its inputs, the findings table
 // (a severity filter narrows it and lives in the URL, server paging and its clamp, grouping by
-// image), a CSV export that parses, Scan now and the trend it feeds, the Security section of a
+// image), a CSV export that parses, Scan now and the trend it feeds (and a refusal's reason), the Security section of a
 // Deployment's page, a viewer without Scan now, and an accessibility scan of each.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -208,21 +208,34 @@ describe('security screen in Chromium', () => {
     await signIn(page);
     await page.goto(`${dashboard.ui.url}/security`);
     await page.getByRole('heading', { name: 'Score trend' }).waitFor();
+    // The demo agent scans with the defaults (enabled, mode auto, no trivy-operator): the
+    // built-in checks only, which a run stores at once.
     const started = page.waitForResponse((r) => r.url().endsWith('/api/agent/security/scan') && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Scan now' }).click();
     const answer = await started;
-    if (answer.status() === 200) {
-      await page.getByTestId('scan-state').filter({ hasText: /: (succeeded|failed)/ }).waitFor({ timeout: 120_000 });
-      const state = (await page.getByTestId('scan-state').textContent()) ?? '';
-      if (/succeeded/.test(state)) await page.getByRole('img', { name: /^Score trend: / }).waitFor();
-    } else {
-      // A refusal (scanning off, self-scan not licensed) is shown with the agent's own reason.
-      const { message } = (await answer.json()) as { message: string };
-      assert.ok([402, 403].includes(answer.status()), `${answer.status()}: ${message}`);
-      await page.getByRole('alert').filter({ hasText: message }).waitFor();
-    }
+    assert.equal(answer.status(), 200, await answer.text());
+    const { job_name } = (await answer.json()) as { job_name: string };
+    await page.getByTestId('scan-state').filter({ hasText: job_name }).waitFor();
+    await page.getByTestId('scan-state').filter({ hasText: /: succeeded · score \d+ \([A-F][+-]?\)/ }).waitFor({ timeout: 60_000 });
+    await page.getByRole('img', { name: /^Score trend: (One scan|\d+ scans): score \d+/ }).waitFor();
     await assertAccessible(page, 'security after a scan');
     await screenshot(page, 'security-scan');
+    await page.context().close();
+  });
+
+  it("shows a refused scan's reason next to the button", async () => {
+    const page = await (await newContext(dashboard.browser)).newPage();
+    await signIn(page);
+    await page.goto(`${dashboard.ui.url}/security`);
+    await page.getByTestId('grade').waitFor();
+    // The agent's refusal when security.scanning.enabled=false (played by the test: this agent has scanning on).
+    const refusal = { error: 'forbidden', message: 'scanning is disabled (security.scanning.enabled=false): POST /security/scan is refused' };
+    await page.route('**/api/agent/security/scan', (route) =>
+      route.request().method() === 'POST' ? route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify(refusal) }) : route.fallback(),
+    );
+    await page.getByRole('button', { name: 'Scan now' }).click();
+    await page.getByRole('alert').filter({ hasText: `Scan refused: ${refusal.message}` }).waitFor();
+    await assertAccessible(page, 'security scan refused');
     await page.context().close();
   });
 
