@@ -10,6 +10,15 @@ export const GraphKind = v.picklist(GRAPH_KINDS);
 
 export const EDGE_TYPES = ['contains', 'owns', 'selects', 'routes-to', 'mounts', 'bound-to', 'uses-config', 'uses-secret', 'scheduled-on', 'runs-image', 'has-problem', 'caused-by', 'uses-class', 'scales'] as const;
 
+/** A workload's (or bare pod's) CRITICAL and HIGH security findings (GET /security/findings has them all). */
+export const WorkloadSecurity = v.object({
+  critical: v.number(),
+  high: v.number(),
+  /** Up to five check ids and CVEs among them, the CRITICAL ones first. */
+  top: v.array(v.string()),
+});
+export type WorkloadSecurity = v.InferOutput<typeof WorkloadSecurity>;
+
 export const GraphNode = v.object({
   /** `kind:namespace/name` or `kind:name` (docs/cluster-model.md). */
   id: v.string(),
@@ -23,6 +32,8 @@ export const GraphNode = v.object({
   labels: v.optional(v.record(v.string(), v.string())),
   /** Set on problem nodes and on the pods that have one. */
   problem: v.optional(v.object({ reason: v.string(), severity: v.picklist(['critical', 'warning']) })),
+  /** Set on a workload or bare pod with CRITICAL or HIGH security findings. */
+  security: v.optional(WorkloadSecurity),
 });
 export type GraphNode = v.InferOutput<typeof GraphNode>;
 

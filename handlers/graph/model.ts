@@ -8,6 +8,8 @@ import { redactRecord, redactText } from '../../domain/redaction/redact.ts';
 import { isNodeKind, linkOf, nodeId } from '../../domain/cluster/node-id.ts';
 import { isVisible } from '../../domain/diagnosis/visible.ts';
 import type { Finding } from '../../schema/diagnosis.ts';
+import { workloadSecurity } from '../../domain/security/workload-security.ts';
+import { visibleFindingsFor } from '../security/visible-findings.ts';
 
 export interface ClusterGraph {
   nodes: ReadonlyMap<string, GraphNode>;
@@ -118,6 +120,14 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
     }
   }
 
+  // Each workload (and bare pod) with CRITICAL or HIGH security findings says so, from the
+  // same visible findings GET /security/findings serves.
+  const { vulns, misconfigs } = visibleFindingsFor(ctx);
+  for (const [id, security] of workloadSecurity(vulns, misconfigs)) {
+    const node = nodes.get(id);
+    if (node) nodes.set(id, { ...node, security });
+  }
+
   // The diagnosis' findings as problem nodes (the same whole-cluster computation as
   // GET /diagnosis, cut to what the caller may see; history stays out): each hangs off its
   // object (has-problem) and points at the finding that causes it (caused-by).
@@ -155,14 +165,15 @@ export const GRAPH_TTL_MS = 2000;
 
 /**
  * The model is rebuilt only when something it is built from changed: an informer list (the
- * cache hands out a new array on a change) or the diagnosis (recomputed at most every 5 s),
+ * cache hands out a new array on a change), the diagnosis or the security posture (each
+ * recomputed at most every 5 s),
  * and at most once per GRAPH_TTL_MS. Between changes every request walks the same model.
  */
 export function clusterGraph(ctx: HandlerContext): ClusterGraph {
   const c = ctx.cluster;
   const sources = [
     c.namespaces(), c.nodes(), c.workloads(), c.controllers(), c.configMaps(), c.secrets(), c.pvcs(), c.pvs(), c.pods(), c.services(), c.ingresses(),
-    c.storageClasses(), c.ingressClasses(), c.resourceQuotas(), c.limitRanges(), c.hpas(), c.pdbs(), ctx.diagnosis.current(),
+    c.storageClasses(), c.ingressClasses(), c.resourceQuotas(), c.limitRanges(), c.hpas(), c.pdbs(), ctx.diagnosis.current(), ctx.posture.current(),
   ];
   return ctx.memo.derive(`graph:${ctx.settings.tenantNamespaces.join(',')}`, sources, GRAPH_TTL_MS, () => buildGraph(ctx));
 }

@@ -15,6 +15,7 @@ import { listPods } from '../namespaces/pods.ts';
 import { namespaceRefusal } from '../namespaces/scope.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
 import { fail, ok, type Result } from '../result.ts';
+import { findingsSummary, FindingsToolInput, FINDINGS_TOOL_MAX_LIMIT } from '../security/findings-summary.ts';
 
 export interface McpTool {
   name: string;
@@ -133,8 +134,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
     v.object({ focus: NodeRef, hops: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4)), 2), budget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(200), v.maxValue(100_000)), 4000) }),
     (i, ctx) => subgraph(i, ctx),
   ),
-  namespacedTool('get_findings', 'Security findings (vulnerabilities, misconfigurations). Empty until scanning is enabled.', v.object({ namespace: v.optional(Namespace) }), () =>
-    ok({ findings: [], scanning: 'not enabled: no scan has run' }),
+  namespacedTool(
+    'get_findings',
+    `Security findings, as GET /security/findings answers them: misconfigurations from Capstan's built-in checks (Pod Security Standards, workload hygiene) and trivy-operator's reports, and vulnerabilities from its VulnerabilityReports. The worst \`limit\` (default 20, at most ${FINDINGS_TOOL_MAX_LIMIT}) matching findings with their remediation, every match counted per kind and severity, and the posture grade; \`namespace\`, \`severity\`, \`kind\` (vuln or misconfig) narrow it.`,
+    FindingsToolInput,
+    (i, ctx) => findingsSummary(i, ctx),
   ),
 ];
 

@@ -50,6 +50,7 @@ export const auditRoutes: readonly Route[] = [
     summary: 'Export matching events as JSON (envelope with filters) or CSV (format=csv); headers X-Generated-At, X-Total-Matched, X-Truncated; category=access exports the access log',
     input: AuditExportInput,
     output: AuditExport,
+    files: ['text/csv'],
     audit: 'http',
     rateLimit: 'read',
     handler: auditExport,
