@@ -224,7 +224,8 @@ describe('route-table invariants', () => {
     if (!entries.includes('namespace')) continue;
     it(`refuses a hidden namespace in the MCP tool ${tool.name} by declaration`, async () => {
       assert.equal(tool.namespaceArg, 'namespace');
-      const args = { namespace: 'kube-system', pod: 'p', name: 'n', kind: 'Pod', id: 'pod:kube-system/p' };
+      // Valid values of every other argument, so only the namespace can refuse (get_findings' kind is a finding kind).
+      const args = { namespace: 'kube-system', pod: 'p', name: 'n', kind: tool.name === 'get_findings' ? 'misconfig' : 'Pod', id: 'pod:kube-system/p' };
       const wanted = Object.fromEntries(Object.entries(args).filter(([k]) => entries.includes(k)));
       const result = await callTool(tool.name, wanted, contextOf(null));
       assert.deepEqual(result.ok ? 'ran' : [result.error.code, result.error.message], ['forbidden', 'namespace kube-system is outside what Capstan may show']);
