@@ -10,6 +10,7 @@ import type { AuditService } from './audit/service.ts';
 import type { AuthService } from './auth/service.ts';
 import type { DiagnosisService } from './diagnosis/service.ts';
 import type { PostureService } from './security/service.ts';
+import type { ScanService } from './security/scan-service.ts';
 import type { PodLogs } from './incidents/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
@@ -76,6 +77,8 @@ export interface Services {
   diagnosis: DiagnosisService;
   /** The built-in security checks over the whole cluster (unscoped: cut it with domain/security/visible.ts before answering). */
   posture: PostureService;
+  /** Scans and their stored history (POST /security/scan, the score trend). */
+  scans: ScanService;
   history: HistoryReader;
   network: NetworkView;
   apps: ApplicationStore;

@@ -24,6 +24,7 @@ import type { Logger } from './log.ts';
 import { scheduleStartupCollection } from './memory.ts';
 import { rawEndpoints, routes } from './routes.ts';
 import { CAPSTAN_VERSION } from './version.ts';
+import type { ScanningConfig } from '../schema/security-scan.ts';
 
 export interface AgentOptions {
   /** Absent: the in-cluster service account. */
@@ -61,6 +62,8 @@ export interface AgentOptions {
   apiDocs?: boolean;
   /** CAPSTAN_CHAT_WEBHOOK_URL (`alerting.chatWebhookUrl`): where SRE reports are posted. */
   chatWebhookUrl?: string | null;
+  /** CAPSTAN_SCANNING_ENABLED, _MODE, _RETENTION_DAYS (`security.scanning.*`). */
+  scanning?: ScanningConfig;
   log: Logger;
 }
 
@@ -112,6 +115,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     rateLimits,
     chatWebhookUrl: options.chatWebhookUrl ?? null,
     corsOrigins: options.corsOrigins ?? [],
+    scanning: options.scanning,
     log: options.log,
   });
   const app = createApp({

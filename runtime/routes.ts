@@ -21,6 +21,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
 import { diagnosisRoutes } from './routes/diagnosis.ts';
 import { securityRoutes } from './routes/security.ts';
+import { securityScanRoutes } from './routes/security-scan.ts';
 import { defineRoute, type Route } from './http/route.ts';
 import { noApiKeys } from './routes/access.ts';
 
@@ -142,6 +143,7 @@ export const routes: readonly Route[] = [
   ...readCoreRoutes,
   ...diagnosisRoutes,
   ...securityRoutes,
+  ...securityScanRoutes,
   ...appRoutes,
   ...graphRoutes,
   ...mcpRoutes,

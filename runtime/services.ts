@@ -27,6 +27,8 @@ import { evaluate } from '../domain/security/posture.ts';
 import { judgedWorkloads } from '../domain/security/visible.ts';
 import { POSTURE_MIN_AGE_MS, type PostureService } from '../handlers/security/service.ts';
 import type { Memo } from '../handlers/context.ts';
+import { DEFAULT_SCANNING, type ScanningConfig } from '../schema/security-scan.ts';
+import { createScanRunner, type ScanCollector, type ScanRunner } from './security/scan-runner.ts';
 import { FREE_TIER } from './access/license.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { AuditWebhookForwarder } from './audit/webhook-forwarder.ts';
@@ -84,6 +86,16 @@ export function createPostureService(cluster: ClusterView, memo: Memo): PostureS
 }
 
 /**
+ * What a scan stores (runtime/security/scan-runner.ts): the built-in checks' whole-cluster
+ * evaluation now and the scanner's vulnerabilities. The one place a scanner's findings join a
+ * scan: trivy-operator's VulnerabilityReports are not read yet, so `vulns` is empty whatever
+ * the run's source.
+ */
+export function scanCollector(posture: PostureService): ScanCollector {
+  return () => ({ evaluation: posture.current(), vulns: [] });
+}
+
+/**
  * The whole-cluster diagnosis from the raw (unscoped) cluster view, made at most once per
  * DIAGNOSIS_TTL_MS whoever asks: every surface (diagnosis, incidents, overview, the cluster
  * model, MCP) reads the same one and cuts it to its caller.
@@ -107,6 +119,7 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     ai: { provider: null, model: 'default', base_url: null, api_key_sealed: null },
     ai_guardrails: DEFAULT_GUARDRAILS,
     ai_reports: DEFAULT_REPORT_SCHEDULE,
+    scanning: { scanner_source: null },
   };
 }
 
@@ -135,6 +148,10 @@ export interface ServiceOptions {
   chatWebhookUrl?: string | null;
   /** CAPSTAN_CORS_ORIGINS: other browser origins whose writes are not cross-site (runtime/http/cors.ts). */
   corsOrigins?: readonly string[];
+  /** security.scanning.* (CAPSTAN_SCANNING_*); DEFAULT_SCANNING when absent. */
+  scanning?: ScanningConfig;
+  /** Starts a scan's collection after POST answered (the next event-loop turn); tests run it when they choose. */
+  scanSchedule?: (collect: () => void) => void;
   log: Logger;
 }
 
@@ -152,6 +169,7 @@ export interface AssembledServices extends Services {
   /** The origins the chain's cross-site check admits: the app answers CORS for exactly these (createApp's corsOrigins). */
   corsOrigins: readonly string[];
   reportScheduler: ReportScheduler;
+  scans: ScanRunner;
   stop(): void;
 }
 
@@ -182,6 +200,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const license = options.licensing ?? FREE_TIER;
   const unauthenticatedSummary = new UnauthenticatedSummary(audit, clock);
   const memo = createMemo(clock);
+  const posture = createPostureService(options.cluster, memo);
+  const scans = createScanRunner({ db, clock, config: options.scanning ?? DEFAULT_SCANNING, collect: scanCollector(posture), schedule: options.scanSchedule, log: log.child('scans') });
   // Summaries of an interval that ended quietly (no request came to trigger them) are written by this timer.
   const summaryTimer = setInterval(() => {
     unauthenticatedSummary.flushIfDue().catch((err: unknown) => log.error('unauthenticated summary failed', { error: err instanceof Error ? err.message : String(err) }));
@@ -213,7 +233,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing: license,
     memo,
     diagnosis: createDiagnosisService(options.cluster, clock, memo, options.analyzers),
-    posture: createPostureService(options.cluster, memo),
+    posture,
+    scans,
     logs: options.logs ?? noPodLogs,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
@@ -235,8 +256,10 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     corsOrigins: options.corsOrigins ?? [],
     unauthenticatedSummary,
     reportScheduler,
+    scans,
     stop: () => {
       clearInterval(summaryTimer);
+      scans.stop();
       reportScheduler.stop();
       forwarder.stop();
     },

@@ -35,5 +35,6 @@ export const RateLimitClass = v.picklist(['read', 'write', 'login', 'ai', 'disco
 export type RateLimitClass = v.InferOutput<typeof RateLimitClass>;
 
 /** Features a license must carry for a route to answer (402 otherwise). */
-export const LicensedFeature = v.picklist(['mcp', 'observability', 'sso', 'copilot']);
+/** `self_scan`: the built-in self-scan (Pro, spec §1 "Tiers"); refused by POST /security/scan itself, since only the `self` mode needs it. */
+export const LicensedFeature = v.picklist(['mcp', 'observability', 'sso', 'copilot', 'self_scan']);
 export type LicensedFeature = v.InferOutput<typeof LicensedFeature>;

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { AiGuardrails, ProviderName, ReportSchedule } from './copilot.ts';
+import { ScanMode } from './security-scan.ts';
 
 // Runtime-editable settings, one JSON document per key in the `settings` table. Helm values
 // (CAPSTAN_* variables) provide the defaults; a value an admin stored wins from then on.
@@ -61,6 +62,10 @@ export const AiSettings = v.object({
 });
 export type AiSettings = v.InferOutput<typeof AiSettings>;
 
+/** scanner_source: overrides security.scanning.mode at runtime; null keeps the chart's (docs/security-posture.md). */
+export const ScanningSettings = v.object({ scanner_source: v.nullable(ScanMode) });
+export type ScanningSettings = v.InferOutput<typeof ScanningSettings>;
+
 export const SETTING_SCHEMAS = {
   security: SecuritySettings,
   access_control: AccessControlSettings,
@@ -70,6 +75,7 @@ export const SETTING_SCHEMAS = {
   ai: AiSettings,
   ai_guardrails: AiGuardrails,
   ai_reports: ReportSchedule,
+  scanning: ScanningSettings,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

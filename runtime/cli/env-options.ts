@@ -8,9 +8,10 @@ import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../http/middleware/rate-limit.ts';
 import { parseWatchScope } from '../kube/watch-scope.ts';
 import { RateLimitClass } from '../../schema/access.ts';
+import { DEFAULT_SCANNING, ScanMode, type ScanningConfig } from '../../schema/security-scan.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'corsOrigins' | 'shedding' | 'rateLimits'>;
+type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
@@ -34,7 +35,18 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
     rateLimits: parseRateLimits(env.CAPSTAN_RATE_LIMITS),
     chatWebhookUrl: parseWebhookUrl(env.CAPSTAN_CHAT_WEBHOOK_URL, 'CAPSTAN_CHAT_WEBHOOK_URL'),
+    scanning: parseScanning(env),
   };
+}
+
+/** security.scanning.enabled, .mode and .retentionDays (the chart's CAPSTAN_SCANNING_* variables); unset keeps the spec's default. */
+export function parseScanning(env: NodeJS.ProcessEnv): ScanningConfig {
+  const mode = env.CAPSTAN_SCANNING_MODE === undefined || env.CAPSTAN_SCANNING_MODE === '' ? DEFAULT_SCANNING.mode : env.CAPSTAN_SCANNING_MODE;
+  const parsedMode = v.safeParse(ScanMode, mode);
+  if (!parsedMode.success) throw new Error(`CAPSTAN_SCANNING_MODE must be auto, operator or self, got "${mode}"`);
+  const retentionDays = parsePositive(env.CAPSTAN_SCANNING_RETENTION_DAYS, DEFAULT_SCANNING.retentionDays, 'CAPSTAN_SCANNING_RETENTION_DAYS');
+  if (retentionDays > 3650) throw new Error(`CAPSTAN_SCANNING_RETENTION_DAYS must be at most 3650, got "${retentionDays}"`);
+  return { enabled: parseBoolean(env.CAPSTAN_SCANNING_ENABLED, DEFAULT_SCANNING.enabled, 'CAPSTAN_SCANNING_ENABLED'), mode: parsedMode.output, retentionDays };
 }
 
 /**

@@ -315,4 +315,72 @@ export const migrations: readonly Migration[] = [
       await sql`ALTER TABLE ai_answers ADD COLUMN run TEXT NOT NULL DEFAULT '{}'`.execute(db);
     },
   },
+  {
+    version: 12,
+    name: 'scan history',
+    async up(db) {
+      // Scan history (spec §6: 90 days, security.scanning.retentionDays), pruned when a run is
+      // inserted (runtime/security/scan-runner.ts); a run's rows go with it (ON DELETE CASCADE).
+      await sql`CREATE TABLE scan_runs (
+        id TEXT PRIMARY KEY,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed')),
+        job_name TEXT NOT NULL,
+        source TEXT NOT NULL,
+        requested_by TEXT NOT NULL,
+        error TEXT,
+        findings_truncated INTEGER NOT NULL DEFAULT 0
+      )`.execute(db);
+      await sql`CREATE INDEX scan_runs_started ON scan_runs(started_at)`.execute(db);
+      await sql`CREATE INDEX scan_runs_status ON scan_runs(status, finished_at)`.execute(db);
+      // Per namespace, so a summary or trend point is re-added from what a caller may see.
+      await sql`CREATE TABLE scan_namespace_counts (
+        run_id TEXT NOT NULL REFERENCES scan_runs(id) ON DELETE CASCADE,
+        namespace TEXT NOT NULL,
+        passed INTEGER NOT NULL,
+        warnings INTEGER NOT NULL,
+        dangers INTEGER NOT NULL,
+        critical INTEGER NOT NULL,
+        high INTEGER NOT NULL,
+        medium INTEGER NOT NULL,
+        low INTEGER NOT NULL,
+        unknown INTEGER NOT NULL,
+        workloads INTEGER NOT NULL,
+        misconfigs INTEGER NOT NULL,
+        vulns INTEGER NOT NULL,
+        PRIMARY KEY (run_id, namespace)
+      )`.execute(db);
+      await sql`CREATE TABLE posture_findings (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES scan_runs(id) ON DELETE CASCADE,
+        finding_id TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        workload TEXT NOT NULL,
+        workload_kind TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        container TEXT,
+        message TEXT NOT NULL,
+        source TEXT NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX posture_findings_run ON posture_findings(run_id)`.execute(db);
+      await sql`CREATE TABLE vuln_findings (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES scan_runs(id) ON DELETE CASCADE,
+        finding_id TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        workload TEXT NOT NULL,
+        image TEXT NOT NULL,
+        cve TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        cvss REAL,
+        pkg TEXT NOT NULL,
+        installed_ver TEXT NOT NULL,
+        fixed_ver TEXT,
+        source TEXT NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX vuln_findings_run ON vuln_findings(run_id)`.execute(db);
+    },
+  },
 ];

@@ -245,6 +245,66 @@ export interface SchemaMigrationsTable {
   applied_at: number;
 }
 
+/** A scan (migration 12); runtime/security/scan-runner.ts. */
+export interface ScanRunsTable {
+  id: string;
+  started_at: number;
+  finished_at: number | null;
+  status: 'running' | 'succeeded' | 'failed';
+  job_name: string;
+  source: 'operator' | 'self' | 'none';
+  requested_by: string;
+  error: string | null;
+  /** 1 when a findings list was cut at the per-run cap (the counts are still whole). */
+  findings_truncated: Generated<number>;
+}
+
+export interface ScanNamespaceCountsTable {
+  run_id: string;
+  namespace: string;
+  passed: number;
+  warnings: number;
+  dangers: number;
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  unknown: number;
+  workloads: number;
+  misconfigs: number;
+  vulns: number;
+}
+
+export interface PostureFindingsTable {
+  id: Generated<number>;
+  run_id: string;
+  finding_id: string;
+  namespace: string;
+  workload: string;
+  workload_kind: string;
+  check_id: string;
+  severity: string;
+  container: string | null;
+  message: string;
+  source: string;
+}
+
+export interface VulnFindingsTable {
+  id: Generated<number>;
+  run_id: string;
+  finding_id: string;
+  namespace: string;
+  workload: string;
+  image: string;
+  cve: string;
+  severity: string;
+  cvss: number | null;
+  pkg: string;
+  installed_ver: string;
+  fixed_ver: string | null;
+  source: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -267,4 +327,8 @@ export interface Database {
   ai_prompt_log: AiPromptLogTable;
   ai_context_docs: AiContextDocsTable;
   ai_answers: AiAnswersTable;
+  scan_runs: ScanRunsTable;
+  scan_namespace_counts: ScanNamespaceCountsTable;
+  posture_findings: PostureFindingsTable;
+  vuln_findings: VulnFindingsTable;
 }

@@ -13,6 +13,7 @@ import type { RateLimits } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { assembleServices, type AssembledServices, type SettingDefaults } from '../../runtime/services.ts';
 import { openDatabase, type Db } from '../../runtime/store/database.ts';
+import type { ScanningConfig } from '../../schema/security-scan.ts';
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
 export const VIEWER_PASSWORD = 'viewer password 1';
@@ -67,6 +68,9 @@ export interface TestServiceOptions {
   analyzers?: readonly AnalyzerEntry[];
   chatWebhookUrl?: string;
   corsOrigins?: readonly string[];
+  scanning?: ScanningConfig;
+  /** Where a scan's collection is queued after POST answers (default: the next event-loop turn). */
+  scanSchedule?: (collect: () => void) => void;
 }
 
 export type TestServices = AssembledServices & { dataDir: string; db: Db };
@@ -95,6 +99,8 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     analyzers: options.analyzers,
     chatWebhookUrl: options.chatWebhookUrl ?? null,
     corsOrigins: options.corsOrigins ?? [],
+    scanning: options.scanning,
+    scanSchedule: options.scanSchedule,
     log: silentLogger,
   });
   return Object.assign(services, { dataDir, db });
