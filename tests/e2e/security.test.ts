@@ -146,6 +146,9 @@ describe('security screen in Chromium', () => {
     else assert.equal(await page.getByRole('table', { name: 'Vulnerabilities by image' }).locator('tbody tr').count(), groups.length);
     await assertAccessible(page, 'security grouped by image');
     await screenshot(page, 'security-by-image');
+    await page.getByRole('button', { name: /Switch to dark theme/ }).click();
+    await assertAccessible(page, 'security (dark)');
+    await screenshot(page, 'security-dark');
     await page.context().close();
   });
 

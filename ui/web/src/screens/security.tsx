@@ -6,14 +6,14 @@ import { useEffect } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { errorText } from '../api/client';
 import { me } from '../api/queries/session';
-import { posture, scanFinished, scanStatus, startScan, trend, type Posture } from '../api/queries/security';
+import { posture, scanFinished, scanStatus, startScan, trend, type Posture, type ScanStarted } from '../api/queries/security';
 import { ScoreTrend, SeverityBadge, SeverityBars } from '../components/security-charts';
 import { FindingsPanel } from '../components/security-findings';
 import { Empty, QueryView } from '../components/states';
 import { filtersFromSearch, gradeTone, scoreFormula, searchFromFilters, SEVERITIES, type FindingsFilters } from '../security/view';
 
-function ScanState({ id, already }: { id: string; already: boolean }) {
-  const state = useQuery(scanStatus(id));
+function ScanState({ started }: { started: ScanStarted }) {
+  const state = useQuery(scanStatus(started.id));
   const client = useQueryClient();
   const status = state.data?.status;
   // When the scan ends, what it found shows up in the posture, the findings and the trend.
@@ -21,11 +21,11 @@ function ScanState({ id, already }: { id: string; already: boolean }) {
     if (status !== undefined && status !== 'running') void scanFinished(client);
   }, [status, client]);
   if (state.isError) return <span role="alert" className="error">Could not read the scan's state: {errorText(state.error)}</span>;
-  if (state.data === undefined) return null;
-  const { job_name, error, summary } = state.data;
+  // Until the first poll answers, the POST's own answer: running.
+  const { job_name, error, summary } = state.data ?? { ...started, error: null, summary: null };
   return (
     <span role="status" aria-live="polite" data-testid="scan-state">
-      {already ? 'A scan was already running: ' : ''}Scan <code>{job_name}</code>: {status}
+      {started.started ? '' : 'A scan was already running: '}Scan <code>{job_name}</code>: {status ?? started.status}
       {error ? ` (${error})` : ''}
       {summary ? ` · score ${summary.score} (${summary.grade}), ${summary.misconfigs} misconfigurations, ${summary.vulns} vulnerabilities` : ''}
     </span>
@@ -34,15 +34,14 @@ function ScanState({ id, already }: { id: string; already: boolean }) {
 
 /** "Scan now": a 403/402 refusal (scanning switched off, self-scan not licensed) shows the agent's reason here. */
 function ScanNow() {
-  const client = useQueryClient();
-  const scan = useMutation(startScan(client));
+  const scan = useMutation(startScan());
   return (
     <p className="scan-now">
       <button type="button" onClick={() => scan.mutate()} disabled={scan.isPending}>
         {scan.isPending ? 'Starting a scan…' : 'Scan now'}
       </button>{' '}
       {scan.isError ? <span role="alert" className="error">Scan refused: {errorText(scan.error)}</span> : null}
-      {scan.data ? <ScanState id={scan.data.id} already={!scan.data.started} /> : null}
+      {scan.data ? <ScanState started={scan.data} /> : null}
     </p>
   );
 }
