@@ -14,6 +14,7 @@ import type { ScanService } from './security/scan-service.ts';
 import type { PodLogs } from './incidents/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
+import type { LicenseService } from './license/service.ts';
 import type { RuntimeSettings, Secrets } from './settings/service.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
@@ -71,6 +72,8 @@ export interface Services {
   ipBans: IpBans;
   addressLists: AddressLists;
   licensing: Licensing;
+  /** The key in force and the admin's hold on it (Admin → License). */
+  license: LicenseService;
   memo: Memo;
   logs: PodLogs;
   /** The whole-cluster diagnosis (unscoped: cut it with domain/diagnosis/visible.ts before answering). */

@@ -24,6 +24,8 @@ import type { Logger } from './log.ts';
 import { scheduleStartupCollection } from './memory.ts';
 import { rawEndpoints, routes } from './routes.ts';
 import { CAPSTAN_VERSION } from './version.ts';
+import { startHeartbeat, type Heartbeat } from './access/license-heartbeat.ts';
+import { kubeSystemFingerprint } from './access/license-fingerprint.ts';
 import type { ScanningConfig } from '../schema/security-scan.ts';
 
 export interface AgentOptions {
@@ -62,6 +64,18 @@ export interface AgentOptions {
   apiDocs?: boolean;
   /** CAPSTAN_CHAT_WEBHOOK_URL (`alerting.chatWebhookUrl`): where SRE reports are posted. */
   chatWebhookUrl?: string | null;
+  /** Licensing (docs/licensing.md). */
+  license?: {
+    /** `license.key` (CAPSTAN_LICENSE_KEY): the install key; an admin's key (PUT /admin/license) wins over it. */
+    key?: string | null;
+    /** `license.apiUrl` (CAPSTAN_LICENSE_API_URL): where the heartbeat goes; null or empty sends none. */
+    apiUrl?: string | null;
+    /** CAPSTAN_LICENSE_PUBLIC_KEY: for tests and self-hosted issuers only; default the key Capstan ships. */
+    publicKeyPem?: string;
+    /** The heartbeat's period and jitter (daily, up to an hour; tests shorten both). */
+    heartbeatIntervalMs?: number;
+    heartbeatJitterMs?: number;
+  };
   /** CAPSTAN_SCANNING_ENABLED, _MODE, _RETENTION_DAYS (`security.scanning.*`). */
   scanning?: ScanningConfig;
   log: Logger;
@@ -116,8 +130,20 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     chatWebhookUrl: options.chatWebhookUrl ?? null,
     corsOrigins: options.corsOrigins ?? [],
     scanning: options.scanning,
+    license: { installKey: options.license?.key ?? null, publicKeyPem: options.license?.publicKeyPem },
     log: options.log,
   });
+  const apiUrl = options.license?.apiUrl;
+  const heartbeat: Heartbeat | null = apiUrl
+    ? startHeartbeat({
+        apiUrl,
+        key: () => services.license.key(),
+        fingerprint: kubeSystemFingerprint(kubeConfig),
+        intervalMs: options.license?.heartbeatIntervalMs,
+        jitterMs: options.license?.heartbeatJitterMs,
+        log: options.log.child('license-heartbeat'),
+      })
+    : null;
   const app = createApp({
     routes,
     rawEndpoints,
@@ -153,6 +179,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         cache.stop();
         if (collection) clearTimeout(collection);
         services.stop();
+        heartbeat?.stop();
         // Buffered history samples, access rows and the pending anonymous summary are written before the database closes.
         server.close(() => void Promise.all([sampler.stop(), services.audit.flushAccess(), services.unauthenticatedSummary.flush()]).then(() => db.destroy()).then(resolve));
         // Shutdown is not graceful on purpose: a keep-alive client must not hold it open.

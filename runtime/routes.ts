@@ -17,6 +17,7 @@ import { graphRoutes } from './routes/graph.ts';
 import { mcpProtocolEndpoint, mcpRoutes } from './routes/mcp.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { licenseRoutes } from './routes/license.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
 import { diagnosisRoutes } from './routes/diagnosis.ts';
@@ -151,6 +152,7 @@ export const routes: readonly Route[] = [
   ...oauthRoutes,
   ...accountRoutes,
   ...adminRoutes,
+  ...licenseRoutes,
   ...auditRoutes,
 ];
 

@@ -29,7 +29,8 @@ import { POSTURE_MIN_AGE_MS, type PostureService } from '../handlers/security/se
 import type { Memo } from '../handlers/context.ts';
 import { DEFAULT_SCANNING, type ScanningConfig } from '../schema/security-scan.ts';
 import { createScanRunner, type ScanCollector, type ScanRunner } from './security/scan-runner.ts';
-import { FREE_TIER } from './access/license.ts';
+import { LicenseManager } from './access/license.ts';
+import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from './access/license-keys.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { AuditWebhookForwarder } from './audit/webhook-forwarder.ts';
 import { createSecondFactor } from './auth/second-factor.ts';
@@ -120,6 +121,7 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     ai_guardrails: DEFAULT_GUARDRAILS,
     ai_reports: DEFAULT_REPORT_SCHEDULE,
     scanning: { scanner_source: null },
+    license: { key_sealed: null, removed_install_key_sha256: null },
   };
 }
 
@@ -133,7 +135,10 @@ export interface ServiceOptions {
   /** 32-byte at-rest key (see crypto/secret-box.ts). */
   encryptionKey: Buffer;
   defaults?: Partial<SettingDefaults>;
+  /** A fixed answer for `has()` (tests of other surfaces); absent, the license in force (`license`) answers. */
   licensing?: Licensing;
+  /** `license.key` and the public key keys are verified with (default: the one Capstan ships; docs/licensing.md). */
+  license?: { installKey?: string | null; publicKeyPem?: string };
   logs?: PodLogs;
   history?: HistoryReader;
   network?: NetworkView;
@@ -161,6 +166,7 @@ export interface AssembledServices extends Services {
   audit: AuditLog;
   ipGuard: IpGuard;
   settingsStore: SettingsStore;
+  license: LicenseManager;
   forwarder: AuditWebhookForwarder;
   /** Counts requests refused for carrying no credential; writes their summary rows. */
   unauthenticatedSummary: UnauthenticatedSummary;
@@ -197,7 +203,16 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   );
   const ipGuard = new IpGuard(db, clock, settingsStore, audit);
   const oauth = createOAuthService(db, clock);
-  const license = options.licensing ?? FREE_TIER;
+  const licenseManager = new LicenseManager({
+    check: ed25519Check(options.license?.publicKeyPem ?? SHIPPED_PUBLIC_KEY_PEM),
+    clock,
+    installKey: options.license?.installKey ?? null,
+    settings: settingsStore,
+    secrets,
+    log: log.child('license'),
+  });
+  await licenseManager.load();
+  const license = options.licensing ?? licenseManager;
   const unauthenticatedSummary = new UnauthenticatedSummary(audit, clock);
   const memo = createMemo(clock);
   const posture = createPostureService(options.cluster, memo);
@@ -231,6 +246,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     ipBans: ipGuard,
     addressLists,
     licensing: license,
+    license: licenseManager,
     memo,
     diagnosis: createDiagnosisService(options.cluster, clock, memo, options.analyzers),
     posture,
@@ -251,6 +267,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     audit,
     ipGuard,
     settingsStore,
+    license: licenseManager,
     forwarder,
     middleware,
     corsOrigins: options.corsOrigins ?? [],

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { AiGuardrails, ProviderName, ReportSchedule } from './copilot.ts';
 import { ScanMode } from './security-scan.ts';
+import { LicenseSettings } from './license.ts';
 
 // Runtime-editable settings, one JSON document per key in the `settings` table. Helm values
 // (CAPSTAN_* variables) provide the defaults; a value an admin stored wins from then on.
@@ -76,6 +77,7 @@ export const SETTING_SCHEMAS = {
   ai_guardrails: AiGuardrails,
   ai_reports: ReportSchedule,
   scanning: ScanningSettings,
+  license: LicenseSettings,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

@@ -11,7 +11,7 @@ import { RateLimitClass } from '../../schema/access.ts';
 import { DEFAULT_SCANNING, ScanMode, type ScanningConfig } from '../../schema/security-scan.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning'>;
+type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
@@ -36,6 +36,12 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     rateLimits: parseRateLimits(env.CAPSTAN_RATE_LIMITS),
     chatWebhookUrl: parseWebhookUrl(env.CAPSTAN_CHAT_WEBHOOK_URL, 'CAPSTAN_CHAT_WEBHOOK_URL'),
     scanning: parseScanning(env),
+    license: {
+      key: nonEmpty(env.CAPSTAN_LICENSE_KEY),
+      apiUrl: parseWebhookUrl(env.CAPSTAN_LICENSE_API_URL, 'CAPSTAN_LICENSE_API_URL'),
+      // For tests and self-hosted issuers (docs/licensing.md): keys signed by another issuer.
+      ...(nonEmpty(env.CAPSTAN_LICENSE_PUBLIC_KEY) === null ? {} : { publicKeyPem: env.CAPSTAN_LICENSE_PUBLIC_KEY }),
+    },
   };
 }
 

@@ -62,6 +62,8 @@ export interface TestServiceOptions {
   tenantNamespaces?: string[];
   defaults?: Partial<SettingDefaults>;
   licensing?: Licensing;
+  /** The install key and the public key license keys are verified with (tests sign with their own pair). */
+  license?: { installKey?: string | null; publicKeyPem?: string };
   rateLimits?: RateLimits;
   history?: HistoryReader;
   network?: NetworkView;
@@ -93,6 +95,7 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     encryptionKey,
     defaults: { ...options.defaults, ...(options.idleTimeoutSecs !== undefined ? { sessionIdleTimeoutSecs: options.idleTimeoutSecs } : {}) },
     licensing: options.licensing,
+    license: options.license,
     rateLimits: options.rateLimits,
     history: options.history,
     network: options.network,

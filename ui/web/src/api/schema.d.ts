@@ -1290,6 +1290,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/license": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The license in force: tier, state (valid, expired, invalid, none) and why, licensee, expiry, features; the key itself masked */
+        get: operations["get_admin_license"];
+        /** Install a license key; in force at once. An invalid or expired key is refused (400 naming key) and changes nothing */
+        put: operations["put_admin_license"];
+        post?: never;
+        /** Remove the license key (an admin's or the install key): back to the Free tier at once */
+        delete: operations["delete_admin_license"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit/verify-chain": {
         parameters: {
             query?: never;
@@ -3129,6 +3148,12 @@ export interface operations {
                             fixable: number;
                             workloads: number;
                         }[];
+                        scanner_reports?: {
+                            /** @enum {string} */
+                            vulnerabilityreports: "read" | "not_installed" | "forbidden" | "off" | "pending";
+                            /** @enum {string} */
+                            configauditreports: "read" | "not_installed" | "forbidden" | "off" | "pending";
+                        };
                     };
                 };
             };
@@ -8641,6 +8666,231 @@ export interface operations {
             };
             /** @description Error */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_admin_license: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        tier: "free" | "pro" | "enterprise";
+                        /** @enum {string} */
+                        state: "none" | "valid" | "expired" | "invalid";
+                        reason: string | null;
+                        key_tier: ("free" | "pro" | "enterprise") | null;
+                        licensee: string | null;
+                        id: string | null;
+                        issued_at: string | null;
+                        expires_at: string | null;
+                        key: string | null;
+                        source: ("install" | "admin") | null;
+                        features: ("mcp" | "observability" | "sso" | "copilot" | "self_scan")[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_license: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        tier: "free" | "pro" | "enterprise";
+                        /** @enum {string} */
+                        state: "none" | "valid" | "expired" | "invalid";
+                        reason: string | null;
+                        key_tier: ("free" | "pro" | "enterprise") | null;
+                        licensee: string | null;
+                        id: string | null;
+                        issued_at: string | null;
+                        expires_at: string | null;
+                        key: string | null;
+                        source: ("install" | "admin") | null;
+                        features: ("mcp" | "observability" | "sso" | "copilot" | "self_scan")[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_admin_license: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        tier: "free" | "pro" | "enterprise";
+                        /** @enum {string} */
+                        state: "none" | "valid" | "expired" | "invalid";
+                        reason: string | null;
+                        key_tier: ("free" | "pro" | "enterprise") | null;
+                        licensee: string | null;
+                        id: string | null;
+                        issued_at: string | null;
+                        expires_at: string | null;
+                        key: string | null;
+                        source: ("install" | "admin") | null;
+                        features: ("mcp" | "observability" | "sso" | "copilot" | "self_scan")[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
