@@ -85,6 +85,36 @@ describe('cluster model and MCP server on the demo scenario', () => {
     await client.close();
   });
 
+  it('answers get_findings with the built-in checks\' real findings, and get_entity links the workload to its critical ones', async () => {
+    type Listed = { kind: string; id: string; workload: string; check_id?: string; severity: string };
+    let found: Record<string, unknown> = {};
+    // The posture is evaluated from the informers at most every 5 s after they sync.
+    await waitFor('the node-debugger findings over MCP', async () => {
+      const res = await call('POST', '/mcp/tools/call', { key, body: { name: 'get_findings', arguments: { namespace: 'platform', severity: 'CRITICAL' } } });
+      found = (res.body.structuredContent ?? {}) as Record<string, unknown>;
+      return (found.findings as Listed[] | undefined)?.some((f) => f.workload === 'node-debugger') === true;
+    }, 60_000, 500);
+    const listed = found.findings as Listed[];
+    assert.ok(listed.some((f) => f.kind === 'misconfig' && f.check_id === 'pss-baseline-privileged' && f.workload === 'node-debugger'), JSON.stringify(listed));
+    assert.ok(listed.every((f) => f.severity === 'CRITICAL' && f.id.startsWith('platform/')));
+    const route = (await call('GET', '/security/findings?namespace=platform&severity=CRITICAL')).body as { vulns: unknown[]; misconfigs: { id: string }[] };
+    assert.equal(found.total, route.vulns.length + route.misconfigs.length, 'the same findings as GET /security/findings');
+    assert.ok((found.posture as { workloads_covered: number }).workloads_covered > 0);
+
+    const client = await mcpClient(key);
+    const entity = parse(await client.callTool({ name: 'get_entity', arguments: { id: 'deployment:platform/node-debugger' } }));
+    const security = (entity.node as { security?: { critical: number; high: number; top: string[] } }).security;
+    // Exactly the CRITICAL and HIGH findings GET /security/findings lists for it (trivy's CVEs too, when reports exist).
+    const own = (await call('GET', '/security/findings?namespace=platform&search=node-debugger')).body as { vulns: { workload: string; severity: string; cve: string }[]; misconfigs: { workload: string; workload_kind: string; severity: string; check_id: string }[] };
+    const worst = [...own.vulns.filter((f) => f.workload === 'node-debugger').map((f) => ({ severity: f.severity, ref: f.cve })), ...own.misconfigs.filter((f) => f.workload === 'node-debugger' && f.workload_kind === 'Deployment').map((f) => ({ severity: f.severity, ref: f.check_id }))];
+    assert.ok(security, JSON.stringify(entity.node));
+    assert.deepEqual([security.critical, security.high], [worst.filter((f) => f.severity === 'CRITICAL').length, worst.filter((f) => f.severity === 'HIGH').length]);
+    assert.ok(security.critical >= 1 && security.top.length > 0 && security.top.every((ref) => worst.some((f) => f.ref === ref)), JSON.stringify(security));
+    const refused = await client.callTool({ name: 'get_findings', arguments: { namespace: 'kube-system' } });
+    assert.equal(refused.isError, true);
+    await client.close();
+  });
+
   it('serves the same tools over the REST pair, audited by tool name', async () => {
     const list = await call('GET', '/mcp/tools', { key });
     assert.equal(list.status, 200);
