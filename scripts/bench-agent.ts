@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 
 export const ADMIN_PASSWORD = 'bench-admin-password';
-/** The scopes the measured reads need: pods, incidents and overview (workloads), the subgraph (topology), MCP. */
-export const API_KEY_SCOPES = ['workloads:read', 'topology:read', 'mcp:read'] as const;
+/** The scopes the measured reads need: pods, incidents and overview (workloads), the subgraph (topology), MCP, the security posture and findings (scanning). */
+export const API_KEY_SCOPES = ['workloads:read', 'topology:read', 'mcp:read', 'scanning:read'] as const;
 
 export interface Started {
   child: ChildProcess;

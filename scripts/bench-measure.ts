@@ -13,7 +13,11 @@ export interface Read extends ReadInfo {
   body?: string;
 }
 
-/** The issue's reads: a namespace's pods, incidents, the cached overview, a 2-hop subgraph, and MCP `list_pods`. */
+/**
+ * The issues' reads: a namespace's pods, incidents, the cached overview, a 2-hop subgraph, MCP
+ * `list_pods` (issues 4 and 13), and the security posture and the first 50-row page of the
+ * findings from the built-in checks over every workload (issue 16).
+ */
 export function readsFor(namespace: string): Read[] {
   const focus = encodeURIComponent(`namespace:${namespace}`);
   const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_pods', arguments: { namespace } } };
@@ -23,6 +27,8 @@ export function readsFor(namespace: string): Read[] {
     { id: 'overview', label: 'GET /overview', method: 'GET', path: '/overview' },
     { id: 'subgraph', label: `GET /graph/subgraph?focus=namespace:${namespace}&hops=2&budget=4000`, method: 'GET', path: `/graph/subgraph?focus=${focus}&hops=2&budget=4000` },
     { id: 'mcp', label: 'POST /mcp tools/call list_pods', method: 'POST', path: '/mcp', body: JSON.stringify(call) },
+    { id: 'posture', label: 'GET /security/posture', method: 'GET', path: '/security/posture' },
+    { id: 'findings', label: 'GET /security/findings?page=1&page_size=50', method: 'GET', path: '/security/findings?page=1&page_size=50' },
   ];
 }
 

@@ -47,6 +47,18 @@ export interface OpenSkipped {
   floor_saturation_rps: number;
 }
 
+/**
+ * What the security reads were measured over (issue 16): the posture of the built-in checks and
+ * how many findings they gave. A posture that covers no workload measured an empty answer, and
+ * counts as a failed run.
+ */
+export interface SecurityAtRun {
+  workloads_covered: number;
+  findings_total: number;
+  grade: string;
+  score: number;
+}
+
 export interface ScaleRun {
   scenario: string;
   /** The full measured set (both credentials, every concurrency and rate) or the reduced one. */
@@ -71,6 +83,8 @@ export interface ScaleRun {
   capture_failures: CaptureFailure[];
   /** The namespace's pods asked of the API server directly (client certificate), same client loop; null when not run. */
   direct_list: { path: string; runs: ClosedLoopResult[] } | null;
+  /** The security posture the security reads answered, read once before they were measured; null when not read. */
+  security: SecurityAtRun | null;
   /** Why this scale stopped early; what it measured before is kept. */
   error: string | null;
 }
@@ -146,6 +160,7 @@ export function failures(r: BenchReport): string[] {
   const out: string[] = [];
   for (const s of r.scales) {
     if (s.error !== null) out.push(`${s.scenario}: stopped early: ${s.error}`);
+    if (s.security !== null && s.security.workloads_covered === 0) out.push(`${s.scenario}: the security posture covered no workload, so the security reads measured an empty answer`);
     for (const f of s.capture_failures) out.push(`${s.scenario} ${f.read} (${f.credential}): answer not captured, ${f.status}: ${f.detail}`);
     for (const row of s.closed) {
       if (closedVerdict(row).verdict === 'failed') out.push(`${s.scenario} ${row.read} (${row.credential}) at ${row.concurrency} clients: Capstan ${statusText(row.agent.statuses)}; floor ${statusText(row.floor.statuses)}`);
@@ -325,6 +340,10 @@ export function markdownReport(r: BenchReport): string {
       lines.push(`| agent RSS after the load runs, ${full.scenario} | ${full.rss_mib_after_load} MiB (${ratio}× after sync) | ≤ ${TARGETS.rssAfterLoadRatio}× after sync (${mark(ratio <= TARGETS.rssAfterLoadRatio)}) |`);
     }
     if (full.ready_secs !== null) lines.push(`| cold informer sync, ${full.scenario} (listening → /readyz 200) | ${full.ready_secs} s | ≤ ${TARGETS.syncSecs} s (${mark(full.ready_secs <= TARGETS.syncSecs)}) |`);
+  }
+  for (const s of r.scales) {
+    const sec = s.security;
+    if (sec) lines.push(`| security reads measured over, ${s.scenario} (built-in checks) | ${sec.workloads_covered} workloads covered, ${sec.findings_total} findings, grade ${sec.grade} (score ${sec.score}) | workloads covered > 0 (${mark(sec.workloads_covered > 0)}) |`);
   }
   lines.push(...historyLines(r.history));
   const d = r.dashboard;

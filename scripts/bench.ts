@@ -9,6 +9,8 @@
 // writing them. Progress goes to stderr. Reports, never asserts.
 //
 // Knobs (environment):
+//   BENCH_READS                  the reads to measure, by id (default pods,incidents,overview,subgraph,mcp,posture,findings;
+//                                scripts/bench-measure.ts readsFor)
 //   BENCH_SCALES                 scales to run, in order (default 1000,5000,20000 → tests/scenarios/scale-N.yaml);
 //                                a scale smaller than the one before starts a new control plane
 //   BENCH_FULL_SCALE             the scale that gets the full measured set (default 5000; none: no
@@ -49,7 +51,7 @@ import { benchDashboard } from './bench-dashboard.ts';
 import { closedLoop, type Fetcher } from './bench-load.ts';
 import { takeHeapSnapshot } from './bench-memory-probes.ts';
 import { measureReads, readsFor, type MeasurePlan } from './bench-measure.ts';
-import { failures, markdownReport, withProfileFindings, type BenchReport, type ScaleRun } from './bench-report.ts';
+import { failures, markdownReport, withProfileFindings, type BenchReport, type ScaleRun, type SecurityAtRun } from './bench-report.ts';
 import { heapSummaryMarkdown, summarizeHeapSnapshotFile } from './heap-summary.ts';
 import { namespaceName, PODS_PER_NAMESPACE, scaleShape } from './generate-scale-scenario.ts';
 
@@ -62,6 +64,7 @@ const positive = (name: string, fallback: number) => {
 };
 
 const SETTINGS = {
+  BENCH_READS: list('BENCH_READS', 'pods,incidents,overview,subgraph,mcp,posture,findings').join(','),
   BENCH_SCALES: list('BENCH_SCALES', '1000,5000,20000').join(','),
   BENCH_FULL_SCALE: env('BENCH_FULL_SCALE', '5000'),
   BENCH_CONCURRENCY: list('BENCH_CONCURRENCY', '1,10,50').join(','),
@@ -119,6 +122,22 @@ async function busiestNamespace(url: string, headers: Record<string, string>): P
   return first.namespace;
 }
 
+/**
+ * The posture the security reads answer, read once before they are measured: how many workloads
+ * the built-in checks covered and how many findings they gave. Null (and said) when either read
+ * is refused; its capture then fails too, and is reported as a failed run.
+ */
+async function securityAtRun(url: string, headers: Record<string, string>): Promise<SecurityAtRun | null> {
+  const [posture, findings] = await Promise.all([fetch(`${url}/security/posture`, { headers }), fetch(`${url}/security/findings?page=1&page_size=1`, { headers })]);
+  if (!posture.ok || !findings.ok) {
+    say(`security posture not read: /security/posture ${posture.status}, /security/findings ${findings.status}`);
+    return null;
+  }
+  const p = (await posture.json()) as { workloads_covered: number; grade: string; score: number };
+  const f = (await findings.json()) as { total: number };
+  return { workloads_covered: p.workloads_covered, findings_total: f.total, grade: p.grade, score: p.score };
+}
+
 /** The control plane running now, if any: an interrupted or failed run still tears it down. */
 let clusterDir: string | null = null;
 async function tearDown(): Promise<void> {
@@ -142,7 +161,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  * measured on it. The control plane is left running for the next scale; the agent is not.
  */
 async function runScale(scenario: string, from: string | null, full: boolean, dir: string, report: BenchReport): Promise<ScaleRun> {
-  const run: ScaleRun = { scenario, full, cluster: null, namespace: null, reads: [], ready_secs: null, all_pods_secs: null, pods_seen: null, rss_mib_after_sync: null, rss_mib_samples_after_sync: [], rss_mib_after_load: null, rss_mib_samples_after_load: [], closed: [], open: [], open_skipped: [], capture_failures: [], direct_list: null, error: null };
+  const run: ScaleRun = { scenario, full, cluster: null, namespace: null, reads: [], ready_secs: null, all_pods_secs: null, pods_seen: null, rss_mib_after_sync: null, rss_mib_samples_after_sync: [], rss_mib_after_load: null, rss_mib_samples_after_load: [], closed: [], open: [], open_skipped: [], capture_failures: [], direct_list: null, security: null, error: null };
   let agent: Started | null = null;
   const phase = (name: string, started: number) => say(`${scenario}: ${name} took ${Math.round((performance.now() - started) / 1000)} s`);
   try {
@@ -180,7 +199,12 @@ async function runScale(scenario: string, from: string | null, full: boolean, di
     t = performance.now();
     const apiKey = { 'x-api-key': key };
     run.namespace = await busiestNamespace(a.url, apiKey);
-    const reads = readsFor(run.namespace);
+    const wanted = SETTINGS.BENCH_READS.split(',');
+    const reads = readsFor(run.namespace).filter((r) => wanted.includes(r.id));
+    if (reads.some((r) => r.id === 'posture' || r.id === 'findings')) {
+      run.security = await securityAtRun(a.url, apiKey);
+      if (run.security) say(`${scenario}: security posture over ${run.security.workloads_covered} workloads, ${run.security.findings_total} findings, grade ${run.security.grade}`);
+    }
     run.reads = reads.map((r) => ({ id: r.id, label: r.label }));
     const measured = await measureReads(a.url, reads, { 'api-key': apiKey, session: { cookie } }, plan(full), dir, (m) => say(`${scenario}: ${m}`));
     Object.assign(run, measured);
@@ -246,6 +270,8 @@ async function main(): Promise<number> {
   const report: BenchReport = { generated_at: new Date().toISOString(), machine: `${cpus} CPU, node ${process.version}`, settings: SETTINGS, scales: [], heap_summary: null, history: null, dashboard: null };
   const scales = list('BENCH_SCALES', '1000,5000,20000');
   for (const s of scales) scaleShape(`scale-${s}`);
+  const known = readsFor('ns').map((r) => r.id);
+  for (const id of SETTINGS.BENCH_READS.split(',')) if (!known.includes(id)) throw new Error(`BENCH_READS: no read ${id} (known: ${known.join(', ')})`);
   if (SETTINGS.BENCH_DASHBOARD === '1' && scales.includes(SETTINGS.BENCH_FULL_SCALE)) buildUiIfMissing();
   const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-'));
   try {

@@ -36,6 +36,7 @@ function scale(rows: ClosedRow[], openRows: OpenRow[] = [], full = true, skipped
     open_skipped: skipped,
     capture_failures: [],
     direct_list: null,
+    security: null,
     error: null,
   };
 }
@@ -114,6 +115,14 @@ describe('bench report', () => {
   it('a capture that failed and a scale that stopped early are failed runs', () => {
     const s = { ...scale([]), capture_failures: [{ read: 'mcp', credential: 'api-key' as const, status: '403', detail: 'scope' }], error: 'agent exited' };
     assert.equal(failures(report([s])).length, 2);
+  });
+
+  it('reports what the security reads were measured over, and a posture that covered nothing as a failed run', () => {
+    const covered = { ...scale([]), security: { workloads_covered: 1000, findings_total: 14000, grade: 'D', score: 64 } };
+    assert.match(markdownReport(report([covered])), /\| security reads measured over, scale-5000 \(built-in checks\) \| 1000 workloads covered, 14000 findings, grade D \(score 64\) \| workloads covered > 0 \(met\) \|/);
+    assert.deepEqual(failures(report([covered])), []);
+    const empty = { ...scale([]), security: { workloads_covered: 0, findings_total: 0, grade: 'A+', score: 100 } };
+    assert.deepEqual(failures(report([empty])), ['scale-5000: the security posture covered no workload, so the security reads measured an empty answer']);
   });
 
   it('the scaling table has one line per scale and per read at 10 clients', () => {
