@@ -2,10 +2,12 @@
 // Ed25519 check), and the one tier table.
 import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { judgeKey, readKey, tierInForce } from '../../domain/license/key.ts';
 import { TIER_FEATURES, tierHas } from '../../domain/license/tiers.ts';
 import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from '../../runtime/access/license-keys.ts';
+import { rawEndpoints, routes } from '../../runtime/routes.ts';
 import { LicensedFeature } from '../../schema/access.ts';
 import { testIssuer } from '../support/license-keys.ts';
 
@@ -85,4 +87,19 @@ describe('the tier table', () => {
       for (const f of LicensedFeature.options) assert.equal(tierHas(tier as keyof typeof TIER_FEATURES, f), features.includes(f), `${tier} ${f}`);
     });
   }
+});
+
+describe('docs/licensing.md', () => {
+  it('shows the tier table as domain/license/tiers.ts has it', () => {
+    const doc = readFileSync(new URL('../../docs/licensing.md', import.meta.url), 'utf8');
+    for (const [tier, features] of Object.entries(TIER_FEATURES)) {
+      assert.ok(doc.includes(`| ${tier} | ${features.map((f) => `\`${f}\``).join(', ')} |`), `the ${tier} row`);
+    }
+  });
+
+  it('is right that no /admin/license* route can be reached with an API key (scope null: 403 api_key_forbidden)', () => {
+    const license = [...routes, ...rawEndpoints.map((e) => e.route)].filter((r) => r.path.startsWith('/admin/license'));
+    assert.deepEqual(license.map((r) => r.method).sort(), ['DELETE', 'GET', 'PUT']);
+    for (const r of license) assert.deepEqual([r.access.auth, 'scope' in r.access ? r.access.scope : 'public', 'role' in r.access ? r.access.role : null, r.feature], ['credential', null, 'admin', null]);
+  });
 });

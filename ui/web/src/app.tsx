@@ -30,6 +30,7 @@ const AuditEventView = lazy(() => import('./screens/audit').then((m) => ({ defau
 const AnswerList = lazy(() => import('./screens/copilot-answers').then((m) => ({ default: m.AnswerList })));
 const StoredAnswerView = lazy(() => import('./screens/copilot-answers').then((m) => ({ default: m.StoredAnswerView })));
 const AdminAi = lazy(() => import('./screens/admin-ai').then((m) => ({ default: m.AdminAi })));
+const AdminLicense = lazy(() => import('./screens/admin-license').then((m) => ({ default: m.AdminLicense })));
 const AiContextList = lazy(() => import('./screens/ai-context').then((m) => ({ default: m.AiContextList })));
 const AiContextDocumentView = lazy(() => import('./screens/ai-context').then((m) => ({ default: m.AiContextDocumentView })));
 
@@ -93,6 +94,7 @@ function Shell({ me }: { me: Me }) {
           {me.role === 'admin' ? <NavLink href="/admin/access">Access control</NavLink> : null}
           {me.role === 'admin' ? <NavLink href="/admin/audit">Audit</NavLink> : null}
           {me.role === 'admin' ? <NavLink href="/admin/ai">AI</NavLink> : null}
+          {me.role === 'admin' ? <NavLink href="/admin/license">License</NavLink> : null}
         </nav>
         <div className="who">
           <button type="button" onClick={() => setDocked(!docked)} aria-expanded={docked} aria-controls="copilot-dock">
@@ -128,6 +130,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/admin/audit" component={AdminAudit} />
             <Route path="/admin/audit/:id">{(p) => <AuditEventView id={p.id} />}</Route>
             <Route path="/admin/ai" component={AdminAi} />
+            <Route path="/admin/license" component={AdminLicense} />
             <Route path="/copilot/answers" component={AnswerList} />
             <Route path="/copilot/answers/:id">{(p) => <StoredAnswerView id={p.id} />}</Route>
             <Route path="/ai/context" component={AiContextList} />
