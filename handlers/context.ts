@@ -9,13 +9,14 @@ import type { CopilotServices } from './copilot/service.ts';
 import type { AuditService } from './audit/service.ts';
 import type { AuthService } from './auth/service.ts';
 import type { DiagnosisService } from './diagnosis/service.ts';
-import type { PostureService } from './security/service.ts';
+import type { PostureService, ScannerReportsService } from './security/service.ts';
 import type { ScanService } from './security/scan-service.ts';
 import type { PodLogs } from './incidents/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
 import type { LicenseService } from './license/service.ts';
 import type { RuntimeSettings, Secrets } from './settings/service.ts';
+import type { LdapDirectory, SsoService } from './sso/service.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
 // arrives through these services, which the runtime implements and tests replace. Each
@@ -80,12 +81,18 @@ export interface Services {
   diagnosis: DiagnosisService;
   /** The built-in security checks over the whole cluster (unscoped: cut it with domain/security/visible.ts before answering). */
   posture: PostureService;
+  /** trivy-operator's reports over the whole cluster (unscoped: visible-findings.ts cuts them); the posture already counts them. */
+  scannerReports: ScannerReportsService;
   /** Scans and their stored history (POST /security/scan, the score trend). */
   scans: ScanService;
   history: HistoryReader;
   network: NetworkView;
   apps: ApplicationStore;
   oauth: OAuthService;
+  /** SSO configuration, identities, groups and roles (docs/sso.md). */
+  sso: SsoService;
+  /** LDAP template direct bind. */
+  ldap: LdapDirectory;
   /** The copilot's stores and its model runner (the AI SDK tool loop). */
   copilot: CopilotServices;
   clock: Clock;

@@ -25,7 +25,8 @@ import { diagnose, type AnalyzerEntry } from '../domain/diagnosis/engine.ts';
 import { DIAGNOSIS_TTL_MS, type DiagnosisService } from '../handlers/diagnosis/service.ts';
 import { evaluate } from '../domain/security/posture.ts';
 import { judgedWorkloads } from '../domain/security/visible.ts';
-import { POSTURE_MIN_AGE_MS, type PostureService } from '../handlers/security/service.ts';
+import { POSTURE_MIN_AGE_MS, type PostureService, type ScannerReports, type ScannerReportsService } from '../handlers/security/service.ts';
+import { controllerOwners, scannerResults, vulnFindings } from '../domain/security/trivy-reports.ts';
 import type { Memo } from '../handlers/context.ts';
 import { DEFAULT_SCANNING, type ScanningConfig } from '../schema/security-scan.ts';
 import { createScanRunner, type ScanCollector, type ScanRunner } from './security/scan-runner.ts';
@@ -36,6 +37,8 @@ import { AuditWebhookForwarder } from './audit/webhook-forwarder.ts';
 import { createSecondFactor } from './auth/second-factor.ts';
 import { createAuthService, type AgentAuth } from './auth/service.ts';
 import { createUserDirectory } from './auth/users.ts';
+import { createSsoService } from './auth/sso.ts';
+import { createLdapDirectory } from './auth/ldap.ts';
 import { auditChainKey, createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { RouteMiddleware } from './http/app.ts';
 import { auditing } from './http/middleware/audit.ts';
@@ -82,18 +85,50 @@ const noHistory = (clock: Clock): HistoryReader => ({
  * workload, controller or pod array the informers hand out has changed, and at most every
  * POSTURE_MIN_AGE_MS while they churn (a replica's status change gives a new pod array).
  */
-export function createPostureService(cluster: ClusterView, memo: Memo): PostureService {
-  return { current: () => memo.derive('security-posture', [cluster.workloads(), cluster.controllers(), cluster.pods()], POSTURE_MIN_AGE_MS, () => evaluate(judgedWorkloads(cluster))) };
+export function createPostureService(cluster: ClusterView, memo: Memo, scanner: ScannerReportsService = createScannerReportsService(cluster, memo)): PostureService {
+  return {
+    current: () => {
+      const reports = scanner.current();
+      return memo.derive('security-posture', [cluster.workloads(), cluster.controllers(), cluster.pods(), reports], POSTURE_MIN_AGE_MS, () => evaluate(judgedWorkloads(cluster), undefined, reports.results));
+    },
+  };
+}
+
+/**
+ * Whether trivy-operator's reports count (findings and posture). Always, for now: the place to
+ * gate them on `security.scanning.mode` / `scanner_source` (domain/security/scan-mode.ts) once
+ * the scan lifecycle decides it. While false, the reports are still watched, only not shown.
+ */
+export function operatorReportsInUse(): boolean {
+  return true;
+}
+
+/** trivy-operator's reports mapped to findings and posture results, again only when a report or controller array changed. */
+export function createScannerReportsService(cluster: ClusterView, memo: Memo, inUse: () => boolean = operatorReportsInUse): ScannerReportsService {
+  return {
+    current: () =>
+      memo.derive('scanner-reports', [cluster.vulnerabilityReports(), cluster.configAuditReports(), cluster.controllers(), inUse()], POSTURE_MIN_AGE_MS, (): ScannerReports => {
+        const status = cluster.scannerReportStatus();
+        if (!inUse()) return { vulns: [], results: [], status };
+        const owners = controllerOwners(cluster.controllers());
+        return { vulns: vulnFindings(cluster.vulnerabilityReports(), owners), results: scannerResults(cluster.vulnerabilityReports(), cluster.configAuditReports(), owners), status };
+      }),
+  };
 }
 
 /**
  * What a scan stores (runtime/security/scan-runner.ts): the built-in checks' whole-cluster
- * evaluation now and the scanner's vulnerabilities. The one place a scanner's findings join a
- * scan: trivy-operator's VulnerabilityReports are not read yet, so `vulns` is empty whatever
- * the run's source.
+ * evaluation now (trivy-operator's reports folded in) and the scanner's vulnerabilities. The
+ * one place a scanner's findings join a scan: a run whose source is `operator` keeps
+ * trivy-operator's VulnerabilityReports' findings; any other source has none.
  */
-export function scanCollector(posture: PostureService): ScanCollector {
-  return () => ({ evaluation: posture.current(), vulns: [] });
+export function scanCollector(posture: PostureService, scanner: ScannerReportsService): ScanCollector {
+  return (source) => ({ evaluation: posture.current(), vulns: source === 'operator' ? scanner.current().vulns : [] });
+}
+
+/** Whether trivy-operator's VulnerabilityReports can be used: served by the API server and readable. */
+export function operatorReportsServed(cluster: ClusterView): boolean {
+  return cluster.scannerReportStatus().vulnerabilityreports === 'read';
 }
 
 /**
@@ -215,8 +250,9 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const license = options.licensing ?? licenseManager;
   const unauthenticatedSummary = new UnauthenticatedSummary(audit, clock);
   const memo = createMemo(clock);
-  const posture = createPostureService(options.cluster, memo);
-  const scans = createScanRunner({ db, clock, config: options.scanning ?? DEFAULT_SCANNING, collect: scanCollector(posture), schedule: options.scanSchedule, log: log.child('scans') });
+  const scannerReports = createScannerReportsService(options.cluster, memo);
+  const posture = createPostureService(options.cluster, memo, scannerReports);
+  const scans = createScanRunner({ db, clock, config: options.scanning ?? DEFAULT_SCANNING, collect: scanCollector(posture, scannerReports), operatorReportsServed: () => operatorReportsServed(options.cluster), schedule: options.scanSchedule, log: log.child('scans') });
   // Summaries of an interval that ended quietly (no request came to trigger them) are written by this timer.
   const summaryTimer = setInterval(() => {
     unauthenticatedSummary.flushIfDue().catch((err: unknown) => log.error('unauthenticated summary failed', { error: err instanceof Error ? err.message : String(err) }));
@@ -250,6 +286,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     memo,
     diagnosis: createDiagnosisService(options.cluster, clock, memo, options.analyzers),
     posture,
+    scannerReports,
     scans,
     logs: options.logs ?? noPodLogs,
     history: options.history ?? noHistory(clock),
@@ -257,6 +294,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     apps: createAppStore(db, clock),
     copilot: { store: createCopilotStore(db, clock), documents: createAiContextStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore), chatWebhook: createChatWebhook(options.chatWebhookUrl ?? null, log) },
     oauth,
+    sso: createSsoService(db, clock, secrets),
+    ldap: createLdapDirectory(log.child('ldap')),
     clock,
   };
   const reportScheduler = startReportScheduler(services, log);

@@ -213,8 +213,8 @@ export const PostureAnswer = v.object({
 export type PostureAnswer = v.InferOutput<typeof PostureAnswer>;
 
 /**
- * A vulnerability finding (spec §2), from a scanner's report. Nothing produces these yet:
- * trivy-operator's VulnerabilityReports are the next step (issue 16).
+ * A vulnerability finding (spec §2), from a scanner's report: trivy-operator's
+ * VulnerabilityReports (domain/security/trivy-reports.ts).
  */
 export const VulnFinding = v.object({
   /** `<namespace>/<Kind>/<name>#<cve>:<pkg>:<image>`. */
@@ -285,6 +285,16 @@ export const ImageGroup = v.object({
 export type ImageGroup = v.InferOutput<typeof ImageGroup>;
 
 /**
+ * Whether Capstan reads a kind of trivy-operator report: `read`; `not_installed` (the API server
+ * does not serve its CRD); `forbidden` (RBAC refuses the list); `off` (the agent does not watch
+ * them); `pending` (the first list has not answered yet).
+ */
+export const ReportSourceState = v.picklist(['read', 'not_installed', 'forbidden', 'off', 'pending']);
+export type ReportSourceState = v.InferOutput<typeof ReportSourceState>;
+export const ScannerReportStatus = v.object({ vulnerabilityreports: ReportSourceState, configauditreports: ReportSourceState });
+export type ScannerReportStatus = v.InferOutput<typeof ScannerReportStatus>;
+
+/**
  * `GET /security/findings`: `{vulns, misconfigs}`, everything that matches; with `page`, the
  * two lists hold that page's rows only, `rows` the same page in order with each row's `kind`.
  */
@@ -300,5 +310,7 @@ export const FindingsAnswer = v.object({
   sort: v.optional(FindingsSort),
   /** With `group_by=image`: every matching vulnerability counted per image (not paged), most severe first. */
   groups: v.optional(v.array(ImageGroup)),
+  /** Whether trivy-operator's reports were read (`vulns` and `source: trivy` misconfigurations come from them), and if not why. */
+  scanner_reports: v.optional(ScannerReportStatus),
 });
 export type FindingsAnswer = v.InferOutput<typeof FindingsAnswer>;

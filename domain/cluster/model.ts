@@ -1,6 +1,7 @@
 // The cluster read model: objects as the informer cache keeps them (slimmed from the API
 // objects) and the read-only view handlers query. No I/O: the runtime implements ClusterView.
 import type { PodSecuritySpec } from '../../schema/security.ts';
+import type { ConfigAuditReportObject, ScannerReportStatus, VulnerabilityReportObject } from '../security/trivy-reports.ts';
 
 /**
  * What the built-in security checks read (docs/security-posture.md), kept only on the objects
@@ -319,6 +320,12 @@ export interface ClusterView {
   pdbs(): readonly PdbObject[];
   /** Keyed `namespace/pod`. */
   metrics(): MetricsSnapshot;
+  /** trivy-operator's VulnerabilityReports (empty when its CRDs are not installed or not readable: see scannerReportStatus). */
+  vulnerabilityReports(): readonly VulnerabilityReportObject[];
+  /** trivy-operator's ConfigAuditReports. */
+  configAuditReports(): readonly ConfigAuditReportObject[];
+  /** Whether each kind of scanner report is read, and if not why. Not part of syncStatus: reports never hold readiness back. */
+  scannerReportStatus(): ScannerReportStatus;
   syncStatus(): readonly CacheSyncStatus[];
   /** The earliest `failing_since` over every informer (answers may be stale since then), or null. */
   staleSince(): string | null;

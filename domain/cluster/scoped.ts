@@ -42,6 +42,9 @@ export function scopeClusterView(view: ClusterView, tenantNamespaces: readonly s
     hpas: namespaced(() => view.hpas()),
     pdbs: namespaced(() => view.pdbs()),
     metrics: keptWhile(() => view.metrics(), (snapshot) => visibleMetrics(snapshot, inScope)),
+    vulnerabilityReports: namespaced(() => view.vulnerabilityReports()),
+    configAuditReports: namespaced(() => view.configAuditReports()),
+    scannerReportStatus: () => view.scannerReportStatus(),
     syncStatus: () => view.syncStatus(),
     staleSince: () => view.staleSince(),
   };

@@ -23,6 +23,16 @@ export interface WorkloadInput {
   spec: PodSecuritySpec;
 }
 
+/**
+ * A result judged elsewhere (a scanner's report, domain/security/trivy-reports.ts) that counts
+ * toward the score like a built-in check's: `failure` null is a pass; a failure counts at its
+ * severity's level and, when it carries a finding, lists it with the built-in ones.
+ */
+export interface ExternalResult {
+  namespace: string;
+  failure: { severity: Severity; finding: MisconfigFinding | null } | null;
+}
+
 export interface Evaluation {
   /** In the findings route's default order (compareBySeverity), which it relies on. */
   findings: MisconfigFinding[];
@@ -122,9 +132,10 @@ function findingOf(w: WorkloadInput, check: Check, container: string | null, mes
 
 /**
  * Runs `checks` (all built-in ones by default) over every workload: each failed result is a
- * finding, each result counts toward the score of the cluster and of its namespace.
+ * finding, each result counts toward the score of the cluster and of its namespace. `external`
+ * results (a scanner's) count the same way; they add no workload to `workloads_covered`.
  */
-export function evaluate(workloads: readonly WorkloadInput[], checks: readonly Check[] = CHECKS): Evaluation {
+export function evaluate(workloads: readonly WorkloadInput[], checks: readonly Check[] = CHECKS, external: readonly ExternalResult[] = []): Evaluation {
   const cluster = newTally();
   const namespaces = new Map<string, Tally>();
   for (const w of workloads) {
@@ -145,6 +156,21 @@ export function evaluate(workloads: readonly WorkloadInput[], checks: readonly C
         cluster.findings.push(finding);
         ns.findings.push(finding);
       }
+    }
+  }
+  for (const r of external) {
+    let ns = namespaces.get(r.namespace);
+    if (!ns) namespaces.set(r.namespace, (ns = newTally()));
+    if (r.failure === null) {
+      cluster.counts.passed++;
+      ns.counts.passed++;
+      continue;
+    }
+    recordFailure(cluster, r.failure.severity);
+    recordFailure(ns, r.failure.severity);
+    if (r.failure.finding) {
+      cluster.findings.push(r.failure.finding);
+      ns.findings.push(r.failure.finding);
     }
   }
   const perNamespace: NamespacePosture[] = [...namespaces.entries()]

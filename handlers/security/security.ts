@@ -13,8 +13,11 @@ export function posture(input: v.InferOutput<typeof PostureInput>, ctx: HandlerC
   return ok(postureFor(ctx.posture.current(), (ns) => ctx.cluster.inScope(ns), input.namespace ?? null));
 }
 
-/** `{vulns, misconfigs}` the caller may see, filtered, sorted and paged per spec §4. No scanner reports are read yet: `vulns` is empty. */
+/**
+ * `{vulns, misconfigs}` the caller may see (the built-in checks' and trivy-operator's reports'),
+ * filtered, sorted and paged per spec §4, and whether the reports could be read.
+ */
 export function findings(input: FindingsInput, ctx: HandlerContext): Result<FindingsAnswer> {
   const { vulns, misconfigs } = visibleFindingsFor(ctx);
-  return ok(findingsFor(vulns, misconfigs, input));
+  return ok({ ...findingsFor(vulns, misconfigs, input), scanner_reports: ctx.scannerReports.current().status });
 }

@@ -11,10 +11,11 @@ export interface VisibleFindings {
 }
 
 /**
- * Every finding in the namespaces the caller may see, unfiltered, in the default
- * (severity) order. No scanner reports are read yet: `vulns` is empty.
+ * Every finding in the namespaces the caller may see, unfiltered: the misconfigurations (the
+ * built-in checks' and trivy-operator's ConfigAuditReports', which the posture already holds)
+ * in the default (severity) order, trivy-operator's vulnerabilities unsorted.
  */
 export function visibleFindingsFor(ctx: HandlerContext): VisibleFindings {
   const inScope = (ns: string) => ctx.cluster.inScope(ns);
-  return { vulns: [], misconfigs: visibleFindings(ctx.posture.current(), inScope) };
+  return { vulns: ctx.scannerReports.current().vulns.filter((f) => inScope(f.namespace)), misconfigs: visibleFindings(ctx.posture.current(), inScope) };
 }

@@ -1,3 +1,4 @@
+import type { ConfigAuditReportObject, ScannerReportStatus, VulnerabilityReportObject } from '../../domain/security/trivy-reports.ts';
 import type { CacheSyncStatus, ClusterView, ControllerObject, EndpointSliceObject, EventObject, HpaObject, IngressClassObject, IngressObject, LeaseObject, LimitRangeObject, MetricsSnapshot, NamespacedName, NamespaceObject, NodeObject, PdbObject, PodObject, PvcObject, PvObject, ResourceQuotaObject, SecretObject, ServiceObject, StorageClassObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { Logger } from '../log.ts';
@@ -6,9 +7,14 @@ import { Informer } from './informer.ts';
 import { MetricsPoller } from './metrics-poller.ts';
 import { joined, PerNamespaceInformer, type CacheSource } from './namespaced-informers.ts';
 import { slimPod } from './slim-pod.ts';
+import { REPORTS_API, ReportSource, slimConfigAuditReport, slimVulnerabilityReport } from './slim-reports.ts';
 import { slimEndpointSlice, slimHpa, slimIngressClass, slimLease, slimLimitRange, slimPdb, slimResourceQuota, slimStorageClass } from './slim-policy.ts';
 import { slimConfigMap, slimController, slimDaemonSet, slimDeployment, slimEvent, slimIngress, slimNamespace, slimNode, slimPv, slimPvc, slimSecret, slimService } from './slim.ts';
 import { namespacedPath } from './watch-scope.ts';
+
+/** Kept by identity, so what is derived from the reports is not derived again when none are read. */
+const NO_VULN_REPORTS: readonly VulnerabilityReportObject[] = [];
+const NO_AUDIT_REPORTS: readonly ConfigAuditReportObject[] = [];
 
 /** The informers behind ClusterView. Handlers read these maps; no request ever LISTs the API server. */
 export class ClusterCache implements ClusterView {
@@ -34,6 +40,9 @@ export class ClusterCache implements ClusterView {
   private readonly hpaInformer: CacheSource<HpaObject>;
   private readonly pdbInformer: CacheSource<PdbObject>;
   private readonly metricsPoller: MetricsPoller;
+  /** trivy-operator's reports; null when the agent does not read them (readScannerReports false). */
+  private readonly vulnReportSource: ReportSource<VulnerabilityReportObject> | null;
+  private readonly auditReportSource: ReportSource<ConfigAuditReportObject> | null;
 
   /**
    * `watched`: null lists every namespaced kind cluster-wide; a list of namespaces lists each
@@ -41,7 +50,7 @@ export class ClusterCache implements ClusterView {
    * namespaced reads only as Roles there). Cluster-scoped kinds are listed cluster-wide either
    * way. Any LIST RBAC refuses is served empty and reported forbidden, never left unready.
    */
-  constructor(transport: KubeTransport, clock: Clock, log: Logger, watched: readonly string[] | null = null) {
+  constructor(transport: KubeTransport, clock: Clock, log: Logger, watched: readonly string[] | null = null, readScannerReports = true) {
     const informerLog = log.child('informer');
     const clusterWide = <T>(resource: string, path: string, slim: (raw: unknown) => T | null): CacheSource<T> => new Informer<T>({ resource, path, transport, slim, log: informerLog });
     const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null): CacheSource<T> =>
@@ -81,6 +90,15 @@ export class ClusterCache implements ClusterView {
     this.hpaInformer = informer('horizontalpodautoscalers', '/apis/autoscaling/v2/horizontalpodautoscalers', slimHpa);
     this.pdbInformer = informer('poddisruptionbudgets', '/apis/policy/v1/poddisruptionbudgets', slimPdb);
     this.metricsPoller = new MetricsPoller(transport, clock, log.child('metrics'), watched);
+    // Scanner reports sit outside `informers`: an absent CRD or a refused list never holds
+    // readiness back nor shows in /readyz; GET /security/findings says how they stand.
+    const reports = <T>(resource: string, slim: (raw: unknown) => T | null): ReportSource<T> => {
+      const path = `${REPORTS_API}/${resource}`;
+      const probePath = watched === null || watched[0] === undefined ? path : namespacedPath(path, watched[0]);
+      return new ReportSource(resource, probePath, transport, () => informer(resource, path, slim), informerLog);
+    };
+    this.vulnReportSource = readScannerReports ? reports('vulnerabilityreports', slimVulnerabilityReport) : null;
+    this.auditReportSource = readScannerReports ? reports('configauditreports', slimConfigAuditReport) : null;
   }
 
   private get informers(): CacheSource<unknown>[] {
@@ -111,12 +129,16 @@ export class ClusterCache implements ClusterView {
 
   /** Resolves when every informer has synced once and pod metrics were tried once. */
   async start(): Promise<void> {
+    this.vulnReportSource?.start();
+    this.auditReportSource?.start();
     await Promise.all([...this.informers.map((i) => i.start()), this.metricsPoller.start()]);
   }
 
   stop(): void {
     for (const informer of this.informers) informer.stop();
     this.metricsPoller.stop();
+    this.vulnReportSource?.stop();
+    this.auditReportSource?.stop();
   }
 
   namespaces(): readonly NamespaceObject[] {
@@ -203,6 +225,18 @@ export class ClusterCache implements ClusterView {
 
   metrics(): MetricsSnapshot {
     return this.metricsPoller.current();
+  }
+
+  vulnerabilityReports(): readonly VulnerabilityReportObject[] {
+    return this.vulnReportSource?.values() ?? NO_VULN_REPORTS;
+  }
+
+  configAuditReports(): readonly ConfigAuditReportObject[] {
+    return this.auditReportSource?.values() ?? NO_AUDIT_REPORTS;
+  }
+
+  scannerReportStatus(): ScannerReportStatus {
+    return { vulnerabilityreports: this.vulnReportSource?.state() ?? 'off', configauditreports: this.auditReportSource?.state() ?? 'off' };
   }
 
   syncStatus(): readonly CacheSyncStatus[] {

@@ -51,6 +51,9 @@ export const emptyCluster: ClusterView = {
   hpas: () => [],
   pdbs: () => [],
   metrics: () => ({ available: false, reason: 'no cluster in this test' }),
+  vulnerabilityReports: () => [],
+  configAuditReports: () => [],
+  scannerReportStatus: () => ({ vulnerabilityreports: 'off', configauditreports: 'off' }),
   syncStatus: () => [],
   staleSince: () => null,
 };

@@ -33,6 +33,9 @@ function view(objects: { controllers?: ControllerObject[]; pods?: PodObject[] })
     hpas: none,
     pdbs: none,
     metrics: () => ({ available: false, reason: 'test' }),
+    vulnerabilityReports: none,
+    configAuditReports: none,
+    scannerReportStatus: () => ({ vulnerabilityreports: 'off', configauditreports: 'off' }),
     syncStatus: none,
     staleSince: () => null,
   };

@@ -34,6 +34,9 @@ function view(objects: { nodes?: NodeObject[]; leases?: LeaseObject[]; pods?: Po
     hpas: none,
     pdbs: none,
     metrics: () => ({ available: false, reason: 'test' }),
+    vulnerabilityReports: none,
+    configAuditReports: none,
+    scannerReportStatus: () => ({ vulnerabilityreports: 'off', configauditreports: 'off' }),
     syncStatus: none,
     staleSince: () => null,
   };
