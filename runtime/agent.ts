@@ -106,7 +106,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const db = await openDatabase(options.dataDir, clock, { auditChainKey: auditChainKey(encryptionKey) });
   await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
   const kubeConfig = loadKubeConfig(options.kubeconfig);
-  const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log, watched);
+  // security.scanning.enabled=false: the chart grants no read of trivy-operator's reports, so
+  // none is attempted (scanner_reports says `off` rather than `forbidden`).
+  const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log, watched, options.scanning?.enabled ?? true);
   const historyStore = new HistoryStore(db, clock);
   const scrape = options.kubeletScrape;
   const scraper = scrape

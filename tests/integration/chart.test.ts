@@ -230,6 +230,13 @@ function checkInvariants(c: Case, objects: KubeObject[]): void {
     assert.deepEqual(all.filter((g) => isWrite(g) && !OWN_SECRETS(g)).map(key), [], 'no write verb without rbac.allowWrites');
   }
   assert.equal(all.some((g) => g.group === 'aquasecurity.github.io'), lookupPath(values, 'security.scanning.enabled') === true, 'scanner reports readable exactly with security.scanning.enabled');
+  if (lookupPath(values, 'security.scanning.enabled') === true) {
+    // What the agent's report informers list and watch (runtime/kube/cluster-cache.ts), wherever the namespaced reads go.
+    for (const resource of ['vulnerabilityreports', 'configauditreports']) {
+      const verbs = all.filter((g) => g.group === 'aquasecurity.github.io' && g.resource === resource).map((g) => g.verb);
+      for (const verb of ['get', 'list', 'watch']) assert.ok(verbs.includes(verb), `${resource}: ${verb}`);
+    }
+  }
 
   for (const name of ['capstan-agent', 'capstan-ui']) {
     const pod = (get(objects, 'Deployment', name, NAMESPACE) as Deployment).spec.template.spec;
