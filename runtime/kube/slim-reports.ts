@@ -161,6 +161,32 @@ export class ReportSource<T> {
     this.notInstalled = false;
     this.inner = this.create();
     void this.inner.start();
+    this.timer = setTimeout(() => void this.recheck(), this.recheckMs);
+  }
+
+  /**
+   * trivy-operator uninstalled (its CRDs deleted) while watched: the informer's relists now fail
+   * with 404 and would retry every second; once the collection answers 404, drop the informer
+   * and go back to asking every recheckMs.
+   */
+  private async recheck(): Promise<void> {
+    const inner = this.inner;
+    if (!this.running() || inner === null) return;
+    if (inner.failingSince() !== null) {
+      try {
+        await this.transport.list(this.probePath, { limit: '1' });
+      } catch (err) {
+        if (err instanceof KubeApiError && err.status === 404 && this.running()) {
+          this.log.info('scanner reports no longer served (trivy-operator CRDs removed)', { resource: this.resource });
+          inner.stop();
+          this.inner = null;
+          this.notInstalled = true;
+          this.timer = setTimeout(() => void this.probe(), this.recheckMs);
+          return;
+        }
+      }
+    }
+    if (this.running()) this.timer = setTimeout(() => void this.recheck(), this.recheckMs);
   }
 }
 

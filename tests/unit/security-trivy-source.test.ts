@@ -15,8 +15,9 @@ import { waitFor } from '../../runtime/localcluster/kubectl.ts';
 const REPORT = { metadata: { name: 'replicaset-web-abc-app', namespace: 'shop', resourceVersion: '1', labels: { 'trivy-operator.resource.kind': 'ReplicaSet', 'trivy-operator.resource.name': 'web-abc', 'trivy-operator.container.name': 'app' } }, report: { registry: { server: 'ghcr.io' }, artifact: { repository: 'acme/web', tag: '1' }, vulnerabilities: [{ vulnerabilityID: 'CVE-2023-4911', resource: 'libc6', installedVersion: '2.36-9+deb12u2', fixedVersion: '2.36-9+deb12u3', severity: 'HIGH', score: 7.8 }] } };
 
 /** An API server whose report collections answer `answer()` at the time of each LIST; every other kind is empty. */
-function fakeApi(answer: () => 'missing' | 'forbidden' | 'served'): { transport: KubeTransport; listed: string[] } {
+function fakeApi(answer: () => 'missing' | 'forbidden' | 'served'): { transport: KubeTransport; listed: string[]; endWatches: (err: unknown) => void } {
   const listed: string[] = [];
+  const open: ((err: unknown) => void)[] = [];
   const transport: KubeTransport = {
     list: (path) => {
       listed.push(path);
@@ -28,9 +29,12 @@ function fakeApi(answer: () => 'missing' | 'forbidden' | 'served'): { transport:
       }
       return Promise.resolve({ items: [], resourceVersion: '1', continueToken: undefined });
     },
-    watch: () => Promise.resolve({ abort: () => undefined }),
+    watch: (path, _params, _onEvent, onDone) => {
+      if (path.includes('aquasecurity.github.io')) open.push(onDone);
+      return Promise.resolve({ abort: () => undefined });
+    },
   };
-  return { transport, listed };
+  return { transport, listed, endWatches: (err) => open.splice(0).forEach((done) => done(err)) };
 }
 
 describe('report sources', () => {
@@ -59,6 +63,23 @@ describe('report sources', () => {
       served = 'served';
       await waitFor('read once served', () => Promise.resolve(source.state() === 'read'), 5000, 5);
       assert.deepEqual(source.values().map((r) => [r.subject?.name, r.image, r.vulnerabilities.map((v) => v.cve)]), [['web-abc', 'ghcr.io/acme/web:1', ['CVE-2023-4911']]]);
+    } finally {
+      source.stop();
+    }
+  });
+
+  it('CRDs removed while watched: the failing informer is dropped, the kind reads not installed again', async () => {
+    let served: 'missing' | 'served' = 'served';
+    const { transport, endWatches } = fakeApi(() => served);
+    const path = '/apis/aquasecurity.github.io/v1alpha1/vulnerabilityreports';
+    const source = new ReportSource('vulnerabilityreports', path, transport, () => new Informer({ resource: 'vulnerabilityreports', path, transport, slim: slimVulnerabilityReport, log: silentLogger, retryDelayMs: 10 }), silentLogger, 20);
+    try {
+      source.start();
+      await waitFor('read', () => Promise.resolve(source.state() === 'read' && source.values().length === 1), 5000, 5);
+      served = 'missing';
+      endWatches(new KubeApiError(404, 'the server could not find the requested resource'));
+      await waitFor('not installed again', () => Promise.resolve(source.state() === 'not_installed'), 5000, 5);
+      assert.deepEqual(source.values(), []);
     } finally {
       source.stop();
     }
