@@ -28,7 +28,8 @@ import { judgedWorkloads } from '../domain/security/visible.ts';
 import { POSTURE_MIN_AGE_MS, type PostureService, type ScannerReports, type ScannerReportsService } from '../handlers/security/service.ts';
 import { controllerOwners, scannerResults, vulnFindings } from '../domain/security/trivy-reports.ts';
 import type { Memo } from '../handlers/context.ts';
-import { DEFAULT_SCANNING, type ScanningConfig } from '../schema/security-scan.ts';
+import { DEFAULT_SCANNING, type ScanMode, type ScanningConfig } from '../schema/security-scan.ts';
+import { operatorReportsCount } from '../domain/security/scan-mode.ts';
 import { createScanRunner, type ScanCollector, type ScanRunner } from './security/scan-runner.ts';
 import { LicenseManager } from './access/license.ts';
 import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from './access/license-keys.ts';
@@ -95,16 +96,18 @@ export function createPostureService(cluster: ClusterView, memo: Memo, scanner: 
 }
 
 /**
- * Whether trivy-operator's reports count (findings and posture). Always, for now: the place to
- * gate them on `security.scanning.mode` / `scanner_source` (domain/security/scan-mode.ts) once
- * the scan lifecycle decides it. While false, the reports are still watched, only not shown.
+ * Whether trivy-operator's reports count (findings and posture): not while the mode in force
+ * (`scanner_source`, else the chart's mode) is `self` (operatorReportsCount). Read synchronously
+ * from the setting as this process last read or wrote it (assembleServices reads it once at
+ * start; PUT /admin/settings/scanning writes it here). While false, the reports are still
+ * watched, only not shown.
  */
-export function operatorReportsInUse(): boolean {
-  return true;
+export function operatorReportsInUse(mode: ScanMode, settings: Pick<SettingsStore, 'peek'>): () => boolean {
+  return () => operatorReportsCount({ mode, scannerSource: settings.peek('scanning').scanner_source });
 }
 
 /** trivy-operator's reports mapped to findings and posture results, again only when a report or controller array changed. */
-export function createScannerReportsService(cluster: ClusterView, memo: Memo, inUse: () => boolean = operatorReportsInUse): ScannerReportsService {
+export function createScannerReportsService(cluster: ClusterView, memo: Memo, inUse: () => boolean = () => true): ScannerReportsService {
   return {
     current: () =>
       memo.derive('scanner-reports', [cluster.vulnerabilityReports(), cluster.configAuditReports(), cluster.controllers(), inUse()], POSTURE_MIN_AGE_MS, (): ScannerReports => {
@@ -250,9 +253,12 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const license = options.licensing ?? licenseManager;
   const unauthenticatedSummary = new UnauthenticatedSummary(audit, clock);
   const memo = createMemo(clock);
-  const scannerReports = createScannerReportsService(options.cluster, memo);
+  const scanning = options.scanning ?? DEFAULT_SCANNING;
+  // Loaded once so operatorReportsInUse's synchronous view starts from what is stored.
+  await settingsStore.get('scanning');
+  const scannerReports = createScannerReportsService(options.cluster, memo, operatorReportsInUse(scanning.mode, settingsStore));
   const posture = createPostureService(options.cluster, memo, scannerReports);
-  const scans = createScanRunner({ db, clock, config: options.scanning ?? DEFAULT_SCANNING, collect: scanCollector(posture, scannerReports), operatorReportsServed: () => operatorReportsServed(options.cluster), schedule: options.scanSchedule, log: log.child('scans') });
+  const scans = createScanRunner({ db, clock, config: scanning, collect: scanCollector(posture, scannerReports), operatorReportsServed: () => operatorReportsServed(options.cluster), schedule: options.scanSchedule, log: log.child('scans') });
   // Summaries of an interval that ended quietly (no request came to trigger them) are written by this timer.
   const summaryTimer = setInterval(() => {
     unauthenticatedSummary.flushIfDue().catch((err: unknown) => log.error('unauthenticated summary failed', { error: err instanceof Error ? err.message : String(err) }));

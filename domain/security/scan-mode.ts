@@ -49,6 +49,15 @@ export function resolveScanMode(i: ScanModeInputs): ScanModeResolution {
   return { mode, source: selfScan.allowed ? 'self' : 'none', selfScan };
 }
 
+/**
+ * Whether trivy-operator's reports count (findings, posture, a scan's vulnerabilities): in
+ * `auto` and `operator` mode, not while the mode in force is `self`, where the admin chose
+ * Capstan's own scanner over whatever the operator last wrote.
+ */
+export function operatorReportsCount(i: Pick<ScanModeInputs, 'mode' | 'scannerSource'>): boolean {
+  return (i.scannerSource ?? i.mode) !== 'self';
+}
+
 /** Whether POST /security/scan must refuse under this resolution: only an explicit `self` that may not run. */
 export function scanRefusal(r: ScanModeResolution): { status: 402 | 403; reason: string } | null {
   if (r.mode !== 'self' || r.selfScan.allowed) return null;

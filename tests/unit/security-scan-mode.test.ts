@@ -3,7 +3,7 @@
 // the source a scan uses, whether a self-scan may run, and whether POST /security/scan refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveScanMode, scanRefusal, SELF_SCAN_HARD_DISABLED, SELF_SCAN_NO_EXPERT_MODE, SELF_SCAN_NOT_LICENSED, type ScanModeInputs } from '../../domain/security/scan-mode.ts';
+import { operatorReportsCount, resolveScanMode, scanRefusal, SELF_SCAN_HARD_DISABLED, SELF_SCAN_NO_EXPERT_MODE, SELF_SCAN_NOT_LICENSED, type ScanModeInputs } from '../../domain/security/scan-mode.ts';
 import type { ScanMode, ScanSource } from '../../schema/security-scan.ts';
 
 type Self = 'ok' | 402 | 403;
@@ -68,4 +68,17 @@ describe('resolveScanMode', () => {
               if (got.source === 'self') assert.ok(got.selfScan.allowed && mode !== 'operator');
             }
   });
+});
+
+describe('operatorReportsCount', () => {
+  const rows: [ScanMode, ScanMode | null, boolean][] = [
+    ['auto', null, true],
+    ['operator', null, true],
+    ['self', null, false],
+    ['self', 'auto', true],
+    ['self', 'operator', true],
+    ['auto', 'self', false],
+    ['operator', 'self', false],
+  ];
+  for (const [mode, override, counts] of rows) it(`${mode} with scanner_source ${String(override)}: ${counts ? 'counted' : 'not counted'}`, () => assert.equal(operatorReportsCount({ mode, scannerSource: override }), counts));
 });

@@ -5,8 +5,11 @@
 // caller, and every refusal (disabled, self-scan tiers, role, scope, unknown id) answers its
 // status and reason.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { ClusterView, WorkloadObject } from '../../domain/cluster/model.ts';
+import { slimVulnerabilityReport } from '../../runtime/kube/slim-reports.ts';
+import { vulnerabilityReport, type TrivyImageReport } from '../../scripts/trivy-reports.ts';
+import type { ClusterView, ControllerObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { slimDeployment } from '../../runtime/kube/slim.ts';
 import { SELF_SCAN_HARD_DISABLED, SELF_SCAN_NO_EXPERT_MODE, SELF_SCAN_NOT_LICENSED } from '../../domain/security/scan-mode.ts';
 import type { ScanningConfig } from '../../schema/security-scan.ts';
@@ -210,6 +213,43 @@ describe('GET /security/posture/trend', () => {
       const bad = await h.call('GET', `/api/agent/security/posture/trend?days=${days}`, { cookie: h.viewer });
       assert.deepEqual([bad.status, bad.body.field], [400, 'days'], days);
     }
+    h.services.stop();
+  });
+});
+
+describe('trivy-operator reports and the mode in force', () => {
+  // A Deployment's ReplicaSet scanned by trivy-operator: the real trivy JSON fixture, written as the operator writes it.
+  const image = JSON.parse(readFileSync(new URL('../fixtures/trivy/image-bookworm-before-fixes.json', import.meta.url), 'utf8')) as TrivyImageReport;
+  const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'shop', name: 'api-7d9f8c', uid: 'rs-uid' };
+  const report = must(slimVulnerabilityReport(vulnerabilityReport(image, owner, 'api', 'ghcr.io/acme/api:1.2', new Date('2026-11-21T11:00:00Z'))));
+  const rs: ControllerObject = { kind: 'ReplicaSet', namespace: 'shop', name: 'api-7d9f8c', owner: { kind: 'Deployment', name: 'api' }, createdAt: null, conditions: [], desired: 1, ready: 1, available: 1, revision: 1, job: null, cronJob: null };
+  const withReports: ClusterView = {
+    ...cluster,
+    controllers: () => [rs],
+    vulnerabilityReports: () => [report],
+    scannerReportStatus: () => ({ vulnerabilityreports: 'read', configauditreports: 'read' }),
+  };
+
+  it('auto: a scan reads the operator and keeps its vulnerabilities; self hides the reports (and is refused); back to auto shows them', async () => {
+    const h = await testApp({ cluster: withReports, scanning: { enabled: true, mode: 'auto', retentionDays: 90 } });
+    const admin = await h.signIn('admin');
+    const vulns = async () => ((await h.call('GET', '/api/agent/security/findings?kind=vuln', { cookie: admin })).body.vulns as unknown[]).length;
+    assert.equal(await vulns(), 9);
+    const started = await h.call('POST', '/api/agent/security/scan', { cookie: admin });
+    assert.equal(started.body.source, 'operator');
+    const scan = await h.call('GET', `/api/agent/security/scan/${String(started.body.id)}`, { cookie: admin });
+    assert.equal((scan.body.summary as { vulns: number }).vulns, 9);
+    assert.equal((await h.services.db.selectFrom('vuln_findings').select('cve').where('run_id', '=', String(started.body.id)).execute()).length, 9);
+
+    assert.equal((await h.call('PUT', '/api/agent/admin/settings/scanning', { cookie: admin, body: { scanner_source: 'self' } })).status, 200);
+    // The posture is re-evaluated at most every 5 s (POSTURE_MIN_AGE_MS).
+    h.clock.advance(6000);
+    assert.equal(await vulns(), 0, 'self mode: the operator\'s reports do not count');
+    assert.equal((await h.call('POST', '/api/agent/security/scan', { cookie: admin })).status, 402);
+
+    await h.call('PUT', '/api/agent/admin/settings/scanning', { cookie: admin, body: { scanner_source: null } });
+    h.clock.advance(6000);
+    assert.equal(await vulns(), 9);
     h.services.stop();
   });
 });
