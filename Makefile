@@ -1,5 +1,5 @@
 # The two commands the README promises. Each installs what it needs on a fresh clone.
-.PHONY: demo test deps browser scanner check bench images
+.PHONY: demo test deps browser scanner ldap check bench images
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -21,7 +21,11 @@ check: deps
 scanner:
 	@bash scripts/build-trivy.sh db >/dev/null
 
-test: check browser scanner
+# The LDAP sign-in tests start Debian's slapd on loopback (tests/support/slapd.ts); installed once when missing.
+ldap:
+	@bash scripts/ensure-slapd.sh
+
+test: check browser scanner ldap
 	npm test
 
 # The capstan-agent and capstan-ui images, built without a Docker daemon (docs/images.md):

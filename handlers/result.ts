@@ -37,7 +37,8 @@ export type ErrorCode = AppError['code'];
 
 /** What a handler asks the runtime to do besides answering; the runtime owns cookies. */
 export type ResponseEffect =
-  | { kind: 'set-session'; token: string; username: string }
+  /** SameSite is Strict for password sign-in, Lax after SSO (spec §5 "Password login" 3). */
+  | { kind: 'set-session'; token: string; username: string; sameSite?: 'Strict' | 'Lax' }
   | { kind: 'clear-session' }
   /** Answer 302 to this URL (OAuth's authorization endpoint). */
   | { kind: 'redirect'; location: string }

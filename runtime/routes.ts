@@ -18,6 +18,7 @@ import { mcpProtocolEndpoint, mcpRoutes } from './routes/mcp.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { licenseRoutes } from './routes/license.ts';
+import { ssoRoutes } from './routes/sso.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
 import { diagnosisRoutes } from './routes/diagnosis.ts';
@@ -153,6 +154,7 @@ export const routes: readonly Route[] = [
   ...accountRoutes,
   ...adminRoutes,
   ...licenseRoutes,
+  ...ssoRoutes,
   ...auditRoutes,
 ];
 

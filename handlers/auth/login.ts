@@ -7,7 +7,7 @@ type Output = v.InferOutput<typeof LoginOutput>;
 
 const badCredentials: AppError = { code: 'unauthenticated', message: 'wrong username or password' };
 
-function lockedOut(until: Date, now: Date): AppError {
+export function lockedOut(until: Date, now: Date): AppError {
   const retryAfterSecs = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
   return { code: 'locked_out', message: 'too many failed sign-ins for this account from this address; try again later', retryAfterSecs };
 }

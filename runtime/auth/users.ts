@@ -7,7 +7,7 @@ import type { Database, UsersTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 import { hashPassword } from './accounts.ts';
 
-type UserRow = Omit<UsersTable, 'id' | 'totp_secret' | 'totp_enabled' | 'totp_last_step' | 'totp_disable_attempts'> & { id: number; totp_enabled: number };
+type UserRow = Omit<UsersTable, 'id' | 'totp_secret' | 'totp_enabled' | 'totp_last_step' | 'totp_disable_attempts' | 'role_pinned'> & { id: number; totp_enabled: number };
 
 function toUser(row: UserRow): UserRecord {
   return { id: row.id, username: row.username, role: row.role, active: row.active === 1, totp_enabled: row.totp_enabled === 1, created_at: new Date(row.created_at).toISOString() };
@@ -56,7 +56,8 @@ export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
           const admins = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role', '=', 'admin').where('active', '=', 1).executeTakeFirstOrThrow();
           if (admins.n <= 1) return fail({ code: 'invalid_input', field: change.role ? 'role' : 'active', message: 'that would leave no active admin' });
         }
-        await trx.updateTable('users').set({ role, active }).where('id', '=', row.id).execute();
+        // A role set by hand is pinned: SSO sign-ins no longer change it (domain/sso/roles.ts).
+        await trx.updateTable('users').set({ role, active, ...(change.role !== undefined ? { role_pinned: 1 } : {}) }).where('id', '=', row.id).execute();
         if (active !== 1) await endCredentials(trx, row.id, clock.now().getTime());
         return ok(toUser({ ...row, role, active }));
       });

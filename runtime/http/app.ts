@@ -211,7 +211,7 @@ function applyEffect(c: Context<AppEnv>, effect: Exclude<ResponseEffect, { kind:
     c.set('signedIn', effect.username);
     setCookie(c, SESSION_COOKIE, effect.token, {
       httpOnly: true,
-      sameSite: 'Strict',
+      sameSite: effect.sameSite ?? 'Strict',
       secure: isSecure,
       path: '/',
       maxAge: SESSION_ABSOLUTE_MS / 1000,

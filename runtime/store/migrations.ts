@@ -383,4 +383,36 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE INDEX vuln_findings_run ON vuln_findings(run_id)`.execute(db);
     },
   },
+  {
+    version: 13,
+    name: 'single sign-on',
+    async up(db) {
+      // Additive only: local accounts keep working as they were (docs/sso.md).
+      await sql`ALTER TABLE users ADD COLUMN role_pinned INTEGER NOT NULL DEFAULT 0`.execute(db);
+      await sql`CREATE TABLE sso_providers (
+        provider TEXT PRIMARY KEY CHECK (provider IN ('ldap', 'oidc', 'saml')),
+        enabled INTEGER NOT NULL,
+        config_sealed TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`.execute(db);
+      // One account per identity; the account goes, the identity goes with it.
+      await sql`CREATE TABLE sso_identities (
+        provider TEXT NOT NULL CHECK (provider IN ('ldap', 'oidc', 'saml')),
+        subject TEXT NOT NULL,
+        user_id INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE,
+        email TEXT,
+        groups TEXT NOT NULL DEFAULT '[]',
+        last_sign_in_at INTEGER NOT NULL,
+        PRIMARY KEY (provider, subject)
+      )`.execute(db);
+      await sql`CREATE TABLE sso_groups (
+        provider TEXT NOT NULL CHECK (provider IN ('ldap', 'oidc', 'saml')),
+        name TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('admin', 'viewer')),
+        first_seen_at INTEGER NOT NULL,
+        PRIMARY KEY (provider, name)
+      )`.execute(db);
+      await sql`CREATE TABLE sso_admin_emails (email TEXT PRIMARY KEY)`.execute(db);
+    },
+  },
 ];

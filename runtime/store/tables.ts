@@ -14,6 +14,8 @@ export interface UsersTable {
   totp_last_step: Generated<number | null>;
   /** Codes tried to turn the second factor off since the last sign-in with a code (limit in runtime/auth/second-factor.ts). */
   totp_disable_attempts: Generated<number>;
+  /** 1 once an admin set the role by hand: SSO sign-ins no longer change it (domain/sso/roles.ts). */
+  role_pinned: Generated<number>;
 }
 
 export interface SessionsTable {
@@ -305,6 +307,37 @@ export interface VulnFindingsTable {
   source: string;
 }
 
+/** One row per SSO protocol configured (docs/sso.md); the configuration sealed with the at-rest key. */
+export interface SsoProvidersTable {
+  provider: 'ldap' | 'oidc' | 'saml';
+  enabled: number;
+  config_sealed: string;
+  updated_at: number;
+}
+
+/** An SSO user as the provider knows them, keyed on (provider, subject); `groups` is a JSON array of their groups at the last sign-in. */
+export interface SsoIdentitiesTable {
+  provider: 'ldap' | 'oidc' | 'saml';
+  subject: string;
+  user_id: number;
+  email: string | null;
+  groups: string;
+  last_sign_in_at: number;
+}
+
+/** Admin → Groups: a group appears the first time a sign-in carries it, with role viewer. */
+export interface SsoGroupsTable {
+  provider: 'ldap' | 'oidc' | 'saml';
+  name: string;
+  role: 'admin' | 'viewer';
+  first_seen_at: number;
+}
+
+/** Emails (lower-cased) that make an SSO user admin whatever their groups. */
+export interface SsoAdminEmailsTable {
+  email: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -331,4 +364,8 @@ export interface Database {
   scan_namespace_counts: ScanNamespaceCountsTable;
   posture_findings: PostureFindingsTable;
   vuln_findings: VulnFindingsTable;
+  sso_providers: SsoProvidersTable;
+  sso_identities: SsoIdentitiesTable;
+  sso_groups: SsoGroupsTable;
+  sso_admin_emails: SsoAdminEmailsTable;
 }

@@ -133,15 +133,17 @@ describe('the production route table', () => {
     assert.equal(new Set(keys).size, keys.length);
   });
 
-  it('makes only the probes, the sign-in route and the OAuth endpoints a client needs before it has a token public', () => {
+  it('makes only the probes, the sign-in routes, the sign-in methods and the OAuth endpoints a client needs before it has a token public', () => {
     const publicRoutes = routes.filter((r) => r.access.auth === 'public').map((r) => `${r.method} ${r.path}`);
     assert.deepEqual(publicRoutes.sort(), [
       'GET /.well-known/oauth-authorization-server',
       'GET /.well-known/oauth-protected-resource',
       'GET /.well-known/oauth-protected-resource/api/agent/mcp',
+      'GET /auth/methods',
       'GET /healthz',
       'GET /oauth/authorize',
       'GET /readyz',
+      'POST /auth/ldap/login',
       'POST /auth/login',
       'POST /oauth/register',
       'POST /oauth/token',

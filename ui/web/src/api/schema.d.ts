@@ -1309,6 +1309,143 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sign-in methods the sign-in page offers: the password form per sso.local_login, and each enabled SSO method */
+        get: operations["get_auth_methods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/ldap/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** LDAP sign-in: direct bind with the user's own credentials, just-in-time account, groups to roles; sets a SameSite=Lax session cookie. 404 while LDAP is off; 429 after 6 failures for one username from one address */
+        post: operations["post_auth_ldap_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SSO configuration (secrets masked), admin emails and the password sign-in mode */
+        get: operations["get_admin_sso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sso/ldap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Configure and enable LDAP sign-in (Enterprise); stored encrypted. Plaintext ldap:// without StartTLS is refused */
+        put: operations["put_admin_sso_ldap"];
+        post?: never;
+        /** Turn LDAP sign-in off (always allowed); if password sign-in was off and no SSO method is left, it comes back for admins */
+        delete: operations["delete_admin_sso_ldap"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sso/ldap/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Try an LDAP configuration by signing in as a user: the DN, subject, email, groups and role sign-in would see; nothing stored */
+        post: operations["post_admin_sso_ldap_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sso/admin-emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Emails (case-insensitive) that make an SSO user admin whatever their groups */
+        put: operations["put_admin_sso_admin_emails"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Groups SSO sign-ins have carried, with their roles (new groups: viewer) */
+        get: operations["get_admin_groups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/groups/{provider}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a group's role; its members without a pinned role act at it on their next request */
+        put: operations["put_admin_groups_by_provider_by_name"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit/verify-chain": {
         parameters: {
             query?: never;
@@ -3045,6 +3182,8 @@ export interface operations {
                 severity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "UNKNOWN";
                 kind?: "vuln" | "misconfig";
                 fixable?: "true";
+                workload?: string;
+                workload_kind?: string;
                 group_by?: "image";
                 search?: string;
                 sort?: "severity" | "cvss" | "fixable" | "namespace" | "workload";
@@ -3068,6 +3207,7 @@ export interface operations {
                             id: string;
                             namespace: string;
                             workload: string;
+                            workload_kind: string;
                             image: string;
                             cve: string;
                             /** @enum {string} */
@@ -3101,6 +3241,7 @@ export interface operations {
                             id: string;
                             namespace: string;
                             workload: string;
+                            workload_kind: string;
                             image: string;
                             cve: string;
                             /** @enum {string} */
@@ -3225,6 +3366,7 @@ export interface operations {
                             id: string;
                             namespace: string;
                             workload: string;
+                            workload_kind: string;
                             image: string;
                             cve: string;
                             /** @enum {string} */
@@ -8891,6 +9033,769 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_auth_methods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        local_login: "all" | "admin_only" | "off";
+                        sso: {
+                            /** @enum {string} */
+                            provider: "ldap" | "oidc" | "saml";
+                            path: string;
+                            totp: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_auth_ldap_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    password: string;
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            username: string;
+                            /** @enum {string} */
+                            role: "viewer" | "admin";
+                            /** @constant */
+                            auth_method: "ldap";
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_admin_sso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ldap: {
+                            enabled: boolean;
+                            config: {
+                                url: string;
+                                /** @default false */
+                                starttls: boolean;
+                                bind_dn_template: string;
+                                /** @default mail */
+                                email_attribute: string;
+                                /** @default null */
+                                group_base_dn: string | null;
+                                /** @default groupOfNames */
+                                group_object_class: string;
+                                /** @default member */
+                                group_member_attribute: string;
+                                /** @default cn */
+                                group_name_attribute: string;
+                                ca_pem?: string | null;
+                                /** @default false */
+                                insecure_skip_verify: boolean;
+                                /** @default false */
+                                totp: boolean;
+                            };
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
+                        admin_emails: string[];
+                        /** @enum {string} */
+                        local_login: "all" | "admin_only" | "off";
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_sso_ldap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    /** @default false */
+                    starttls?: boolean;
+                    bind_dn_template: string;
+                    /** @default mail */
+                    email_attribute?: string;
+                    /** @default null */
+                    group_base_dn?: string | null;
+                    /** @default groupOfNames */
+                    group_object_class?: string;
+                    /** @default member */
+                    group_member_attribute?: string;
+                    /** @default cn */
+                    group_name_attribute?: string;
+                    ca_pem?: string | null;
+                    /** @default false */
+                    insecure_skip_verify?: boolean;
+                    /** @default false */
+                    totp?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ldap: {
+                            enabled: boolean;
+                            config: {
+                                url: string;
+                                /** @default false */
+                                starttls: boolean;
+                                bind_dn_template: string;
+                                /** @default mail */
+                                email_attribute: string;
+                                /** @default null */
+                                group_base_dn: string | null;
+                                /** @default groupOfNames */
+                                group_object_class: string;
+                                /** @default member */
+                                group_member_attribute: string;
+                                /** @default cn */
+                                group_name_attribute: string;
+                                ca_pem?: string | null;
+                                /** @default false */
+                                insecure_skip_verify: boolean;
+                                /** @default false */
+                                totp: boolean;
+                            };
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
+                        admin_emails: string[];
+                        /** @enum {string} */
+                        local_login: "all" | "admin_only" | "off";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_admin_sso_ldap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "disabled";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_admin_sso_ldap_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    config: {
+                        url: string;
+                        /** @default false */
+                        starttls?: boolean;
+                        bind_dn_template: string;
+                        /** @default mail */
+                        email_attribute?: string;
+                        /** @default null */
+                        group_base_dn?: string | null;
+                        /** @default groupOfNames */
+                        group_object_class?: string;
+                        /** @default member */
+                        group_member_attribute?: string;
+                        /** @default cn */
+                        group_name_attribute?: string;
+                        ca_pem?: string | null;
+                        /** @default false */
+                        insecure_skip_verify?: boolean;
+                        /** @default false */
+                        totp?: boolean;
+                    };
+                    username: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subject: string;
+                        dn: string;
+                        email: string | null;
+                        groups: string[];
+                        /** @enum {string} */
+                        role: "viewer" | "admin";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_sso_admin_emails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    admin_emails: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ldap: {
+                            enabled: boolean;
+                            config: {
+                                url: string;
+                                /** @default false */
+                                starttls: boolean;
+                                bind_dn_template: string;
+                                /** @default mail */
+                                email_attribute: string;
+                                /** @default null */
+                                group_base_dn: string | null;
+                                /** @default groupOfNames */
+                                group_object_class: string;
+                                /** @default member */
+                                group_member_attribute: string;
+                                /** @default cn */
+                                group_name_attribute: string;
+                                ca_pem?: string | null;
+                                /** @default false */
+                                insecure_skip_verify: boolean;
+                                /** @default false */
+                                totp: boolean;
+                            };
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
+                        admin_emails: string[];
+                        /** @enum {string} */
+                        local_login: "all" | "admin_only" | "off";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_admin_groups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        groups: {
+                            /** @enum {string} */
+                            provider: "ldap" | "oidc" | "saml";
+                            name: string;
+                            /** @enum {string} */
+                            role: "viewer" | "admin";
+                            /** Format: date-time */
+                            first_seen_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_groups_by_provider_by_name: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: "ldap" | "oidc" | "saml";
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "viewer" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        group: {
+                            /** @enum {string} */
+                            provider: "ldap" | "oidc" | "saml";
+                            name: string;
+                            /** @enum {string} */
+                            role: "viewer" | "admin";
+                            /** Format: date-time */
+                            first_seen_at: string;
+                        };
+                        users_updated: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

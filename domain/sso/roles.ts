@@ -1,0 +1,34 @@
+// The role an SSO user signs in with (spec §5 "SSO" 3): admin when any current group is set to
+// admin or the email is on the admin list (case-insensitive), else viewer; the highest role wins.
+// A role an admin set by hand on the user is pinned: the identity provider no longer changes it.
+import type { Role } from '../../schema/access.ts';
+
+const RANK: Readonly<Record<Role, number>> = { viewer: 0, admin: 1 };
+
+export const highestRole = (roles: readonly Role[]): Role => roles.reduce<Role>((best, r) => (RANK[r] > RANK[best] ? r : best), 'viewer');
+
+export interface RoleInputs {
+  /** The groups this sign-in carried, with the role each has in Admin → Groups (new groups: viewer). */
+  groupRoles: readonly Role[];
+  email: string | null;
+  adminEmails: readonly string[];
+  /** A role set by hand (users.role_pinned): wins over everything the provider says. */
+  pinned: Role | null;
+}
+
+export function resolveRole(inputs: RoleInputs): Role {
+  if (inputs.pinned !== null) return inputs.pinned;
+  const email = inputs.email?.trim().toLowerCase() ?? null;
+  const byEmail: Role[] = email !== null && email !== '' && inputs.adminEmails.some((e) => e.trim().toLowerCase() === email) ? ['admin'] : [];
+  return highestRole([...inputs.groupRoles, ...byEmail]);
+}
+
+/**
+ * The account name an SSO user gets: the email (lower-cased) when the provider gives one, so
+ * audit rows read `email@ip`; else `<provider>:<subject>`. Never merged into an existing account
+ * of that name (an email is not proof of owning a local account): the caller refuses the clash.
+ */
+export function ssoUsername(provider: string, subject: string, email: string | null): string {
+  const e = email?.trim().toLowerCase() ?? '';
+  return e !== '' ? e : `${provider}:${subject}`;
+}
