@@ -221,6 +221,8 @@ export const VulnFinding = v.object({
   id: v.string(),
   namespace: v.string(),
   workload: v.string(),
+  /** The workload's kind, so two same-named workloads of different kinds stay apart. */
+  workload_kind: v.string(),
   image: v.string(),
   cve: v.string(),
   severity: Severity,
@@ -249,6 +251,9 @@ export const FindingsInput = v.object({
   kind: v.optional(v.picklist(['vuln', 'misconfig'], 'kind must be vuln or misconfig')),
   /** `true`: only vulnerabilities with a fixed version. Misconfigurations are not filtered by it. */
   fixable: v.optional(v.picklist(['true'], 'fixable must be true')),
+  /** Exactly this workload's findings (its name; with `workload_kind`, only that kind's). */
+  workload: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'workload must be an object name'), v.maxLength(253, 'workload must be at most 253 characters'))),
+  workload_kind: v.optional(v.pipe(v.string(), v.regex(/^[A-Z][A-Za-z]{0,62}$/, 'workload_kind must be a kind such as Deployment'))),
   /** `image`: also `groups`, the vulnerabilities counted per image. */
   group_by: v.optional(v.picklist(['image'], 'group_by must be image')),
   /** Case-insensitive substring of namespace, workload, resource, image, CVE, package, check or message. */

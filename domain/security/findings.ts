@@ -76,6 +76,8 @@ export function findingsFor(vulns: readonly VulnFinding[], misconfigs: readonly 
   const needle = input.search?.trim().toLowerCase() ?? '';
   const keep = (r: Item) =>
     (input.namespace === undefined || r.f.namespace === input.namespace) &&
+    (input.workload === undefined || r.f.workload === input.workload) &&
+    (input.workload_kind === undefined || r.f.workload_kind === input.workload_kind) &&
     (input.severity === undefined || r.f.severity === input.severity) &&
     (input.kind === undefined || r.kind === input.kind) &&
     (input.fixable === undefined || r.kind !== 'vuln' || r.f.fix_available) &&

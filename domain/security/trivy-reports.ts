@@ -132,7 +132,7 @@ export function vulnFindings(reports: readonly VulnerabilityReportObject[], owne
     for (const v of r.vulnerabilities) {
       const id = `${r.namespace}/${w.kind}/${w.name}#${v.cve}:${v.pkg}:${r.image}`;
       if (out.has(id)) continue;
-      out.set(id, { id, namespace: r.namespace, workload: w.name, image: r.image, cve: v.cve, severity: v.severity, cvss: v.score, pkg: v.pkg, installed_ver: v.installed, fixed_ver: v.fixed, fix_available: v.fixed !== null, source: 'trivy' });
+      out.set(id, { id, namespace: r.namespace, workload: w.name, workload_kind: w.kind, image: r.image, cve: v.cve, severity: v.severity, cvss: v.score, pkg: v.pkg, installed_ver: v.installed, fixed_ver: v.fixed, fix_available: v.fixed !== null, source: 'trivy' });
     }
   }
   return [...out.values()];

@@ -23,7 +23,7 @@ export const securityRoutes: readonly Route[] = [
     ...read,
     method: 'GET',
     path: '/security/findings',
-    summary: '{vulns, misconfigs} the caller may see (vulns empty until scanner reports are read); filters namespace, severity, kind, fixable (vulns only), search; sort severity (default), cvss, fixable, namespace, workload; group_by=image adds per-image vuln counts; with page (page_size 1-500, default 50) also rows, page, page_size, total, has_more, sort, an out-of-range page clamping to the last',
+    summary: '{vulns, misconfigs} the caller may see (vulns from trivy-operator reports when read); filters namespace, workload and workload_kind (exact), severity, kind, fixable (vulns only), search; sort severity (default), cvss, fixable, namespace, workload; group_by=image adds per-image vuln counts; with page (page_size 1-500, default 50) also rows, page, page_size, total, has_more, sort, an out-of-range page clamping to the last',
     input: FindingsInput,
     namespaceParam: 'namespace',
     output: FindingsAnswer,

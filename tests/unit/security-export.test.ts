@@ -18,6 +18,7 @@ const vuln: VulnFinding = {
   id: 'shop/Deployment/api#CVE-2024-0001:openssl:ghcr.io/acme/api:1.0',
   namespace: 'shop',
   workload: 'api',
+  workload_kind: 'Deployment',
   image: 'ghcr.io/acme/api:1.0',
   cve: 'CVE-2024-0001',
   severity: 'CRITICAL',

@@ -216,6 +216,8 @@ describe('GET /security/findings', () => {
     const bad: [string, string][] = [
       ['?severity=critical', 'severity'],
       ['?kind=cve', 'kind'],
+      ['?workload=Web', 'workload'],
+      ['?workload_kind=deployment', 'workload_kind'],
       ['?fixable=false', 'fixable'],
       ['?group_by=namespace', 'group_by'],
       ['?sort=cvs', 'sort'],
@@ -241,6 +243,7 @@ describe('findingsFor with vulnerabilities (the shape scanner reports will fill)
     id: `shop/Deployment/${workload}#${cve}:libc6:${image}`,
     namespace: 'shop',
     workload,
+    workload_kind: 'Deployment',
     image,
     cve,
     severity,
@@ -267,6 +270,19 @@ describe('findingsFor with vulnerabilities (the shape scanner reports will fill)
     const fixable = findingsFor(vulns, misconfig, input({ fixable: 'true' }));
     assert.deepEqual([fixable.vulns.map((f) => f.cve), fixable.misconfigs.length], [['CVE-2023-4911', 'CVE-2024-0003'], 1]);
     assert.deepEqual(findingsFor(vulns, misconfig, input({ search: 'cve-2024-0001' })).vulns.map((f) => f.cve), ['CVE-2024-0001']);
+  });
+
+  it('workload keeps exactly that workload (never a name that merely contains it); workload_kind narrows to one kind', () => {
+    const apiJob: VulnFinding = { ...vuln('api:1', 'CVE-2024-0009', 'LOW', null, null), id: 'shop/Job/api#CVE-2024-0009:libc6:api:1', workload_kind: 'Job' };
+    const all = [...vulns, apiJob, vuln('api:1', 'CVE-2024-0010', 'LOW', null, null, 'api-gateway')];
+    const rows = [
+      { filter: { workload: 'api' }, want: ['CVE-2023-4911', 'CVE-2024-0001', 'CVE-2024-0009'] },
+      { filter: { workload: 'api', workload_kind: 'Deployment' }, want: ['CVE-2023-4911', 'CVE-2024-0001'] },
+      { filter: { workload: 'api', workload_kind: 'Job' }, want: ['CVE-2024-0009'] },
+      { filter: { workload: 'api-gateway' }, want: ['CVE-2024-0010'] },
+      { filter: { workload: 'ap' }, want: [] },
+    ];
+    for (const row of rows) assert.deepEqual(findingsFor(all, [], input(row.filter)).vulns.map((f) => f.cve).sort(), row.want, JSON.stringify(row.filter));
   });
 
   it('group_by=image counts every matching vulnerability per image, most critical first', () => {

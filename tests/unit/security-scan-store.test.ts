@@ -28,6 +28,7 @@ const vuln: VulnFinding = {
   id: 'edge/Deployment/proxy#CVE-2024-1:openssl:nginx',
   namespace: 'edge',
   workload: 'proxy',
+  workload_kind: 'Deployment',
   image: 'nginx:1.25',
   cve: 'CVE-2024-1',
   severity: 'HIGH',

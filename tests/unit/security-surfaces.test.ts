@@ -28,6 +28,7 @@ const vuln = (namespace: string, kind: string, name: string, cve: string, severi
   id: `${namespace}/${kind}/${name}#${cve}:openssl:img`,
   namespace,
   workload: name,
+  workload_kind: kind,
   image: 'img',
   cve,
   severity,

@@ -178,6 +178,7 @@ describe('findingsOfWorkload', () => {
     id: `${namespace}/Deployment/${workload}#${cve}:openssl:img`,
     namespace,
     workload,
+    workload_kind: 'Deployment',
     image: 'img',
     cve,
     severity,
@@ -192,7 +193,7 @@ describe('findingsOfWorkload', () => {
     misconfigs: [
       misconfig('shop', 'Deployment', 'web', 'hygiene-no-probes', 'LOW'),
       misconfig('shop', 'Deployment', 'web', 'pss-baseline-privileged', 'CRITICAL'),
-      // Found by the search for "web", but not web's.
+      // Not web's: a longer name, another kind, another namespace.
       misconfig('shop', 'Deployment', 'web-admin', 'pss-baseline-privileged', 'CRITICAL'),
       misconfig('shop', 'CronJob', 'web', 'hygiene-latest-tag', 'MEDIUM'),
       misconfig('blog', 'Deployment', 'web', 'pss-baseline-privileged', 'CRITICAL'),

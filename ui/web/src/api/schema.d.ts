@@ -314,7 +314,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** {vulns, misconfigs} the caller may see (vulns empty until scanner reports are read); filters namespace, severity, kind, fixable (vulns only), search; sort severity (default), cvss, fixable, namespace, workload; group_by=image adds per-image vuln counts; with page (page_size 1-500, default 50) also rows, page, page_size, total, has_more, sort, an out-of-range page clamping to the last */
+        /** {vulns, misconfigs} the caller may see (vulns from trivy-operator reports when read); filters namespace, workload and workload_kind (exact), severity, kind, fixable (vulns only), search; sort severity (default), cvss, fixable, namespace, workload; group_by=image adds per-image vuln counts; with page (page_size 1-500, default 50) also rows, page, page_size, total, has_more, sort, an out-of-range page clamping to the last */
         get: operations["get_security_findings"];
         put?: never;
         post?: never;

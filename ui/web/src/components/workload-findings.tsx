@@ -1,9 +1,8 @@
 // A workload's own security findings, on its page: worst first, a misconfiguration with its
-// remediation, a vulnerability with the version that fixes it. The route has no exact workload
-// filter, so this asks for the namespace's findings naming the workload and keeps its own.
+// remediation, a vulnerability with the version that fixes it, asked for by exact workload.
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { namespaceFindingsNaming } from '../api/queries/security';
+import { workloadFindings } from '../api/queries/security';
 import { findingsOfWorkload, type WorkloadFinding } from '../security/view';
 import { SeverityBadge } from './security-charts';
 import { Empty, QueryView } from './states';
@@ -28,7 +27,7 @@ function Item({ f }: { f: WorkloadFinding }) {
 }
 
 export function WorkloadFindings({ namespace, kind, name }: { namespace: string; kind: string; name: string }) {
-  const query = useQuery(namespaceFindingsNaming(namespace, name));
+  const query = useQuery(workloadFindings(namespace, kind, name));
   return (
     <section aria-labelledby="workload-security">
       <h2 id="workload-security">Security</h2>

@@ -194,15 +194,13 @@ export type WorkloadFinding = ({ kind: 'vuln' } & Vuln) | ({ kind: 'misconfig' }
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
 /**
- * One workload's findings out of a namespace's answer to a search for its name: the search
- * matches substrings of many fields (`web` finds `web-admin` and messages naming web), so the
- * exact namespace, name and, for misconfigurations, kind decide. Vulnerabilities carry no
- * kind: a same-named workload of another kind in the namespace would share them. Worst first,
- * then by check or CVE.
+ * One workload's findings, worst first, then by check or CVE. The route already filters by
+ * exact namespace, name and kind; checking them again here keeps the section right whatever
+ * answer it is handed.
  */
 export function findingsOfWorkload(answer: { vulns: readonly Vuln[]; misconfigs: readonly Misconfig[] }, workload: { namespace: string; kind: string; name: string }): WorkloadFinding[] {
   const rows: WorkloadFinding[] = [
-    ...answer.vulns.filter((f) => f.namespace === workload.namespace && f.workload === workload.name).map((f) => ({ kind: 'vuln' as const, ...f })),
+    ...answer.vulns.filter((f) => f.namespace === workload.namespace && f.workload === workload.name && f.workload_kind === workload.kind).map((f) => ({ kind: 'vuln' as const, ...f })),
     ...answer.misconfigs.filter((f) => f.namespace === workload.namespace && f.workload === workload.name && f.workload_kind === workload.kind).map((f) => ({ kind: 'misconfig' as const, ...f })),
   ];
   const label = (r: WorkloadFinding) => (r.kind === 'vuln' ? r.cve : r.check_id);

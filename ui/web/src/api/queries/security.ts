@@ -31,14 +31,11 @@ export const findings = (filters: FindingsFilters) =>
     placeholderData: (previous) => previous,
   });
 
-/**
- * Everything in the namespace that mentions the workload's name, unpaged (one namespace's
- * findings are bounded by its workloads); findingsOfWorkload() keeps the workload's own.
- */
-export const namespaceFindingsNaming = (namespace: string, name: string) =>
+/** One workload's own findings (exact name and kind), unpaged: a workload's findings are bounded by its containers and images. */
+export const workloadFindings = (namespace: string, kind: string, name: string) =>
   queryOptions({
-    queryKey: [...securityKey, 'findings', 'naming', namespace, name],
-    queryFn: () => unwrap(api.GET('/security/findings', { params: { query: { namespace, search: name } } })),
+    queryKey: [...securityKey, 'findings', 'workload', namespace, kind, name],
+    queryFn: () => unwrap(api.GET('/security/findings', { params: { query: { namespace, workload: name, workload_kind: kind } } })),
     staleTime: 30_000,
   });
 
