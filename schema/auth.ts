@@ -13,7 +13,8 @@ export const LoginInput = v.object({
 export const Me = v.object({
   username: v.string(),
   role: Role,
-  auth_method: v.literal('password'),
+  /** How this session signed in: the password form, or an SSO provider (docs/sso.md). */
+  auth_method: v.picklist(['password', 'ldap', 'oidc', 'saml']),
 });
 export type Me = v.InferOutput<typeof Me>;
 

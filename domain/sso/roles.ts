@@ -24,6 +24,16 @@ export function resolveRole(inputs: RoleInputs): Role {
 }
 
 /**
+ * Whether an account may use the TOTP second factor (spec §5 "Password login" 5): local
+ * accounts always, LDAP accounts only while the LDAP configuration offers it (off by default),
+ * OIDC and SAML accounts never (their provider owns the second factor).
+ */
+export function secondFactorOffered(provider: string | null, ldapTotp: boolean): boolean {
+  if (provider === null) return true;
+  return provider === 'ldap' && ldapTotp;
+}
+
+/**
  * The account name an SSO user gets: the email (lower-cased) when the provider gives one, so
  * audit rows read `email@ip`; else `<provider>:<subject>`. Never merged into an existing account
  * of that name (an email is not proof of owning a local account): the caller refuses the clash.

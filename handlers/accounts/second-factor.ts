@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
 import type { CodeInput, Enrolment, SecondFactorStatus } from '../../schema/accounts.ts';
 import type { SessionContext } from '../context.ts';
-import { ok, type Result } from '../result.ts';
+import { secondFactorOffered } from '../../domain/sso/roles.ts';
+import { fail, ok, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
@@ -16,6 +17,10 @@ export async function secondFactorStatus(_input: object, ctx: SessionContext): P
 /** A new secret and otpauth URI; nothing changes at sign-in until one code confirms it. */
 export async function beginEnrolment(_input: object, ctx: SessionContext): Promise<Result<Out<typeof Enrolment>>> {
   const me = ctx.principal;
+  const provider = await ctx.sso.providerOf(me.userId);
+  if (!secondFactorOffered(provider, (await ctx.sso.ldap())?.config.totp ?? false)) {
+    return fail({ code: 'invalid_input', field: 'totp', message: `a second factor is not offered to ${provider ?? 'these'} accounts; your identity provider signs you in` });
+  }
   return ctx.secondFactor.beginEnrolment(me.userId, me.username);
 }
 

@@ -2,8 +2,9 @@ import type { Me } from '../../schema/auth.ts';
 import type { SessionContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
 
-export function me(_input: object, ctx: SessionContext): Result<Me> {
-  return ok({ username: ctx.principal.username, role: ctx.principal.role, auth_method: 'password' });
+export async function me(_input: object, ctx: SessionContext): Promise<Result<Me>> {
+  const provider = await ctx.sso.providerOf(ctx.principal.userId);
+  return ok({ username: ctx.principal.username, role: ctx.principal.role, auth_method: provider ?? 'password' });
 }
 
 /** Revokes the session server-side, so a copied cookie stops working too. */

@@ -34,6 +34,8 @@ export interface SsoService {
   setLdap(config: LdapConfig): Promise<StoredLdap>;
   /** Turns LDAP sign-in off, keeping its configuration and accounts; false when it was not on. */
   disableLdap(): Promise<boolean>;
+  /** The provider an account belongs to; null for a local account. */
+  providerOf(userId: number): Promise<SsoProvider | null>;
   /** Providers whose sign-in is on. */
   enabledProviders(): Promise<SsoProvider[]>;
   adminEmails(): Promise<string[]>;

@@ -56,6 +56,10 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoSer
       return Number(result.numUpdatedRows) > 0;
     },
 
+    async providerOf(userId) {
+      return (await db.selectFrom('sso_identities').select('provider').where('user_id', '=', userId).executeTakeFirst())?.provider ?? null;
+    },
+
     async enabledProviders() {
       return (await db.selectFrom('sso_providers').select('provider').where('enabled', '=', 1).orderBy('provider').execute()).map((r) => r.provider);
     },

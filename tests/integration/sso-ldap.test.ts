@@ -91,7 +91,8 @@ describe('LDAP sign-in against slapd', () => {
     assert.match(alice.setCookie, /SameSite=Lax/i);
     assert.match((await h.login('admin', 'correct horse battery staple')).headers.get('set-cookie') ?? '', /SameSite=Strict/i);
     const who = await h.me(alice.cookie);
-    assert.equal(who.body.username, 'alice@example.com');
+    assert.deepEqual(who.body, { username: 'alice@example.com', role: 'viewer', auth_method: 'ldap' });
+    assert.equal((await h.me(h.admin)).body.auth_method, 'password');
     const identity = await h.services.db.selectFrom('sso_identities').selectAll().executeTakeFirstOrThrow();
     assert.equal(identity.provider, 'ldap');
     assert.match(identity.subject, /^[0-9a-f-]{36}$/, 'keyed on the entryUUID');
@@ -227,6 +228,11 @@ describe('LDAP sign-in against slapd', () => {
 
   it('TOTP for LDAP users: off by default; when enabled an enrolled user needs a code, used once', async () => {
     const h = await setup();
+    await h.configure();
+    const early = await h.ldapLogin('dave', 'dave password');
+    const refused = await h.call('POST', '/api/agent/me/second-factor/enrol', { cookie: early.cookie });
+    assert.equal(refused.status, 400, 'not offered while TOTP for LDAP is off');
+    assert.equal(refused.body.field, 'totp');
     await h.configure({ totp: true });
     const dave = await h.ldapLogin('dave', 'dave password');
     assert.equal((dave.body.user as Record<string, unknown>).username, `ldap:${(await h.services.db.selectFrom('sso_identities').select('subject').executeTakeFirstOrThrow()).subject}`, 'no email: named by provider and subject');

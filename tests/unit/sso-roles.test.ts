@@ -1,7 +1,7 @@
 // Role resolution for SSO users (spec §5 "SSO" 3) and the account name they get.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveRole, ssoUsername, type RoleInputs } from '../../domain/sso/roles.ts';
+import { resolveRole, secondFactorOffered, ssoUsername, type RoleInputs } from '../../domain/sso/roles.ts';
 import type { Role } from '../../schema/access.ts';
 
 describe('resolveRole', () => {
@@ -20,6 +20,17 @@ describe('resolveRole', () => {
     ['pinned admin stays admin with no groups', { pinned: 'admin' }, 'admin'],
   ];
   for (const [name, given, expected] of cases) it(name, () => assert.equal(resolveRole({ ...base, ...given }), expected));
+});
+
+describe('secondFactorOffered', () => {
+  const cases: [string, string | null, boolean, boolean][] = [
+    ['local account', null, false, true],
+    ['LDAP with TOTP for LDAP off (the default)', 'ldap', false, false],
+    ['LDAP with TOTP for LDAP on', 'ldap', true, true],
+    ['OIDC never', 'oidc', true, false],
+    ['SAML never', 'saml', true, false],
+  ];
+  for (const [name, provider, ldapTotp, expected] of cases) it(name, () => assert.equal(secondFactorOffered(provider, ldapTotp), expected));
 });
 
 describe('ssoUsername', () => {

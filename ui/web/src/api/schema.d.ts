@@ -1655,8 +1655,8 @@ export interface operations {
                             username: string;
                             /** @enum {string} */
                             role: "viewer" | "admin";
-                            /** @constant */
-                            auth_method: "password";
+                            /** @enum {string} */
+                            auth_method: "password" | "ldap" | "oidc" | "saml";
                         };
                     };
                 };
@@ -1804,8 +1804,8 @@ export interface operations {
                         username: string;
                         /** @enum {string} */
                         role: "viewer" | "admin";
-                        /** @constant */
-                        auth_method: "password";
+                        /** @enum {string} */
+                        auth_method: "password" | "ldap" | "oidc" | "saml";
                     };
                 };
             };
