@@ -35,6 +35,8 @@ const text = (value: unknown): string | null => {
 };
 
 export function createLdapDirectory(log: Logger): LdapDirectory {
+  // Said once per directory URL, not at every sign-in: enough to be seen in the log.
+  const warnedInsecure = new Set<string>();
   return {
     async authenticate(config, username, password): Promise<Result<LdapIdentity>> {
       // An empty password is an unauthenticated bind (RFC 4513 §5.1.2), which directories
@@ -43,6 +45,10 @@ export function createLdapDirectory(log: Logger): LdapDirectory {
       // The schema refuses plaintext URLs; checked again where the connection is made.
       const secure = config.url.startsWith('ldaps://');
       if (!secure && !config.starttls) return fail({ code: 'invalid_input', field: 'url', message: 'plaintext LDAP is refused: use ldaps:// or StartTLS' });
+      if (config.insecure_skip_verify && !warnedInsecure.has(config.url)) {
+        warnedInsecure.add(config.url);
+        log.warn('LDAP certificate verification is off (insecure_skip_verify): for development only', { url: config.url });
+      }
       const host = new URL(config.url).hostname.replace(/^\[|\]$/g, '');
       const tls = tlsOptions(config, host);
       const client = new Client({ url: config.url, timeout: LDAP_TIMEOUT_MS, connectTimeout: LDAP_TIMEOUT_MS, ...(secure ? { tlsOptions: tls } : {}) });
