@@ -9,21 +9,14 @@ import type { MisconfigFinding, VulnFinding } from '../../schema/security.ts';
 /** Check ids and CVEs named per workload, CRITICAL ones first. */
 export const WORKLOAD_SECURITY_TOP = 5;
 
-/** The workload kind in a finding id (`<namespace>/<Kind>/<name>#...`, both kinds of finding), or null when it has none. */
-export function kindOfFindingId(id: string): string | null {
-  const head = id.split('#', 1)[0] ?? '';
-  const parts = head.split('/');
-  return parts.length === 3 ? (parts[1] ?? null) : null;
-}
-
 /**
  * The model node id of each workload (or bare pod) with at least one CRITICAL or HIGH finding,
  * and those findings summed up. Findings whose workload kind is no model kind are left out.
  */
 export function workloadSecurity(vulns: readonly VulnFinding[], misconfigs: readonly MisconfigFinding[]): Map<string, WorkloadSecurity> {
   const found = new Map<string, { critical: number; high: number; critical_ids: Set<string>; high_ids: Set<string> }>();
-  const add = (kind: string | null, namespace: string, name: string, severity: string, ref: string) => {
-    if (kind === null || !isNodeKind(kind) || (severity !== 'CRITICAL' && severity !== 'HIGH')) return;
+  const add = (kind: string, namespace: string, name: string, severity: string, ref: string) => {
+    if (!isNodeKind(kind) || (severity !== 'CRITICAL' && severity !== 'HIGH')) return;
     const id = nodeId(kind, namespace, name);
     let s = found.get(id);
     if (!s) found.set(id, (s = { critical: 0, high: 0, critical_ids: new Set(), high_ids: new Set() }));
@@ -36,7 +29,7 @@ export function workloadSecurity(vulns: readonly VulnFinding[], misconfigs: read
     }
   };
   for (const f of misconfigs) add(f.workload_kind, f.namespace, f.workload, f.severity, f.check_id);
-  for (const f of vulns) add(kindOfFindingId(f.id), f.namespace, f.workload, f.severity, f.cve);
+  for (const f of vulns) add(f.workload_kind, f.namespace, f.workload, f.severity, f.cve);
   const out = new Map<string, WorkloadSecurity>();
   for (const [id, s] of found) {
     const high = [...s.high_ids].filter((x) => !s.critical_ids.has(x)).sort();

@@ -165,15 +165,15 @@ export const GRAPH_TTL_MS = 2000;
 
 /**
  * The model is rebuilt only when something it is built from changed: an informer list (the
- * cache hands out a new array on a change), the diagnosis or the security posture (each
- * recomputed at most every 5 s),
+ * cache hands out a new array on a change), the diagnosis, the security posture or the
+ * scanner reports (each recomputed at most every 5 s),
  * and at most once per GRAPH_TTL_MS. Between changes every request walks the same model.
  */
 export function clusterGraph(ctx: HandlerContext): ClusterGraph {
   const c = ctx.cluster;
   const sources = [
     c.namespaces(), c.nodes(), c.workloads(), c.controllers(), c.configMaps(), c.secrets(), c.pvcs(), c.pvs(), c.pods(), c.services(), c.ingresses(),
-    c.storageClasses(), c.ingressClasses(), c.resourceQuotas(), c.limitRanges(), c.hpas(), c.pdbs(), ctx.diagnosis.current(), ctx.posture.current(),
+    c.storageClasses(), c.ingressClasses(), c.resourceQuotas(), c.limitRanges(), c.hpas(), c.pdbs(), ctx.diagnosis.current(), ctx.posture.current(), ctx.scannerReports.current(),
   ];
   return ctx.memo.derive(`graph:${ctx.settings.tenantNamespaces.join(',')}`, sources, GRAPH_TTL_MS, () => buildGraph(ctx));
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClusterView, PodObject, WorkloadObject } from '../../domain/cluster/model.ts';
-import { kindOfFindingId, workloadSecurity } from '../../domain/security/workload-security.ts';
+import { workloadSecurity } from '../../domain/security/workload-security.ts';
 import { slimPod } from '../../runtime/kube/slim-pod.ts';
 import { slimDeployment } from '../../runtime/kube/slim.ts';
 import type { FindingsAnswer, MisconfigFinding, VulnFinding } from '../../schema/security.ts';
@@ -38,17 +38,6 @@ const vuln = (namespace: string, kind: string, name: string, cve: string, severi
   fixed_ver: null,
   fix_available: false,
   source: 'trivy',
-});
-
-describe('kindOfFindingId', () => {
-  const cases: [string, string | null][] = [
-    ['shop/Deployment/api#hygiene-image-latest:api', 'Deployment'],
-    ['shop/Pod/debug#CVE-2024-1:openssl:ghcr.io/a/b:1', 'Pod'],
-    ['shop/CronJob/backup#x', 'CronJob'],
-    ['no-kind#x', null],
-    ['', null],
-  ];
-  for (const [id, want] of cases) it(JSON.stringify(id), () => assert.equal(kindOfFindingId(id), want));
 });
 
 describe('workloadSecurity', () => {
