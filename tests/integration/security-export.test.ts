@@ -70,8 +70,10 @@ describe('findings export on the demo scenario', () => {
   });
 
   it('csv: one kind per file, spec §2 columns, the hostile message quoted and intact', async () => {
-    // Vulnerabilities are csv's default kind. Their rows come from trivy-operator's reports; the
-    // header is fixed whatever they hold (the trivy integration test checks the rows).
+    // Vulnerabilities are csv's default kind. Their rows come from trivy-operator's reports, which
+    // the demo scenario has none of: the header is what is fixed here. The rows of a real report
+    // through this route are tests/unit/security-export.test.ts'; the reports themselves,
+    // tests/integration/security-trivy.test.ts'. (The seam: an export call there.)
     const vulns = await get('/security/findings/export?format=csv');
     assert.equal(vulns.status, 200, vulns.text);
     assert.equal(vulns.headers.get('content-type'), 'text/csv; charset=utf-8');

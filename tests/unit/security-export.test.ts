@@ -7,6 +7,7 @@ import type { ClusterView, PodObject } from '../../domain/cluster/model.ts';
 import { csvCell, csvLine } from '../../domain/export/csv.ts';
 import { exportFilename, findingsCsv, findingsHtml, findingsMarkdown, htmlEscape, mdCell, MISCONFIG_COLUMNS, VULN_COLUMNS, type ExportMeta } from '../../domain/security/export.ts';
 import { slimPod } from '../../runtime/kube/slim-pod.ts';
+import { slimVulnerabilityReport } from '../../runtime/kube/slim-reports.ts';
 import type { FindingsExport } from '../../schema/security-export.ts';
 import type { FindingsAnswer, MisconfigFinding, VulnFinding } from '../../schema/security.ts';
 import { testApp } from '../support/app.ts';
@@ -208,6 +209,35 @@ describe('GET /security/findings/export', () => {
     assert.match(html.headers.get('content-disposition') ?? '', /\.html"$/);
     assert.ok(!html.text.includes('<img'), 'never markup');
     assert.ok(html.text.includes('&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;_PASSWORD'));
+  });
+
+  it('exports trivy-operator\'s vulnerabilities as csv rows, a package name that reads as a formula quoted', async () => {
+    const report = slimVulnerabilityReport({
+      metadata: { name: 'pod-debug-web', namespace: 'blog', labels: { 'trivy-operator.resource.kind': 'Pod', 'trivy-operator.resource.name': 'debug', 'trivy-operator.container.name': 'web' } },
+      report: {
+        registry: { server: 'index.docker.io' },
+        artifact: { repository: 'library/alpine', tag: 'latest' },
+        vulnerabilities: [
+          { vulnerabilityID: 'CVE-2023-4911', resource: 'libc6', installedVersion: '2.36-9+deb12u2', fixedVersion: '2.36-9+deb12u3', severity: 'HIGH', score: 7.8 },
+          { vulnerabilityID: 'CVE-2024-0001', resource: '=HYPERLINK("http://evil","x")', installedVersion: '1.0', severity: 'CRITICAL' },
+        ],
+      },
+    });
+    assert.ok(report);
+    const h = await testApp({ cluster: { ...cluster, vulnerabilityReports: () => [report] } });
+    const cookie = await h.signIn('viewer');
+    const res = await h.call('GET', '/api/agent/security/findings/export?format=csv', { cookie });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(
+      res.text,
+      [
+        VULN_COLUMNS.join(','),
+        `blog,debug,index.docker.io/library/alpine:latest,CVE-2024-0001,CRITICAL,,"'=HYPERLINK(""http://evil"",""x"")",1.0,,false,trivy`,
+        'blog,debug,index.docker.io/library/alpine:latest,CVE-2023-4911,HIGH,7.8,libc6,2.36-9+deb12u2,2.36-9+deb12u3,true,trivy',
+        '',
+      ].join('\r\n'),
+    );
+    assert.equal(res.headers.get('x-total-matched'), '2');
   });
 
   it('refuses a bad format naming the field, a hidden namespace, and a key without scanning:read', async () => {
