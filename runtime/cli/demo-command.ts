@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { startAgent } from '../agent.ts';
 import { readInitialAdminPassword } from '../auth/accounts.ts';
 import { down, up } from '../localcluster/cluster.ts';
+import { applyDemoScannerReports } from '../localcluster/scanner-reports.ts';
 import { createLogger } from '../log.ts';
 import { agentOptionsFromEnv } from './env-options.ts';
 import { untilSignal } from './signals.ts';
@@ -25,6 +26,10 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   const say = (line: string) => process.stderr.write(`[demo] ${line}\n`);
   const cluster = await up({ dir: values.dir, scenario: values.scenario, progress: (l) => say(l) });
   if (cluster.alreadyRunning) say(`reusing the cluster already running in ${cluster.dir}`);
+  if (values.scenario === 'demo') {
+    const written = await applyDemoScannerReports(cluster);
+    say(`trivy-operator's report CRDs installed, ${written} VulnerabilityReports written from trivy's real JSON on the fixture image (docs/security-posture.md, "The demo")`);
+  }
 
   const port = await freePort(Number(values.port));
   const dataDir = `${cluster.dir}/agent-data`;
