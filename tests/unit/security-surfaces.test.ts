@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClusterView, PodObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { workloadSecurity } from '../../domain/security/workload-security.ts';
+import { scopeClusterView } from '../../domain/cluster/scoped.ts';
+import type { HandlerContext } from '../../handlers/context.ts';
+import { posture } from '../../handlers/security/security.ts';
 import { slimPod } from '../../runtime/kube/slim-pod.ts';
 import { slimDeployment } from '../../runtime/kube/slim.ts';
 import type { FindingsAnswer, MisconfigFinding, VulnFinding } from '../../schema/security.ts';
@@ -126,6 +129,20 @@ describe('MCP get_findings', () => {
     assert.equal((await tool({ namespace: 'kube-system' })).status, 403);
     const bad = await tool({ limit: 500 });
     assert.deepEqual([bad.status, bad.body.field], [400, 'arguments.limit']);
+  });
+});
+
+describe('GET /security/posture handler', () => {
+  it('answers the same object while the evaluation is the same, so its JSON is serialised once', async () => {
+    const { h } = await harness();
+    const ctx: HandlerContext = { ...h.services, cluster: scopeClusterView(h.services.cluster, h.services.settings.tenantNamespaces), request: { ip: '192.0.2.10', origin: 'http://capstan.test', noteAudit: () => undefined }, principal: null };
+    const first = posture({}, ctx);
+    const second = posture({}, ctx);
+    assert.ok(first.ok && second.ok);
+    assert.equal(first.value, second.value);
+    assert.equal(first.value.workloads_covered, 2, 'the hidden namespace is not in it');
+    const shop = posture({ namespace: 'shop' }, ctx);
+    assert.ok(shop.ok && shop.value.namespace === 'shop' && shop.value.workloads_covered === 1);
   });
 });
 
