@@ -31,6 +31,7 @@ const AnswerList = lazy(() => import('./screens/copilot-answers').then((m) => ({
 const StoredAnswerView = lazy(() => import('./screens/copilot-answers').then((m) => ({ default: m.StoredAnswerView })));
 const AdminAi = lazy(() => import('./screens/admin-ai').then((m) => ({ default: m.AdminAi })));
 const AdminLicense = lazy(() => import('./screens/admin-license').then((m) => ({ default: m.AdminLicense })));
+const AdminSso = lazy(() => import('./screens/admin-sso').then((m) => ({ default: m.AdminSso })));
 const AiContextList = lazy(() => import('./screens/ai-context').then((m) => ({ default: m.AiContextList })));
 const AiContextDocumentView = lazy(() => import('./screens/ai-context').then((m) => ({ default: m.AiContextDocumentView })));
 
@@ -94,6 +95,7 @@ function Shell({ me }: { me: Me }) {
           {me.role === 'admin' ? <NavLink href="/admin/access">Access control</NavLink> : null}
           {me.role === 'admin' ? <NavLink href="/admin/audit">Audit</NavLink> : null}
           {me.role === 'admin' ? <NavLink href="/admin/ai">AI</NavLink> : null}
+          {me.role === 'admin' ? <NavLink href="/admin/sso">SSO</NavLink> : null}
           {me.role === 'admin' ? <NavLink href="/admin/license">License</NavLink> : null}
         </nav>
         <div className="who">
@@ -130,6 +132,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/admin/audit" component={AdminAudit} />
             <Route path="/admin/audit/:id">{(p) => <AuditEventView id={p.id} />}</Route>
             <Route path="/admin/ai" component={AdminAi} />
+            <Route path="/admin/sso" component={AdminSso} />
             <Route path="/admin/license" component={AdminLicense} />
             <Route path="/copilot/answers" component={AnswerList} />
             <Route path="/copilot/answers/:id">{(p) => <StoredAnswerView id={p.id} />}</Route>

@@ -1,8 +1,11 @@
-// Password sign-in; a second field for the TOTP code appears when the account has one.
-import { useMutation, type QueryClient } from '@tanstack/react-query';
+// Sign-in: the password form and, when an admin enabled it, the directory (LDAP) with the same
+// two fields (GET /auth/methods says which); a field for the TOTP code appears when the account
+// has one. With sso.local_login off only the directory is offered.
+import { useMutation, useQuery, type QueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { ApiError } from '../api/client';
 import { signIn } from '../api/queries/session';
+import { authMethods, ldapSignIn } from '../api/queries/sso';
 
 const needsSecondFactor = (err: unknown): boolean => err instanceof ApiError && err.body.error === 'second_factor_required';
 
@@ -13,16 +16,34 @@ function problem(err: unknown, sentCode: boolean): string | null {
   return err instanceof ApiError ? err.body.message : 'Sign-in failed: the agent could not be reached.';
 }
 
+type Method = 'ldap' | 'password';
+
 export function SignIn({ client }: { client: QueryClient }) {
-  const login = useMutation(signIn(client));
+  const methods = useQuery(authMethods());
+  const password = useMutation(signIn(client));
+  const directory = useMutation(ldapSignIn(client));
   const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
+  const [secret, setSecret] = useState('');
   const [code, setCode] = useState('');
   const [needsCode, setNeedsCode] = useState(false);
+  const [picked, setPicked] = useState<Method | null>(null);
 
+  // Until the methods are known (or if asking fails) the password form stands, as before SSO.
+  const ldapOn = methods.data?.sso.some((m) => m.provider === 'ldap') ?? false;
+  const passwordOn = methods.data?.local_login !== 'off';
+  const offered: Method[] = [...(ldapOn ? (['ldap'] as const) : []), ...(passwordOn ? (['password'] as const) : [])];
+  const method: Method = picked !== null && offered.includes(picked) ? picked : (offered[0] ?? 'password');
+  const login = method === 'ldap' ? directory : password;
+
+  const choose = (next: Method) => {
+    setPicked(next);
+    setNeedsCode(false);
+    password.reset();
+    directory.reset();
+  };
   const submit = (e: SyntheticEvent<HTMLFormElement>) => {
     e.preventDefault();
-    login.mutate({ username, password, ...(needsCode ? { code } : {}) }, { onError: (err) => needsSecondFactor(err) && setNeedsCode(true) });
+    login.mutate({ username, password: secret, ...(needsCode ? { code } : {}) }, { onError: (err) => needsSecondFactor(err) && setNeedsCode(true) });
   };
   const error = problem(login.error, login.variables?.code !== undefined);
 
@@ -30,13 +51,26 @@ export function SignIn({ client }: { client: QueryClient }) {
     <main id="main" className="sign-in">
       <form onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in to Capstan</h1>
+        {offered.length > 1 ? (
+          <fieldset>
+            <legend>Sign in with</legend>
+            <label>
+              <input type="radio" name="method" checked={method === 'ldap'} onChange={() => choose('ldap')} /> Directory account (LDAP)
+            </label>
+            <label>
+              <input type="radio" name="method" checked={method === 'password'} onChange={() => choose('password')} /> Capstan account
+            </label>
+          </fieldset>
+        ) : method === 'ldap' ? (
+          <p>Sign in with your directory (LDAP) account.</p>
+        ) : null}
         <label>
           Username
           <input name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
         </label>
         <label>
           Password
-          <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input name="password" type="password" autoComplete="current-password" required value={secret} onChange={(e) => setSecret(e.target.value)} />
         </label>
         {needsCode ? (
           <label>
