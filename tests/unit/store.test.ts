@@ -55,7 +55,7 @@ describe('embedded database', () => {
     const db = await openDatabase(freshDir(), clock);
     await db.insertInto('users').values({ username: 'ada', role: 'admin', password_hash: null, active: 1, created_at: 1 }).execute();
     const row = await db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
-    assert.deepEqual(Object.keys(row).sort(), ['active', 'created_at', 'id', 'password_hash', 'role', 'totp_disable_attempts', 'totp_enabled', 'totp_last_step', 'totp_secret', 'username']);
+    assert.deepEqual(Object.keys(row).sort(), ['active', 'created_at', 'id', 'password_hash', 'role', 'role_pinned', 'totp_disable_attempts', 'totp_enabled', 'totp_last_step', 'totp_secret', 'username']);
     await db.destroy();
   });
 });
