@@ -14,10 +14,18 @@ const SCRATCH = 'security-posture-scratch';
 let agent: RunningAgent;
 let cookie = '';
 
-async function get<T>(path: string): Promise<{ status: number; body: T }> {
+async function get(path: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${agent.url}/api/agent${path}`, { headers: { cookie } });
-  return { status: res.status, body: (await res.json()) as T };
+  return { status: res.status, body: await res.json() };
 }
+const findings = async (query: string) => {
+  const { status, body } = await get(`/security/findings${query}`);
+  return { status, body: body as FindingsAnswer };
+};
+const postureOf = async (query: string) => {
+  const { status, body } = await get(`/security/posture${query}`);
+  return { status, body: body as PostureAnswer };
+};
 
 const checksOf = (findings: readonly MisconfigFinding[], workload: string) =>
   findings
@@ -77,7 +85,7 @@ describe('built-in security checks on the real cluster', () => {
   });
 
   it('fires every check the insecure demo workload breaks, and nothing else', async () => {
-    const { status, body } = await get<FindingsAnswer>('/security/findings?namespace=platform&kind=misconfig');
+    const { status, body } = await findings('?namespace=platform&kind=misconfig');
     assert.equal(status, 200);
     assert.deepEqual(checksOf(body.misconfigs, 'node-debugger'), NODE_DEBUGGER_CHECKS);
     const privileged = body.misconfigs.find((f) => f.workload === 'node-debugger' && f.check_id === 'pss-baseline-privileged');
@@ -93,17 +101,17 @@ describe('built-in security checks on the real cluster', () => {
   });
 
   it('stays quiet on the restricted-compliant workload, which still counts as covered', async () => {
-    const { body } = await get<FindingsAnswer>('/security/findings?namespace=identity');
+    const { body } = await findings('?namespace=identity');
     assert.deepEqual(checksOf(body.misconfigs, 'token-service'), []);
     assert.ok(body.misconfigs.length > 0, 'identity has other, non-compliant workloads');
-    const posture = await get<PostureAnswer>('/security/posture?namespace=identity');
+    const posture = await postureOf('?namespace=identity');
     assert.equal(posture.status, 200);
     // auth, session-cache, ldap-sync and token-service.
     assert.equal(posture.body.workloads_covered, 4);
   });
 
   it('scores with the Polaris formula over its own counts, and counts by severity what it lists', async () => {
-    const [{ body: posture }, { body: all }] = await Promise.all([get<PostureAnswer>('/security/posture'), get<FindingsAnswer>('/security/findings?kind=misconfig')]);
+    const [{ body: posture }, { body: all }] = await Promise.all([postureOf(''), findings('?kind=misconfig')]);
     assert.equal(posture.score, polarisScore(posture.checks));
     assert.equal(posture.grade, polarisGrade(posture.score));
     const counted = Object.values(posture.by_severity).reduce((a, b) => a + b, 0);
@@ -116,26 +124,26 @@ describe('built-in security checks on the real cluster', () => {
   });
 
   it('filters, sorts and clamps an out-of-range page on real findings', async () => {
-    const critical = await get<FindingsAnswer>('/security/findings?severity=CRITICAL');
+    const critical = await findings('?severity=CRITICAL');
     assert.ok(critical.body.misconfigs.length >= 1);
     assert.ok(critical.body.misconfigs.every((f) => f.severity === 'CRITICAL'));
-    const search = await get<FindingsAnswer>('/security/findings?search=NODE-DEBUGGER');
+    const search = await findings('?search=NODE-DEBUGGER');
     assert.deepEqual([...new Set(search.body.misconfigs.map((f) => f.workload))], ['node-debugger']);
-    const first = await get<FindingsAnswer>('/security/findings?page=1&page_size=10&sort=workload');
+    const first = await findings('?page=1&page_size=10&sort=workload');
     assert.ok(first.body.total !== undefined && first.body.total > 10);
     const names = (first.body.rows ?? []).map((r) => r.workload);
     assert.deepEqual(names, [...names].sort((a, b) => a.localeCompare(b)));
     const last = Math.ceil((first.body.total ?? 0) / 10);
-    const clamped = await get<FindingsAnswer>('/security/findings?page=99999&page_size=10&sort=workload');
+    const clamped = await findings('?page=99999&page_size=10&sort=workload');
     assert.equal(clamped.status, 200);
     assert.equal(clamped.body.page, last);
     assert.equal(clamped.body.has_more, false);
-    const bad = await get<{ error: string; message?: string }>('/security/findings?severity=critical');
+    const bad = await findings('?severity=critical');
     assert.equal(bad.status, 400);
   });
 
   it('follows a fix applied to a live Deployment', async () => {
-    const privilegedIn = async () => (await get<FindingsAnswer>(`/security/findings?namespace=${SCRATCH}`)).body.misconfigs.some((f) => f.workload === 'probe-target' && f.check_id === 'pss-baseline-privileged');
+    const privilegedIn = async () => (await findings(`?namespace=${SCRATCH}`)).body.misconfigs.some((f) => f.workload === 'probe-target' && f.check_id === 'pss-baseline-privileged');
     await waitFor('the privileged scratch Deployment to be judged', privilegedIn, 30_000, 500);
     await k(['apply', '-f', '-'], scratchDeployment(false));
     await waitFor('the fix to clear pss-baseline-privileged', async () => !(await privilegedIn()), 30_000, 500);
