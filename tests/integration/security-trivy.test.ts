@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningAgent } from '../../runtime/agent.ts';
-import type { FindingsAnswer, PostureAnswer, VulnFinding } from '../../schema/security.ts';
+import type { FindingsAnswer, PostureAnswer } from '../../schema/security.ts';
 import { k, startTestAgent, waitFor } from '../support/cluster.ts';
 import { applyOperatorReports, currentReplicaSet, installTrivyOperatorCrds, uninstallTrivyOperatorCrds } from '../support/trivy-reports.ts';
+import { FIXTURE_VULN_ROWS, vulnRow } from '../support/trivy-fixture.ts';
 
 const PASSWORD = 'security-trivy-admin-password';
 const NS = 'trivy-shop';
@@ -43,21 +44,6 @@ const findings = async (query: string) => {
   return { status, body: body as FindingsAnswer };
 };
 
-const vulnRow = (f: VulnFinding) => `${f.cve} ${f.pkg} ${f.installed_ver} -> ${f.fixed_ver ?? '-'} ${f.severity} ${f.cvss ?? '-'} ${f.fix_available}`;
-
-/** What trivy reports on bookworm-before-fixes (docs/trivy-offline.md), one row per CVE and package. */
-const FIXTURE_VULNS = [
-  'CVE-2019-9192 libc6 2.36-9+deb12u2 -> - LOW - false',
-  'CVE-2022-27943 gcc-12-base 12.2.0-14 -> - LOW 5.5 false',
-  'CVE-2022-27943 libgcc-s1 12.2.0-14 -> - LOW 5.5 false',
-  'CVE-2022-27943 libstdc++6 12.2.0-14 -> - LOW 5.5 false',
-  'CVE-2023-4039 gcc-12-base 12.2.0-14 -> 12.2.0-14+deb12u1 LOW 4.8 true',
-  'CVE-2023-4039 libgcc-s1 12.2.0-14 -> 12.2.0-14+deb12u1 LOW 4.8 true',
-  'CVE-2023-4039 libstdc++6 12.2.0-14 -> 12.2.0-14+deb12u1 LOW 4.8 true',
-  'CVE-2023-4911 libc6 2.36-9+deb12u2 -> 2.36-9+deb12u3 HIGH 7.8 true',
-  'CVE-2025-0395 libc6 2.36-9+deb12u2 -> 2.36-9+deb12u10 UNKNOWN - true',
-];
-
 describe('trivy-operator reports read like any other cluster\'s', () => {
   before(async () => {
     await installTrivyOperatorCrds();
@@ -90,7 +76,7 @@ describe('trivy-operator reports read like any other cluster\'s', () => {
     const { status, body } = await findings(`?kind=vuln&namespace=${NS}`);
     assert.equal(status, 200);
     assert.deepEqual(body.scanner_reports, { vulnerabilityreports: 'read', configauditreports: 'read' });
-    assert.deepEqual(body.vulns.map(vulnRow).sort(), FIXTURE_VULNS);
+    assert.deepEqual(body.vulns.map(vulnRow).sort(), FIXTURE_VULN_ROWS);
     for (const f of body.vulns) {
       assert.deepEqual([f.namespace, f.workload, f.image, f.source], [NS, 'web', IMAGE, 'trivy']);
       assert.equal(f.id, `${NS}/Deployment/web#${f.cve}:${f.pkg}:${IMAGE}`);
@@ -113,7 +99,7 @@ describe('trivy-operator reports read like any other cluster\'s', () => {
     const high = await findings(`?kind=vuln&severity=HIGH&namespace=${NS}`);
     assert.deepEqual(high.body.vulns.map((f) => f.cve), ['CVE-2023-4911']);
     const fixable = await findings(`?kind=vuln&fixable=true&namespace=${NS}`);
-    assert.deepEqual(fixable.body.vulns.map(vulnRow).sort(), FIXTURE_VULNS.filter((r) => r.endsWith(' true')));
+    assert.deepEqual(fixable.body.vulns.map(vulnRow).sort(), FIXTURE_VULN_ROWS.filter((r) => r.endsWith(' true')));
     const searched = await findings(`?search=LIBC6&namespace=${NS}`);
     assert.deepEqual(searched.body.vulns.map((f) => f.cve).sort(), ['CVE-2019-9192', 'CVE-2023-4911', 'CVE-2025-0395']);
     const byCvss = await findings(`?kind=vuln&sort=cvss&namespace=${NS}`);

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import type { ControllerObject } from '../../domain/cluster/model.ts';
 import { controllerOwners, misconfigFindings, scannerResults, vulnFindings } from '../../domain/security/trivy-reports.ts';
 import { slimConfigAuditReport, slimVulnerabilityReport } from '../../runtime/kube/slim-reports.ts';
+import { FIXTURE_VULN_ROWS, vulnRow } from '../support/trivy-fixture.ts';
 import { configAuditReport, parseImageRef, vulnerabilityReport, type TrivyConfigReport, type TrivyImageReport } from '../../scripts/trivy-reports.ts';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/trivy/${name}`, import.meta.url), 'utf8'));
@@ -98,18 +99,7 @@ describe('the informer\'s slim report and the findings it maps to', () => {
   it('gives one finding per CVE and package, attributed to the Deployment that owns the ReplicaSet', () => {
     assert.ok(slim);
     const found = vulnFindings([slim], controllerOwners([rs('web-7d9f8c', 'web')]));
-    const row = (f: (typeof found)[number]) => `${f.cve} ${f.pkg} ${f.installed_ver} -> ${f.fixed_ver ?? '-'} ${f.severity} ${f.cvss ?? '-'} ${f.fix_available}`;
-    assert.deepEqual(found.map(row).sort(), [
-      'CVE-2019-9192 libc6 2.36-9+deb12u2 -> - LOW - false',
-      'CVE-2022-27943 gcc-12-base 12.2.0-14 -> - LOW 5.5 false',
-      'CVE-2022-27943 libgcc-s1 12.2.0-14 -> - LOW 5.5 false',
-      'CVE-2022-27943 libstdc++6 12.2.0-14 -> - LOW 5.5 false',
-      'CVE-2023-4039 gcc-12-base 12.2.0-14 -> 12.2.0-14+deb12u1 LOW 4.8 true',
-      'CVE-2023-4039 libgcc-s1 12.2.0-14 -> 12.2.0-14+deb12u1 LOW 4.8 true',
-      'CVE-2023-4039 libstdc++6 12.2.0-14 -> 12.2.0-14+deb12u1 LOW 4.8 true',
-      'CVE-2023-4911 libc6 2.36-9+deb12u2 -> 2.36-9+deb12u3 HIGH 7.8 true',
-      'CVE-2025-0395 libc6 2.36-9+deb12u2 -> 2.36-9+deb12u10 UNKNOWN - true',
-    ]);
+    assert.deepEqual(found.map(vulnRow).sort(), FIXTURE_VULN_ROWS);
     for (const f of found) {
       assert.deepEqual([f.namespace, f.workload, f.image, f.source], ['shop', 'web', 'ghcr.io/acme/web:1.2.3', 'trivy']);
       assert.equal(f.id, `shop/Deployment/web#${f.cve}:${f.pkg}:ghcr.io/acme/web:1.2.3`);
