@@ -29,6 +29,11 @@ async function groupRolesOf(trx: Trx | Db, provider: SsoProvider, groups: readon
   return (await trx.selectFrom('sso_groups').select('role').where('provider', '=', provider).where('name', 'in', [...groups]).execute()).map((r) => r.role);
 }
 
+async function activeAdmins(trx: Trx): Promise<number> {
+  const row = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role', '=', 'admin').where('active', '=', 1).executeTakeFirstOrThrow();
+  return row.n;
+}
+
 export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoService {
   const now = () => clock.now().getTime();
 
@@ -107,14 +112,17 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoSer
         });
         if (known) {
           // Membership re-read: the role changes here, and every session reads it per request.
-          await trx.updateTable('users').set({ role }).where('id', '=', known.id).execute();
+          // Never to the point of leaving no active admin (as PATCH /admin/users refuses): the
+          // last one stays admin until another exists.
+          const next = known.role === 'admin' && role !== 'admin' && known.active === 1 && (await activeAdmins(trx)) <= 1 ? 'admin' : role;
+          await trx.updateTable('users').set({ role: next }).where('id', '=', known.id).execute();
           await trx
             .updateTable('sso_identities')
             .set({ email, groups: JSON.stringify(groups), last_sign_in_at: t })
             .where('provider', '=', identity.provider)
             .where('subject', '=', identity.subject)
             .execute();
-          return ok({ id: known.id, username: known.username, role, active: known.active === 1, totpEnabled: known.totp_enabled === 1 });
+          return ok({ id: known.id, username: known.username, role: next, active: known.active === 1, totpEnabled: known.totp_enabled === 1 });
         }
         const username = ssoUsername(identity.provider, identity.subject, email);
         const clash = await trx.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
@@ -141,7 +149,7 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoSer
         const members = await trx
           .selectFrom('sso_identities')
           .innerJoin('users', 'users.id', 'sso_identities.user_id')
-          .select(['users.id', 'users.role', 'sso_identities.email', 'sso_identities.groups'])
+          .select(['users.id', 'users.role', 'users.active', 'sso_identities.email', 'sso_identities.groups'])
           .where('sso_identities.provider', '=', provider)
           .where('users.role_pinned', '=', 0)
           .execute();
@@ -150,7 +158,9 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoSer
           const memberGroups = v.parse(GroupNames, JSON.parse(m.groups));
           if (!memberGroups.includes(name)) continue;
           const next = resolveRole({ groupRoles: await groupRolesOf(trx, provider, memberGroups), email: m.email, adminEmails, pinned: null });
-          if (next !== m.role) {
+          // The last active admin keeps the role, as at sign-in.
+          const lastAdmin = m.role === 'admin' && m.active === 1 && (await activeAdmins(trx)) <= 1;
+          if (next !== m.role && !lastAdmin) {
             await trx.updateTable('users').set({ role: next }).where('id', '=', m.id).execute();
             usersUpdated += 1;
           }

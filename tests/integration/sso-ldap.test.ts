@@ -213,6 +213,27 @@ describe('LDAP sign-in against slapd', () => {
     assert.equal((await h.me(carol.cookie)).body.role, 'viewer');
   });
 
+  it('neither a sign-in nor a group change demotes the last active admin', async () => {
+    const h = await setup();
+    await h.configure();
+    await h.ldapLogin('alice', 'alice password');
+    await h.call('PUT', '/api/agent/admin/groups/ldap/admins', { cookie: h.admin, body: { role: 'admin' } });
+    const alice = await h.ldapLogin('alice', 'alice password');
+    assert.equal((alice.body.user as Record<string, unknown>).role, 'admin');
+    // Alice, now the only other admin, deactivates the local admin: she is the last one.
+    assert.equal((await h.call('PATCH', '/api/agent/admin/users/admin', { cookie: alice.cookie, body: { active: false } })).status, 200);
+    const kept = await h.call('PUT', '/api/agent/admin/groups/ldap/admins', { cookie: alice.cookie, body: { role: 'viewer' } });
+    assert.equal(kept.status, 200, kept.text);
+    assert.equal(kept.body.users_updated, 0);
+    await slapd.setMembers('admins', []);
+    try {
+      const again = await h.ldapLogin('alice', 'alice password');
+      assert.equal((again.body.user as Record<string, unknown>).role, 'admin', 'the last active admin stays admin');
+    } finally {
+      await slapd.setMembers('admins', ['alice']);
+    }
+  });
+
   it('a deactivated LDAP user is rejected on the next request and cannot sign in again through the directory', async () => {
     const h = await setup();
     await h.configure();
