@@ -17,5 +17,13 @@ export interface VisibleFindings {
  */
 export function visibleFindingsFor(ctx: HandlerContext): VisibleFindings {
   const inScope = (ns: string) => ctx.cluster.inScope(ns);
-  return { vulns: ctx.scannerReports.current().vulns.filter((f) => inScope(f.namespace)), misconfigs: visibleFindings(ctx.posture.current(), inScope) };
+  const evaluation = ctx.posture.current();
+  const reports = ctx.scannerReports.current();
+  // Cut once per evaluation, reports and visible set (the tenant namespaces, as the posture
+  // answer and the cluster model key theirs), not on every request: at scale-5000 that is
+  // 8000 findings filtered before the route's own filters and page even start.
+  return ctx.memo.derive(`security-findings:${ctx.settings.tenantNamespaces.join(',')}`, [evaluation, reports], 0, () => ({
+    vulns: reports.vulns.filter((f) => inScope(f.namespace)),
+    misconfigs: visibleFindings(evaluation, inScope),
+  }));
 }
