@@ -1,5 +1,5 @@
 # The two commands the README promises. Each installs what it needs on a fresh clone.
-.PHONY: demo test deps browser scanner ldap check bench images
+.PHONY: demo test deps browser scanner ldap dex check bench images
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -25,7 +25,12 @@ scanner:
 ldap:
 	@bash scripts/ensure-slapd.sh
 
-test: check browser scanner ldap
+# The OIDC sign-in tests run dex (tests/support/dex.ts), built once from the Go module proxy
+# (about a minute on two cores), cached outside the repository after that.
+dex:
+	@bash scripts/build-dex.sh >/dev/null
+
+test: check browser scanner ldap dex
 	npm test
 
 # The capstan-agent and capstan-ui images, built without a Docker daemon (docs/images.md):
