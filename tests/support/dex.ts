@@ -73,12 +73,13 @@ export async function startDex(users: readonly DexUser[], client: DexClient): Pr
   child.stderr?.on('data', (chunk: Buffer) => {
     log += chunk.toString();
   });
-  let exited = false;
+  // An object, so the readiness loop reads what the exit handler wrote (a `let` narrows to false).
+  const proc = { exited: false };
   child.once('exit', () => {
-    exited = true;
+    proc.exited = true;
   });
   const stop = async () => {
-    if (!exited) {
+    if (!proc.exited) {
       const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
       await gone;
@@ -88,7 +89,7 @@ export async function startDex(users: readonly DexUser[], client: DexClient): Pr
   // Ready when its discovery document answers with this issuer (bounded: 30 s).
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (exited) {
+    if (proc.exited) {
       await stop();
       throw new Error(`dex exited before it was ready:\n${log}`);
     }
