@@ -17,6 +17,7 @@ import type { OAuthService } from './oauth/service.ts';
 import type { LicenseService } from './license/service.ts';
 import type { RuntimeSettings, Secrets } from './settings/service.ts';
 import type { LdapDirectory, SsoService } from './sso/service.ts';
+import type { OidcService } from './sso/oidc-service.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
 // arrives through these services, which the runtime implements and tests replace. Each
@@ -53,6 +54,8 @@ export interface RequestInfo {
   origin: string;
   /** Adds fields to this request's audit row (redacted before it is written). */
   noteAudit(fields: Readonly<Record<string, string>>): void;
+  /** A cookie the request carried (OIDC's flow cookie); absent outside HTTP requests. */
+  cookie?(name: string): string | undefined;
 }
 
 export interface AgentSettings {
@@ -93,6 +96,8 @@ export interface Services {
   sso: SsoService;
   /** LDAP template direct bind. */
   ldap: LdapDirectory;
+  /** OpenID Connect relying party (runtime/auth/oidc.ts). */
+  oidc: OidcService;
   /** The copilot's stores and its model runner (the AI SDK tool loop). */
   copilot: CopilotServices;
   clock: Clock;

@@ -40,6 +40,7 @@ import { createAuthService, type AgentAuth } from './auth/service.ts';
 import { createUserDirectory } from './auth/users.ts';
 import { createSsoService } from './auth/sso.ts';
 import { createLdapDirectory } from './auth/ldap.ts';
+import { createOidcService } from './auth/oidc.ts';
 import { auditChainKey, createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { RouteMiddleware } from './http/app.ts';
 import { auditing } from './http/middleware/audit.ts';
@@ -302,6 +303,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     oauth,
     sso: createSsoService(db, clock, secrets),
     ldap: createLdapDirectory(log.child('ldap')),
+    oidc: createOidcService(db, clock, secrets, log.child('oidc')),
     clock,
   };
   const reportScheduler = startReportScheduler(services, log);

@@ -64,8 +64,60 @@ export const LdapView = v.object({
   updated_at: Timestamp,
 });
 
+// OpenID Connect (issue 17 item 5, docs/sso.md "OIDC"): authorization code + PKCE against the
+// issuer's discovery document, ID tokens verified against its JWKS.
+
+/** Shown instead of the client secret; sent back unchanged, it keeps the stored one. */
+export const MASKED_SECRET = '••••';
+
+/** https://, or http:// to a loopback host only (a provider on the same machine, as in development and tests). */
+const OidcUrl = v.pipe(
+  v.string(),
+  v.trim(),
+  v.maxLength(2048),
+  v.url('must be a URL'),
+  v.check((u) => u.startsWith('https://') || /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'must be https:// (http:// only to a loopback host)'),
+);
+const OidcClaim = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(256));
+
+export const OidcConfig = v.object({
+  /** Exactly as the provider's tokens name it (`iss`); `<issuer>/.well-known/openid-configuration` must answer. */
+  issuer: OidcUrl,
+  client_id: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(512)),
+  /** Sealed at rest, shown as ••••; sending •••• back keeps the stored secret. */
+  client_secret: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)),
+  /** Capstan's origin as browsers reach it (`sso.publicUrl`): the redirect URI is `<public_url>/auth/oidc/callback`. */
+  public_url: v.pipe(OidcUrl, v.regex(/^https?:\/\/[^/?#]+\/?$/, 'public_url: scheme, host and port only')),
+  scopes: v.optional(
+    v.pipe(v.array(OidcClaim), v.maxLength(20), v.check((s) => s.includes('openid'), 'scopes must include openid')),
+    ['openid', 'email', 'profile', 'groups'],
+  ),
+  /** The claim listing groups: `groups` (dex, Okta, Keycloak), `roles` for Entra ID app roles. */
+  groups_claim: v.optional(OidcClaim, 'groups'),
+});
+export type OidcConfig = v.InferOutput<typeof OidcConfig>;
+
+export const OidcView = v.object({
+  enabled: v.boolean(),
+  config: OidcConfig,
+  /** What to register at the provider. */
+  redirect_uri: v.string(),
+  updated_at: Timestamp,
+});
+export const OidcDisabled = v.object({ status: v.literal('disabled') });
+export const OidcStartInput = v.object({ return_to: v.optional(v.pipe(v.string(), v.maxLength(2048))) });
+/** What the provider sends the browser back with (RFC 6749 §4.1.2, §4.1.2.1). */
+export const OidcCallbackInput = v.object({
+  code: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+  state: v.optional(v.pipe(v.string(), v.maxLength(512))),
+  error: v.optional(v.pipe(v.string(), v.maxLength(256))),
+  error_description: v.optional(v.pipe(v.string(), v.maxLength(1024))),
+});
+export const OidcRedirect = v.object({ location: v.string() });
+
 export const SsoView = v.object({
   ldap: v.nullable(LdapView),
+  oidc: v.nullable(OidcView),
   /** Emails that make a user admin whatever their groups (compared case-insensitively). */
   admin_emails: v.array(v.string()),
   local_login: LocalLogin,

@@ -2,14 +2,17 @@ import type * as v from 'valibot';
 import type { AdminEmailsInput, AuthMethods, LdapConfig, LdapDisabled, LdapTestInput, LdapTestOutput, SsoView } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
+import { oidcView } from './oidc.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Admin → SSO: the configuration as stored (LDAP holds no secret to mask: no service account), the admin emails, the local-login mode. */
 export async function getSso(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof SsoView>>> {
   const ldap = await ctx.sso.ldap();
+  const oidc = await ctx.oidc.stored();
   return ok({
     ldap: ldap ? { enabled: ldap.enabled, config: ldap.config, updated_at: ldap.updatedAt.toISOString() } : null,
+    oidc: oidc ? oidcView(oidc, ctx) : null,
     admin_emails: await ctx.sso.adminEmails(),
     local_login: (await ctx.runtimeSettings.get('security')).local_login,
   });
@@ -56,5 +59,12 @@ export async function setAdminEmails(input: Out<typeof AdminEmailsInput>, ctx: H
 export async function authMethods(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof AuthMethods>>> {
   const { local_login } = await ctx.runtimeSettings.get('security');
   const ldap = await ctx.sso.ldap();
-  return ok({ local_login, sso: ldap?.enabled ? [{ provider: 'ldap' as const, path: '/auth/ldap/login', totp: ldap.config.totp }] : [] });
+  const oidc = await ctx.oidc.stored();
+  return ok({
+    local_login,
+    sso: [
+      ...(ldap?.enabled ? [{ provider: 'ldap' as const, path: '/auth/ldap/login', totp: ldap.config.totp }] : []),
+      ...(oidc?.enabled ? [{ provider: 'oidc' as const, path: '/auth/oidc/start', totp: false }] : []),
+    ],
+  });
 }

@@ -5,7 +5,9 @@
 import { authMethods, disableLdap, getSso, setAdminEmails, setLdap, testLdap } from '../../handlers/sso/admin.ts';
 import { listGroups, setGroupRole } from '../../handlers/sso/groups.ts';
 import { ldapLogin } from '../../handlers/sso/ldap-login.ts';
+import { disableOidc, oidcCallback, oidcStart, setOidc } from '../../handlers/sso/oidc.ts';
 import { NoInput } from '../../schema/common.ts';
+import { OidcCallbackInput, OidcConfig, OidcDisabled, OidcRedirect, OidcStartInput, OidcView } from '../../schema/sso.ts';
 import { AdminEmailsInput, AuthMethods, GroupList, GroupOutput, LdapConfig, LdapDisabled, LdapLoginInput, LdapLoginOutput, LdapTestInput, LdapTestOutput, SetGroupRoleInput, SsoView } from '../../schema/sso.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { noApiKeys } from './access.ts';
@@ -82,6 +84,53 @@ export const ssoRoutes: readonly Route[] = [
     audit: 'auth',
     rateLimit: 'write',
     handler: setAdminEmails,
+  }),
+  // OpenID Connect (docs/sso.md "OIDC"): authorization code + PKCE, ID tokens checked against the issuer's JWKS.
+  defineRoute({
+    method: 'GET',
+    path: '/auth/oidc/start',
+    summary: 'Start OIDC sign-in: 302 to the provider (code + PKCE S256, state, nonce in a sealed 10-minute SameSite=Lax cookie); return_to is a same-origin path to land on afterwards. 404 while OIDC is off',
+    input: OidcStartInput,
+    output: OidcRedirect,
+    access: { auth: 'public' },
+    audit: 'none',
+    rateLimit: 'login',
+    feature: null,
+    handler: oidcStart,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/auth/oidc/callback',
+    summary: "The provider's redirect back: exchanges the code, verifies the ID token (JWKS, asymmetric algorithms, issuer, audience, expiry, nonce), signs the user in (SameSite=Lax session) and redirects to the return path; 401 for a missing or foreign flow cookie, a state mismatch, a replayed callback or a refused token",
+    input: OidcCallbackInput,
+    output: OidcRedirect,
+    access: { auth: 'public' },
+    audit: 'login',
+    rateLimit: 'login',
+    feature: null,
+    handler: oidcCallback,
+  }),
+  defineRoute({
+    ...enterprise,
+    method: 'PUT',
+    path: '/admin/sso/oidc',
+    summary: "Configure and enable OIDC sign-in (Enterprise): the issuer's discovery document must answer; stored encrypted, the client secret shown as •••• (sending •••• back keeps it)",
+    input: OidcConfig,
+    output: OidcView,
+    audit: 'auth',
+    rateLimit: 'write',
+    handler: setOidc,
+  }),
+  defineRoute({
+    ...admin,
+    method: 'DELETE',
+    path: '/admin/sso/oidc',
+    summary: 'Turn OIDC sign-in off (always allowed); if password sign-in was off and no SSO method is left, it comes back for admins',
+    input: NoInput,
+    output: OidcDisabled,
+    audit: 'auth',
+    rateLimit: 'write',
+    handler: disableOidc,
   }),
   defineRoute({ ...admin, method: 'GET', path: '/admin/groups', summary: 'Groups SSO sign-ins have carried, with their roles (new groups: viewer)', input: NoInput, output: GroupList, audit: 'http', rateLimit: 'read', handler: listGroups }),
   defineRoute({

@@ -140,6 +140,8 @@ describe('the production route table', () => {
       'GET /.well-known/oauth-protected-resource',
       'GET /.well-known/oauth-protected-resource/api/agent/mcp',
       'GET /auth/methods',
+      'GET /auth/oidc/callback',
+      'GET /auth/oidc/start',
       'GET /healthz',
       'GET /oauth/authorize',
       'GET /readyz',

@@ -19,7 +19,7 @@ const jwks = createLocalJWKSet({ keys: [publicJwk] });
 
 const good: JWTPayload = { iss: ISSUER, aud: CLIENT, sub: 'user-1', iat: NOW - 10, exp: NOW + 300, nonce: 'n-123', email: 'Ann@Example.com', email_verified: true, groups: ['ops', 'dev'] };
 
-async function signed(payload: JWTPayload, key: CryptoKey = issuerKey.privateKey, alg = 'RS256'): Promise<string> {
+async function signed(payload: JWTPayload, key: Parameters<SignJWT['sign']>[0] = issuerKey.privateKey, alg = 'RS256'): Promise<string> {
   return new SignJWT(payload).setProtectedHeader({ alg, kid: 'k1' }).sign(key);
 }
 

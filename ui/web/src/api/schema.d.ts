@@ -1412,6 +1412,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start OIDC sign-in: 302 to the provider (code + PKCE S256, state, nonce in a sealed 10-minute SameSite=Lax cookie); return_to is a same-origin path to land on afterwards. 404 while OIDC is off */
+        get: operations["get_auth_oidc_start"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The provider's redirect back: exchanges the code, verifies the ID token (JWKS, asymmetric algorithms, issuer, audience, expiry, nonce), signs the user in (SameSite=Lax session) and redirects to the return path; 401 for a missing or foreign flow cookie, a state mismatch, a replayed callback or a refused token */
+        get: operations["get_auth_oidc_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/sso/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Configure and enable OIDC sign-in (Enterprise): the issuer's discovery document must answer; stored encrypted, the client secret shown as •••• (sending •••• back keeps it) */
+        put: operations["put_admin_sso_oidc"];
+        post?: never;
+        /** Turn OIDC sign-in off (always allowed); if password sign-in was off and no SSO method is left, it comes back for admins */
+        delete: operations["delete_admin_sso_oidc"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/groups": {
         parameters: {
             query?: never;
@@ -9212,6 +9264,31 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
+                        oidc: {
+                            enabled: boolean;
+                            config: {
+                                /** Format: uri */
+                                issuer: string;
+                                client_id: string;
+                                client_secret: string;
+                                /** Format: uri */
+                                public_url: string;
+                                /**
+                                 * @default [
+                                 *       "openid",
+                                 *       "email",
+                                 *       "profile",
+                                 *       "groups"
+                                 *     ]
+                                 */
+                                scopes: string[];
+                                /** @default groups */
+                                groups_claim: string;
+                            };
+                            redirect_uri: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
                         admin_emails: string[];
                         /** @enum {string} */
                         local_login: "all" | "admin_only" | "off";
@@ -9310,6 +9387,31 @@ export interface operations {
                                 /** @default false */
                                 totp: boolean;
                             };
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
+                        oidc: {
+                            enabled: boolean;
+                            config: {
+                                /** Format: uri */
+                                issuer: string;
+                                client_id: string;
+                                client_secret: string;
+                                /** Format: uri */
+                                public_url: string;
+                                /**
+                                 * @default [
+                                 *       "openid",
+                                 *       "email",
+                                 *       "profile",
+                                 *       "groups"
+                                 *     ]
+                                 */
+                                scopes: string[];
+                                /** @default groups */
+                                groups_claim: string;
+                            };
+                            redirect_uri: string;
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
@@ -9591,6 +9693,31 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
+                        oidc: {
+                            enabled: boolean;
+                            config: {
+                                /** Format: uri */
+                                issuer: string;
+                                client_id: string;
+                                client_secret: string;
+                                /** Format: uri */
+                                public_url: string;
+                                /**
+                                 * @default [
+                                 *       "openid",
+                                 *       "email",
+                                 *       "profile",
+                                 *       "groups"
+                                 *     ]
+                                 */
+                                scopes: string[];
+                                /** @default groups */
+                                groups_claim: string;
+                            };
+                            redirect_uri: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
                         admin_emails: string[];
                         /** @enum {string} */
                         local_login: "all" | "admin_only" | "off";
@@ -9635,6 +9762,272 @@ export interface operations {
             };
             /** @description Error */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_auth_oidc_start: {
+        parameters: {
+            query?: {
+                return_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        location: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_auth_oidc_callback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        location: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_sso_oidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    issuer: string;
+                    client_id: string;
+                    client_secret: string;
+                    /** Format: uri */
+                    public_url: string;
+                    /**
+                     * @default [
+                     *       "openid",
+                     *       "email",
+                     *       "profile",
+                     *       "groups"
+                     *     ]
+                     */
+                    scopes?: string[];
+                    /** @default groups */
+                    groups_claim?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        config: {
+                            /** Format: uri */
+                            issuer: string;
+                            client_id: string;
+                            client_secret: string;
+                            /** Format: uri */
+                            public_url: string;
+                            /**
+                             * @default [
+                             *       "openid",
+                             *       "email",
+                             *       "profile",
+                             *       "groups"
+                             *     ]
+                             */
+                            scopes: string[];
+                            /** @default groups */
+                            groups_claim: string;
+                        };
+                        redirect_uri: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_admin_sso_oidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "disabled";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
