@@ -89,7 +89,8 @@ export function createOidcService(db: Db, clock: Clock, secrets: Secrets, log: L
   }
 
   const clientOf = (config: OidcConfig) => new OAuth2Client(config.client_id, config.client_secret, redirectUri(config));
-  const redirectUri = (config: OidcConfig) => `${config.public_url.replace(/\/$/, '')}/auth/oidc/callback`;
+  // Browsers reach the agent through the dashboard, which proxies /api/agent/* to it (docs/dashboard.md).
+  const redirectUri = (config: OidcConfig) => `${config.public_url.replace(/\/$/, '')}/api/agent/auth/oidc/callback`;
 
   /** Marks a state used; false when it already was (a replayed callback). */
   function useState(state: string, expiresAt: number): boolean {

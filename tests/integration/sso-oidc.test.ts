@@ -10,7 +10,7 @@ import { loginAtDex, startDex, type Dex } from '../support/dex.ts';
 import { ManualClock } from '../support/services.ts';
 
 const PUBLIC_URL = 'http://127.0.0.1:18080';
-const CLIENT = { id: 'capstan', secret: 'dex client secret for capstan', redirectUri: `${PUBLIC_URL}/auth/oidc/callback` };
+const CLIENT = { id: 'capstan', secret: 'dex client secret for capstan', redirectUri: `${PUBLIC_URL}/api/agent/auth/oidc/callback` };
 const ANN = { email: 'Ann@Example.com', password: 'ann password', userId: 'ann', groups: ['capstan-admins', 'ops'] };
 const BOB = { email: 'bob@example.com', password: 'bob password', userId: 'bob', groups: ['devs'] };
 
