@@ -1,5 +1,5 @@
 # The two commands the README promises. Each installs what it needs on a fresh clone.
-.PHONY: demo test deps browser scanner ldap dex check bench images
+.PHONY: demo test deps browser scanner ldap dex samlidp check bench images
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -30,7 +30,12 @@ ldap:
 dex:
 	@bash scripts/build-dex.sh >/dev/null
 
-test: check browser scanner ldap dex
+# The SAML sign-in tests run crewjam/saml's samlidp (tests/support/samlidp.ts), built once from
+# the Go module proxy (scripts/samlidp), cached outside the repository after that.
+samlidp:
+	@bash scripts/build-samlidp.sh >/dev/null
+
+test: check browser scanner ldap dex samlidp
 	npm test
 
 # The capstan-agent and capstan-ui images, built without a Docker daemon (docs/images.md):

@@ -18,6 +18,7 @@ import type { LicenseService } from './license/service.ts';
 import type { RuntimeSettings, Secrets } from './settings/service.ts';
 import type { LdapDirectory, SsoService } from './sso/service.ts';
 import type { OidcService } from './sso/oidc-service.ts';
+import type { SamlService } from './sso/saml-service.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
 // arrives through these services, which the runtime implements and tests replace. Each
@@ -98,6 +99,8 @@ export interface Services {
   ldap: LdapDirectory;
   /** OpenID Connect relying party (runtime/auth/oidc.ts). */
   oidc: OidcService;
+  /** SAML 2.0 service provider (runtime/auth/saml.ts). */
+  saml: SamlService;
   /** The copilot's stores and its model runner (the AI SDK tool loop). */
   copilot: CopilotServices;
   clock: Clock;

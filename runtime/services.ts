@@ -41,6 +41,7 @@ import { createUserDirectory } from './auth/users.ts';
 import { createSsoService } from './auth/sso.ts';
 import { createLdapDirectory } from './auth/ldap.ts';
 import { createOidcService } from './auth/oidc.ts';
+import { createSamlService } from './auth/saml.ts';
 import { auditChainKey, createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { RouteMiddleware } from './http/app.ts';
 import { auditing } from './http/middleware/audit.ts';
@@ -304,6 +305,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     sso: createSsoService(db, clock, secrets),
     ldap: createLdapDirectory(log.child('ldap')),
     oidc: createOidcService(db, clock, secrets, log.child('oidc')),
+    saml: createSamlService(db, clock, secrets, log.child('saml')),
     clock,
   };
   const reportScheduler = startReportScheduler(services, log);

@@ -163,3 +163,61 @@ export const SetGroupRoleInput = v.object({ provider: SsoProvider, name: v.pipe(
 export const GroupOutput = v.object({ group: Group, users_updated: v.number() });
 
 export const LdapLoginOutput = v.object({ user: v.object({ username: v.string(), role: Role, auth_method: v.literal('ldap') }) });
+
+// SAML 2.0 (issue 17 item 6, docs/sso.md "SAML"): SP-initiated sign-in, assertions signed with
+// RSA-SHA256 only. The IdP is given by its metadata XML or by its SSO URL and signing certificate.
+const HttpUrl = v.pipe(v.string(), v.trim(), v.maxLength(2048), v.url('must be a URL'), v.regex(/^https?:\/\//, 'must be http:// or https://'));
+const Pem = v.pipe(v.string(), v.maxLength(64 * 1024), v.includes('-----BEGIN CERTIFICATE-----', 'must be a PEM certificate'));
+const SamlAttribute = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(512));
+
+/** What an admin sends: the IdP as metadata XML, or as SSO URL + certificate. */
+export const SamlConfigInput = v.pipe(
+  v.object({
+    /** Capstan's origin as browsers reach it (`sso.publicUrl`): the SP entity ID and ACS URL derive from it. */
+    public_url: v.pipe(v.string(), v.trim(), v.maxLength(2048), v.regex(/^https?:\/\/[^/?#\s]+\/?$/, 'public_url: http(s)://host[:port] (scheme, host and port only)')),
+    idp_metadata_xml: v.optional(v.pipe(v.string(), v.maxLength(512 * 1024))),
+    idp_sso_url: v.optional(HttpUrl),
+    idp_entity_id: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1024))),
+    idp_cert_pem: v.optional(Pem),
+    /** The attribute holding the email; the NameID is used when it is absent and looks like one. */
+    email_attribute: v.optional(SamlAttribute, 'email'),
+    /** The attribute listing the user's groups (Entra: http://schemas.microsoft.com/ws/2008/06/identity/claims/groups). */
+    groups_attribute: v.optional(SamlAttribute, 'groups'),
+  }),
+  v.forward(
+    v.check((c) => c.idp_metadata_xml !== undefined || (c.idp_sso_url !== undefined && c.idp_cert_pem !== undefined), 'give idp_metadata_xml, or idp_sso_url and idp_cert_pem'),
+    ['idp_metadata_xml'],
+  ),
+);
+
+/** What is stored (sealed) and shown: the IdP resolved from its metadata. Nothing secret (the IdP certificate is public). */
+export const SamlConfig = v.object({
+  public_url: v.string(),
+  idp_sso_url: HttpUrl,
+  idp_entity_id: v.nullable(v.string()),
+  idp_cert_pem: Pem,
+  email_attribute: SamlAttribute,
+  groups_attribute: SamlAttribute,
+});
+export type SamlConfig = v.InferOutput<typeof SamlConfig>;
+
+export const SamlView = v.object({
+  enabled: v.boolean(),
+  config: SamlConfig,
+  /** What to give the IdP: the SP entity ID, ACS URL and metadata URL. */
+  sp_entity_id: v.string(),
+  acs_url: v.string(),
+  metadata_url: v.string(),
+  updated_at: Timestamp,
+});
+export const SamlDisabled = v.object({ status: v.literal('disabled') });
+
+export const SamlStartInput = v.object({ return_to: v.optional(v.pipe(v.string(), v.maxLength(2048))) });
+/** The POST binding's form fields (the IdP's auto-submitted form). */
+export const SamlAcsInput = v.object({
+  SAMLResponse: v.pipe(v.string(), v.nonEmpty('SAMLResponse is required'), v.maxLength(256 * 1024)),
+  RelayState: v.optional(v.pipe(v.string(), v.maxLength(512))),
+});
+export const SamlMetadataOutput = v.object({ xml: v.string() });
+/** Answered as a 302 to `location`. */
+export const SamlRedirect = v.object({ location: v.string() });

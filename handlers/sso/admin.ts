@@ -59,11 +59,13 @@ export async function setAdminEmails(input: Out<typeof AdminEmailsInput>, ctx: H
 export async function authMethods(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof AuthMethods>>> {
   const { local_login } = await ctx.runtimeSettings.get('security');
   const ldap = await ctx.sso.ldap();
+  const saml = await ctx.saml.stored();
   const oidc = await ctx.oidc.stored();
   return ok({
     local_login,
     sso: [
       ...(ldap?.enabled ? [{ provider: 'ldap' as const, path: '/auth/ldap/login', totp: ldap.config.totp }] : []),
+      ...(saml?.enabled ? [{ provider: 'saml' as const, path: '/auth/saml/start', totp: false }] : []),
       ...(oidc?.enabled ? [{ provider: 'oidc' as const, path: '/auth/oidc/start', totp: false }] : []),
     ],
   });

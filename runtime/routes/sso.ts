@@ -6,8 +6,10 @@ import { authMethods, disableLdap, getSso, setAdminEmails, setLdap, testLdap } f
 import { listGroups, setGroupRole } from '../../handlers/sso/groups.ts';
 import { ldapLogin } from '../../handlers/sso/ldap-login.ts';
 import { disableOidc, oidcCallback, oidcStart, setOidc } from '../../handlers/sso/oidc.ts';
+import { disableSaml, getSaml, samlAcs, samlMetadata, samlStart, setSaml } from '../../handlers/sso/saml.ts';
 import { NoInput } from '../../schema/common.ts';
 import { OidcCallbackInput, OidcConfig, OidcDisabled, OidcRedirect, OidcStartInput, OidcView } from '../../schema/sso.ts';
+import { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlMetadataOutput, SamlRedirect, SamlStartInput, SamlView } from '../../schema/sso.ts';
 import { AdminEmailsInput, AuthMethods, GroupList, GroupOutput, LdapConfig, LdapDisabled, LdapLoginInput, LdapLoginOutput, LdapTestInput, LdapTestOutput, SetGroupRoleInput, SsoView } from '../../schema/sso.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { noApiKeys } from './access.ts';
@@ -132,6 +134,62 @@ export const ssoRoutes: readonly Route[] = [
     rateLimit: 'write',
     handler: disableOidc,
   }),
+  // SAML 2.0 (docs/sso.md "SAML"): SP-initiated only, assertions RSA-SHA256-signed.
+  defineRoute({
+    method: 'GET',
+    path: '/auth/saml/metadata',
+    summary: 'The SAML service-provider metadata (entity ID, ACS URL) to give the IdP. 404 while SAML is off',
+    input: NoInput,
+    output: SamlMetadataOutput,
+    files: ['application/samlmetadata+xml'],
+    access: { auth: 'public' },
+    audit: 'none',
+    rateLimit: 'read',
+    feature: null,
+    handler: samlMetadata,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/auth/saml/start',
+    summary: 'Start SAML sign-in: 302 to the IdP with an AuthnRequest (redirect binding); return_to is a same-origin path to land on afterwards',
+    input: SamlStartInput,
+    output: SamlRedirect,
+    access: { auth: 'public' },
+    audit: 'none',
+    rateLimit: 'login',
+    feature: null,
+    handler: samlStart,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/saml/acs',
+    summary: 'SAML assertion consumer (POST binding): a verified response answering one of our requests signs the user in (SameSite=Lax session) and redirects to the return path; 401 for an unsigned, SHA-1, expired, replayed, unsolicited or tampered response',
+    input: SamlAcsInput,
+    output: SamlRedirect,
+    access: { auth: 'public' },
+    audit: 'login',
+    rateLimit: 'login',
+    feature: null,
+    // The IdP's auto-submitted form: form-encoded, posted from the IdP's origin.
+    bodyFormats: ['form'],
+    crossOrigin: 'allow',
+    bodyLimitBytes: 512 * 1024,
+    handler: samlAcs,
+  }),
+  defineRoute({ ...admin, method: 'GET', path: '/admin/sso/saml', summary: 'The SAML configuration and the SP addresses to give the IdP; 404 before it is configured', input: NoInput, output: SamlView, audit: 'http', rateLimit: 'read', handler: getSaml }),
+  defineRoute({
+    ...enterprise,
+    method: 'PUT',
+    path: '/admin/sso/saml',
+    summary: 'Configure and enable SAML sign-in (Enterprise): the IdP as metadata XML, or SSO URL and signing certificate; stored encrypted',
+    input: SamlConfigInput,
+    output: SamlView,
+    audit: 'auth',
+    rateLimit: 'write',
+    bodyLimitBytes: 1024 * 1024,
+    handler: setSaml,
+  }),
+  defineRoute({ ...admin, method: 'DELETE', path: '/admin/sso/saml', summary: 'Turn SAML sign-in off (always allowed); if password sign-in was off and no SSO method is left, it comes back for admins', input: NoInput, output: SamlDisabled, audit: 'auth', rateLimit: 'write', handler: disableSaml }),
   defineRoute({ ...admin, method: 'GET', path: '/admin/groups', summary: 'Groups SSO sign-ins have carried, with their roles (new groups: viewer)', input: NoInput, output: GroupList, audit: 'http', rateLimit: 'read', handler: listGroups }),
   defineRoute({
     ...admin,

@@ -1,0 +1,80 @@
+// The pure rules of SAML sign-in (docs/sso.md "SAML"): which signature algorithms are accepted,
+// where a sign-in may send the browser afterwards, and the bounded memory of assertion IDs
+// already used. The XML and the cryptography live in runtime/auth/saml.ts.
+
+export const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+export const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
+/** NotBefore / NotOnOrAfter are honoured with this much clock drift either way. */
+export const SAML_CLOCK_SKEW_MS = 5 * 60_000;
+/** An AuthnRequest is answerable this long (the user may have to type a password at the IdP). */
+export const SAML_REQUEST_TTL_MS = 10 * 60_000;
+
+/**
+ * Only RSA-SHA256 with SHA-256 digests is accepted: RSA-SHA1 (and SHA-1 digests) are refused
+ * whatever else the document carries, so a signature cannot be downgraded. Null when every
+ * signature in the response is acceptable; otherwise why not.
+ */
+export function algorithmRefusal(signatureMethods: readonly string[], digestMethods: readonly string[]): string | null {
+  if (signatureMethods.length === 0) return 'the response carries no signature';
+  const badSig = signatureMethods.find((a) => a !== RSA_SHA256);
+  if (badSig !== undefined) return `signature algorithm ${badSig} is refused: only RSA-SHA256 is accepted`;
+  const badDigest = digestMethods.find((a) => a !== SHA256);
+  if (badDigest !== undefined) return `digest algorithm ${badDigest} is refused: only SHA-256 is accepted`;
+  return null;
+}
+
+/**
+ * Where the browser goes after sign-in: a path on Capstan's own origin, or `/`. Anything that a
+ * browser could read as another origin (`//host`, `/\host`, a scheme, control characters) is
+ * replaced by `/`, so RelayState can never become an open redirect.
+ */
+export function sameOriginPath(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return '/';
+  if (!raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
+  // Browsers strip tabs and newlines and treat backslashes as slashes: refuse them outright.
+  if (/[\u0000-\u001f\u007f\\]/.test(raw)) return '/';
+  return raw;
+}
+
+/**
+ * Assertion IDs already accepted, each kept until the assertion itself could no longer be
+ * accepted (its NotOnOrAfter plus the clock skew). Bounded: when full of IDs that are all still
+ * live, `accept` refuses (`full`) rather than forgetting one, which would re-open a replay.
+ */
+export class ReplayMemory {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {}
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  /** Records `id` as used until `expiresAt` (ms); `replayed` when it was already used and is still remembered. */
+  accept(id: string, expiresAt: number, now: number): 'accepted' | 'replayed' | 'full' {
+    const until = this.seen.get(id);
+    if (until !== undefined && until > now) return 'replayed';
+    if (this.seen.size >= this.capacity) this.prune(now);
+    if (this.seen.size >= this.capacity) return 'full';
+    this.seen.set(id, expiresAt);
+    return 'accepted';
+  }
+
+  /** Forgets IDs whose assertions have expired. */
+  prune(now: number): void {
+    for (const [id, until] of this.seen) if (until <= now) this.seen.delete(id);
+  }
+}
+
+/** The email a SAML identity carries: the configured attribute, else a NameID that is an email. */
+export function samlEmail(attribute: unknown, nameId: string): string | null {
+  const first = Array.isArray(attribute) ? (attribute as unknown[])[0] : attribute;
+  if (typeof first === 'string' && first.includes('@')) return first;
+  return /^[^@\s]+@[^@\s]+$/.test(nameId) ? nameId : null;
+}
+
+/** The groups a SAML attribute lists: one value or many, strings only. */
+export function samlGroups(attribute: unknown): string[] {
+  const values = Array.isArray(attribute) ? (attribute as unknown[]) : attribute === undefined ? [] : [attribute];
+  return [...new Set(values.filter((g): g is string => typeof g === 'string' && g !== ''))].sort();
+}

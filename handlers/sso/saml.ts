@@ -1,0 +1,79 @@
+import type * as v from 'valibot';
+import { sameOriginPath } from '../../domain/sso/saml.ts';
+import type { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlMetadataOutput, SamlStartInput, SamlView } from '../../schema/sso.ts';
+import type { HandlerContext } from '../context.ts';
+import { fail, ok, type Result } from '../result.ts';
+import type { StoredSaml } from './saml-service.ts';
+
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+const off = { code: 'not_found', message: 'SAML sign-in is not enabled' } as const;
+
+function view(stored: StoredSaml, ctx: HandlerContext): Out<typeof SamlView> {
+  const ep = ctx.saml.endpoints(stored.config);
+  return { enabled: stored.enabled, config: stored.config, sp_entity_id: ep.spEntityId, acs_url: ep.acsUrl, metadata_url: ep.metadataUrl, updated_at: stored.updatedAt.toISOString() };
+}
+
+/** Admin: configure and enable SAML (Enterprise, the route's feature); stored sealed. */
+export async function setSaml(input: Out<typeof SamlConfigInput>, ctx: HandlerContext): Promise<Result<Out<typeof SamlView>>> {
+  ctx.request.noteAudit({ provider: 'saml', public_url: input.public_url, metadata: String(input.idp_metadata_xml !== undefined) });
+  const stored = await ctx.saml.configure(input);
+  return stored.ok ? ok(view(stored.value, ctx)) : stored;
+}
+
+/** Admin: the SAML configuration and the SP's addresses to give the IdP; 404 before it is configured. */
+export async function getSaml(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof SamlView>>> {
+  const stored = await ctx.saml.stored();
+  return stored ? ok(view(stored, ctx)) : fail({ code: 'not_found', message: 'SAML is not configured' });
+}
+
+/** Admin: SAML sign-in off (always allowed); password sign-in comes back for admins if it was the last SSO method, as for LDAP. */
+export async function disableSaml(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof SamlDisabled>>> {
+  await ctx.saml.disable();
+  const security = await ctx.runtimeSettings.get('security');
+  if (security.local_login === 'off' && (await ctx.sso.enabledProviders()).length === 0) {
+    await ctx.runtimeSettings.set('security', { ...security, local_login: 'admin_only' });
+    ctx.request.noteAudit({ local_login: 'admin_only' });
+  }
+  return ok({ status: 'disabled' });
+}
+
+/** The SP metadata the IdP is given (public, like any SP's). */
+export async function samlMetadata(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof SamlMetadataOutput>>> {
+  const stored = await ctx.saml.stored();
+  if (!stored?.enabled) return fail(off);
+  const xml = ctx.saml.metadata(stored.config);
+  return ok({ xml }, [{ kind: 'download', filename: 'capstan-saml-metadata.xml', contentType: 'application/samlmetadata+xml', body: xml }]);
+}
+
+/** SP-initiated sign-in: redirect the browser to the IdP with an AuthnRequest (redirect binding). */
+export async function samlStart(input: Out<typeof SamlStartInput>, ctx: HandlerContext): Promise<Result<{ location: string }>> {
+  const stored = await ctx.saml.stored();
+  if (!stored?.enabled) return fail(off);
+  const started = await ctx.saml.start(stored.config, sameOriginPath(input.return_to));
+  if (!started.ok) return started;
+  return ok(started.value, [{ kind: 'redirect', location: started.value.location }]);
+}
+
+/**
+ * The assertion consumer (POST binding): a verified response signs the user in just in time
+ * (groups to roles) with a SameSite=Lax session and sends the browser to the return path the
+ * request was started with.
+ */
+export async function samlAcs(input: Out<typeof SamlAcsInput>, ctx: HandlerContext): Promise<Result<{ location: string }>> {
+  ctx.request.noteAudit({ provider: 'saml' });
+  const stored = await ctx.saml.stored();
+  if (!stored?.enabled) return fail(off);
+  const consumed = await ctx.saml.consume(stored.config, input.SAMLResponse, input.RelayState);
+  if (!consumed.ok) return consumed;
+  const { identity, returnTo } = consumed.value;
+  const signedIn = await ctx.sso.signIn(identity);
+  if (!signedIn.ok) return signedIn;
+  const account = signedIn.value;
+  ctx.request.noteAudit({ account: account.username, role: account.role, groups: String(identity.groups.length) });
+  if (!account.active) return fail({ code: 'forbidden', message: 'this account is deactivated' });
+  const session = await ctx.auth.startSession(account.id, ctx.request.ip);
+  return ok({ location: returnTo }, [
+    { kind: 'set-session', token: session.token, username: account.username, sameSite: 'Lax' },
+    { kind: 'redirect', location: returnTo },
+  ]);
+}

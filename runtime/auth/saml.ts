@@ -1,0 +1,288 @@
+// SAML 2.0 service provider (issue 17 item 6, docs/sso.md "SAML") with @node-saml/node-saml,
+// which verifies XML signatures through xml-crypto on @xmldom/xmldom and only ever reads the
+// signed bytes (signature wrapping is the classic failure of hand-rolled checks). On top of it:
+// RSA-SHA256 pinned (SHA-1 refused before verification), InResponseTo always required and
+// matched to the signed RelayState, and each assertion ID accepted once.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
+import * as v from 'valibot';
+import type { Clock } from '../../domain/clock.ts';
+import { algorithmRefusal, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS, samlEmail, samlGroups } from '../../domain/sso/saml.ts';
+import type { SamlEndpoints, SamlService, StoredSaml } from '../../handlers/sso/saml-service.ts';
+import type { Secrets } from '../../handlers/settings/service.ts';
+import { fail, ok, type AppError, type Result } from '../../handlers/result.ts';
+import { SamlConfig } from '../../schema/sso.ts';
+import type { Db } from '../store/database.ts';
+import type { Logger } from '../log.ts';
+
+// Both libraries are loaded without their type declarations: @xmldom/xmldom's (which
+// node-saml's re-export) pull in TypeScript's DOM lib, whose RequestInit then replaces Node's
+// for the whole program. The few members used here are typed below instead.
+interface XmlElement {
+  getAttribute(name: string): string | null;
+  getElementsByTagNameNS(ns: string, name: string): ArrayLike<XmlElement>;
+  textContent: string | null;
+}
+interface XmlDocument {
+  documentElement: XmlElement | null;
+  getElementsByTagNameNS(ns: string, name: string): ArrayLike<XmlElement>;
+}
+type ErrorHandler = { error: (e: string) => void; fatalError: (e: string) => void };
+interface XmlDom {
+  DOMParser: new (options?: { errorHandler?: ErrorHandler }) => { parseFromString(xml: string, type: string): XmlDocument };
+}
+interface Profile {
+  nameID: string;
+  inResponseTo?: unknown;
+  attributes?: unknown;
+  getAssertionXml?(): string;
+  [attribute: string]: unknown;
+}
+interface CacheProvider {
+  saveAsync(key: string, value: string): Promise<null>;
+  getAsync(key: string): Promise<string | null>;
+  removeAsync(key: string | null): Promise<string | null>;
+}
+interface SamlInstance {
+  getAuthorizeUrlAsync(relayState: string, host: string | undefined, options: object): Promise<string>;
+  validatePostResponseAsync(container: Record<string, string>): Promise<{ profile: Profile | null; loggedOut: boolean }>;
+  generateServiceProviderMetadata(decryptionCert: null, publicCerts: null): string;
+}
+interface NodeSaml {
+  SAML: new (options: Record<string, unknown>) => SamlInstance;
+  ValidateInResponseTo: { always: string };
+}
+const load = createRequire(import.meta.url);
+const { SAML, ValidateInResponseTo } = load('@node-saml/node-saml') as NodeSaml;
+const { DOMParser } = load('@xmldom/xmldom') as XmlDom;
+const strict: ErrorHandler = {
+  error: (e) => {
+    throw new Error(e);
+  },
+  fatalError: (e) => {
+    throw new Error(e);
+  },
+};
+
+const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
+const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
+const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
+const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+/** Outstanding AuthnRequests kept at most (each a few hundred bytes); past it, new ones are refused until some expire. */
+const MAX_PENDING = 10_000;
+/** Assertion IDs remembered at most (until each assertion expires). */
+const MAX_REPLAY = 100_000;
+
+const refused = (message: string): AppError => ({ code: 'unauthenticated', message: `SAML response refused: ${message}` });
+
+interface Pending {
+  nonce: string;
+  returnTo: string;
+  expiresAt: number;
+}
+
+/** The IdP's SSO URL (redirect binding), entity ID and signing certificate from its metadata. */
+export function parseIdpMetadata(xml: string): Result<{ ssoUrl: string; entityId: string | null; certPem: string }> {
+  const bad = (message: string): Result<never> => fail({ code: 'invalid_input', field: 'idp_metadata_xml', message });
+  let doc: XmlDocument;
+  try {
+    doc = new DOMParser({ errorHandler: strict }).parseFromString(xml, 'text/xml');
+  } catch (err) {
+    return bad(`not XML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const idp = doc.getElementsByTagNameNS(MD, 'IDPSSODescriptor')[0];
+  if (!idp) return bad('no IDPSSODescriptor');
+  const sso = Array.from(idp.getElementsByTagNameNS(MD, 'SingleSignOnService')).find((e) => e.getAttribute('Binding') === REDIRECT_BINDING);
+  const ssoUrl = sso?.getAttribute('Location');
+  if (!ssoUrl || !/^https?:\/\//.test(ssoUrl)) return bad('no SingleSignOnService with the HTTP-Redirect binding');
+  const keys = Array.from(idp.getElementsByTagNameNS(MD, 'KeyDescriptor')).filter((k) => (k.getAttribute('use') ?? 'signing') === 'signing');
+  const cert = keys.map((k) => k.getElementsByTagNameNS(DSIG, 'X509Certificate')[0]?.textContent?.replace(/\s+/g, '')).find((c) => c);
+  if (!cert) return bad('no signing certificate (KeyDescriptor use="signing" with an X509Certificate)');
+  const certPem = `-----BEGIN CERTIFICATE-----\n${cert.match(/.{1,64}/g)?.join('\n') ?? ''}\n-----END CERTIFICATE-----\n`;
+  const entityId = doc.documentElement?.getAttribute('entityID') || null;
+  return ok({ ssoUrl, entityId, certPem });
+}
+
+/** Every SignatureMethod and DigestMethod algorithm in the response, signed or not. */
+function algorithmsIn(xml: string): { signature: string[]; digest: string[] } | null {
+  try {
+    const doc = new DOMParser({ errorHandler: strict }).parseFromString(xml, 'text/xml');
+    const attr = (name: string) => Array.from(doc.getElementsByTagNameNS(DSIG, name)).map((e) => e.getAttribute('Algorithm') ?? '');
+    return { signature: attr('SignatureMethod'), digest: attr('DigestMethod') };
+  } catch {
+    return null;
+  }
+}
+
+/** The assertion's ID and when it stops being acceptable (NotOnOrAfter + skew; SubjectConfirmationData's or Conditions'). */
+function assertionIdentity(profile: Profile): { id: string; expiresAt: number } | null {
+  const xml = profile.getAssertionXml?.();
+  if (!xml) return null;
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  const assertion = doc.getElementsByTagNameNS(ASSERTION, 'Assertion')[0];
+  const id = assertion?.getAttribute('ID');
+  if (!assertion || !id) return null;
+  const limits = [...Array.from(assertion.getElementsByTagNameNS(ASSERTION, 'Conditions')), ...Array.from(assertion.getElementsByTagNameNS(ASSERTION, 'SubjectConfirmationData'))]
+    .map((e) => Date.parse(e.getAttribute('NotOnOrAfter') ?? ''))
+    .filter((t) => Number.isFinite(t));
+  // Without a NotOnOrAfter node-saml has nothing to expire it by: remember it for a day.
+  const until = limits.length ? Math.max(...limits) : Date.now() + 24 * 3600_000;
+  return { id, expiresAt: until + SAML_CLOCK_SKEW_MS };
+}
+
+export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: Logger): SamlService {
+  const now = () => clock.now().getTime();
+  const pending = new Map<string, Pending>();
+  const replay = new ReplayMemory(MAX_REPLAY);
+  // Signs RelayState nonces; pending requests live in this process, so a per-process key suffices.
+  const relayKey = randomBytes(32);
+  const sign = (nonce: string) => createHmac('sha256', relayKey).update(nonce).digest('base64url').slice(0, 22);
+
+  const prunePending = () => {
+    const t = now();
+    for (const [id, p] of pending) if (p.expiresAt <= t) pending.delete(id);
+  };
+
+  // node-saml's InResponseTo store: the outstanding requests above.
+  const cacheProvider: CacheProvider = {
+    saveAsync: () => Promise.resolve(null),
+    getAsync: (key) => {
+      const p = pending.get(key);
+      // node-saml reads the value as the request's creation time and compares it with its own
+      // Date.now(); the request's lifetime is judged here, by the injected clock, so a live one
+      // reads as created just now.
+      return Promise.resolve(p && p.expiresAt > now() ? new Date().toISOString() : null);
+    },
+    // Forgotten in consume, which still needs the request's RelayState nonce and return path.
+    removeAsync: (key) => Promise.resolve(key),
+  };
+
+  function endpoints(config: SamlConfig): SamlEndpoints {
+    const base = config.public_url.replace(/\/$/, '') + '/api/agent/auth/saml';
+    return { spEntityId: `${base}/metadata`, acsUrl: `${base}/acs`, metadataUrl: `${base}/metadata` };
+  }
+
+  function samlFor(config: SamlConfig, requestId?: string): SamlInstance {
+    const ep = endpoints(config);
+    return new SAML({
+      callbackUrl: ep.acsUrl,
+      entryPoint: config.idp_sso_url,
+      issuer: ep.spEntityId,
+      audience: ep.spEntityId,
+      idpCert: config.idp_cert_pem,
+      ...(config.idp_entity_id ? { idpIssuer: config.idp_entity_id } : {}),
+      wantAssertionsSigned: true,
+      wantAuthnResponseSigned: false,
+      signatureAlgorithm: 'sha256',
+      digestAlgorithm: 'sha256',
+      acceptedClockSkewMs: SAML_CLOCK_SKEW_MS,
+      validateInResponseTo: ValidateInResponseTo.always,
+      requestIdExpirationPeriodMs: SAML_REQUEST_TTL_MS,
+      cacheProvider,
+      identifierFormat: null,
+      disableRequestedAuthnContext: true,
+      ...(requestId ? { generateUniqueId: () => requestId } : {}),
+    });
+  }
+
+  async function stored(): Promise<StoredSaml | null> {
+    const row = await db.selectFrom('sso_providers').selectAll().where('provider', '=', 'saml').executeTakeFirst();
+    if (!row) return null;
+    return { enabled: row.enabled === 1, config: v.parse(SamlConfig, JSON.parse(secrets.open(row.config_sealed))), updatedAt: new Date(row.updated_at) };
+  }
+
+  return {
+    stored,
+    endpoints,
+
+    async configure(input) {
+      let idp: { ssoUrl: string; entityId: string | null; certPem: string };
+      if (input.idp_metadata_xml !== undefined) {
+        const parsed = parseIdpMetadata(input.idp_metadata_xml);
+        if (!parsed.ok) return parsed;
+        idp = parsed.value;
+      } else {
+        idp = { ssoUrl: input.idp_sso_url ?? '', entityId: input.idp_entity_id ?? null, certPem: input.idp_cert_pem ?? '' };
+      }
+      const config = v.safeParse(SamlConfig, {
+        public_url: input.public_url.replace(/\/$/, ''),
+        idp_sso_url: idp.ssoUrl,
+        idp_entity_id: input.idp_entity_id ?? idp.entityId,
+        idp_cert_pem: idp.certPem,
+        email_attribute: input.email_attribute,
+        groups_attribute: input.groups_attribute,
+      });
+      if (!config.success) return fail({ code: 'invalid_input', field: 'idp_metadata_xml', message: config.issues[0].message });
+      const row = { provider: 'saml' as const, enabled: 1, config_sealed: secrets.seal(JSON.stringify(config.output)), updated_at: now() };
+      await db
+        .insertInto('sso_providers')
+        .values(row)
+        .onConflict((oc) => oc.column('provider').doUpdateSet({ enabled: 1, config_sealed: row.config_sealed, updated_at: row.updated_at }))
+        .execute();
+      return ok({ enabled: true, config: config.output, updatedAt: new Date(row.updated_at) });
+    },
+
+    async disable() {
+      const result = await db.updateTable('sso_providers').set({ enabled: 0, updated_at: now() }).where('provider', '=', 'saml').where('enabled', '=', 1).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    metadata(config) {
+      return samlFor(config).generateServiceProviderMetadata(null, null);
+    },
+
+    async start(config, returnTo) {
+      if (pending.size >= MAX_PENDING) prunePending();
+      if (pending.size >= MAX_PENDING) return fail({ code: 'not_ready', message: 'too many SAML sign-ins in progress; try again in a few minutes' });
+      const requestId = `_${randomBytes(20).toString('hex')}`;
+      const nonce = randomBytes(16).toString('base64url');
+      pending.set(requestId, { nonce, returnTo, expiresAt: now() + SAML_REQUEST_TTL_MS });
+      const location = await samlFor(config, requestId).getAuthorizeUrlAsync(`${nonce}.${sign(nonce)}`, undefined, {});
+      return ok({ location });
+    },
+
+    async consume(config, samlResponse, relayState) {
+      let xml: string;
+      try {
+        xml = Buffer.from(samlResponse, 'base64').toString('utf8');
+      } catch {
+        return fail(refused('SAMLResponse is not base64'));
+      }
+      const algorithms = algorithmsIn(xml);
+      if (!algorithms) return fail(refused('not XML'));
+      const refusal = algorithmRefusal(algorithms.signature, algorithms.digest);
+      if (refusal) return fail(refused(refusal));
+      // RelayState: a nonce we signed, bound below to the request the response answers.
+      const [nonce = '', mac = ''] = (relayState ?? '').split('.');
+      const expected = Buffer.from(sign(nonce));
+      if (!nonce || expected.length !== Buffer.from(mac).length || !timingSafeEqual(expected, Buffer.from(mac))) return fail(refused('RelayState is missing or not ours'));
+      let profile: Profile | null;
+      try {
+        ({ profile } = await samlFor(config).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log.warn('SAML response refused', { error: message });
+        return fail(refused(message));
+      }
+      if (!profile) return fail(refused('no assertion'));
+      const requestId = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : '';
+      // node-saml checked InResponseTo against the outstanding requests; each is answerable
+      // once, and only with the RelayState nonce issued with it.
+      const issued = pending.get(requestId);
+      pending.delete(requestId);
+      if (!issued || issued.nonce !== nonce) return fail(refused('RelayState does not belong to the request this response answers'));
+      const assertion = assertionIdentity(profile);
+      if (!assertion) return fail(refused('the assertion has no ID'));
+      // Against the system clock: node-saml judged the assertion's NotOnOrAfter by Date.now(),
+      // so its memory must expire by the same clock.
+      const verdict = replay.accept(assertion.id, assertion.expiresAt, Date.now());
+      if (verdict === 'replayed') return fail(refused(`assertion ${assertion.id} was already used`));
+      if (verdict === 'full') return fail({ code: 'not_ready', message: 'too many recent SAML sign-ins to remember; try again in a few minutes' });
+      const attributes = (profile.attributes ?? {}) as Record<string, unknown>;
+      return ok({
+        identity: { provider: 'saml', subject: profile.nameID, email: samlEmail(attributes[config.email_attribute] ?? profile[config.email_attribute], profile.nameID), groups: samlGroups(attributes[config.groups_attribute] ?? profile[config.groups_attribute]) },
+        returnTo: issued.returnTo,
+      });
+    },
+  };
+}
