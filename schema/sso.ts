@@ -86,7 +86,7 @@ export const OidcConfig = v.object({
   client_id: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(512)),
   /** Sealed at rest, shown as ••••; sending •••• back keeps the stored secret. */
   client_secret: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)),
-  /** Capstan's origin as browsers reach it (`sso.publicUrl`): the redirect URI is `<public_url>/auth/oidc/callback`. */
+  /** Capstan's origin as browsers reach it (`sso.publicUrl`): the redirect URI is `<public_url>/api/agent/auth/oidc/callback` (the dashboard proxies /api/agent/* to the agent). */
   public_url: v.pipe(OidcUrl, v.regex(/^https?:\/\/[^/?#]+\/?$/, 'public_url: scheme, host and port only')),
   scopes: v.optional(
     v.pipe(v.array(OidcClaim), v.maxLength(20), v.check((s) => s.includes('openid'), 'scopes must include openid')),
