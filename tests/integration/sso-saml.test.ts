@@ -150,6 +150,24 @@ describe('SAML sign-in against crewjam/saml samlidp', () => {
     assert.equal(landed.location, '/');
   });
 
+  it('an IdP 3 minutes behind is accepted (its assertions expired 90 s ago, within the 5-minute skew)', async () => {
+    const slow = await startSamlIdp({ clockOffset: '-3m' });
+    try {
+      await slow.putUser({ name: 'bob', password: 'bob password', email: 'bob@example.com' });
+      const h = await setup('enterprise', slow);
+      await configured(h, slow);
+      const post = await slow.signIn(await h.start(), 'bob', 'bob password');
+      const xml = Buffer.from(post.SAMLResponse, 'base64').toString('utf8');
+      const notOnOrAfter = Date.parse(/SubjectConfirmationData[^>]*NotOnOrAfter="([^"]+)"/.exec(xml)?.[1] ?? '');
+      assert.ok(notOnOrAfter < Date.now(), 'the assertion is past its NotOnOrAfter by the agent\'s clock');
+      const accepted = await h.acs(post);
+      assert.equal(accepted.status, 302, accepted.text);
+      assert.equal((await h.me(accepted.cookie)).status, 200);
+    } finally {
+      await slow.stop();
+    }
+  });
+
   it('an IdP signing with RSA-SHA1, and one whose assertions have expired (its clock an hour behind, past the 5-minute skew), are refused', async () => {
     for (const [options, reason] of [
       [{ signatureMethod: 'rsa-sha1' }, /rsa-sha1 is refused/],
