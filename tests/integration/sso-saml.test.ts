@@ -86,6 +86,7 @@ describe('SAML sign-in against crewjam/saml samlidp', () => {
     assert.equal(bobMe.status, 200, bobMe.text);
     assert.equal(bobMe.body.username, 'bob@example.com');
     assert.equal(bobMe.body.role, 'viewer');
+    assert.equal(bobMe.body.auth_method, 'saml');
 
     const alice1 = await h.acs(await idp.signIn(await h.start(), 'alice', 'alice password'));
     assert.equal(alice1.status, 302, alice1.text);
