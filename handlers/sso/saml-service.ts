@@ -27,11 +27,12 @@ export interface SamlService {
   /** The SP metadata XML for the IdP. */
   metadata(config: SamlConfig): string;
   /** An AuthnRequest (redirect binding): the IdP URL to send the browser to; its ID is remembered briefly with the return path. */
-  start(config: SamlConfig, returnTo: string): Promise<Result<{ location: string }>>;
+  start(config: SamlConfig, returnTo: string): Promise<Result<{ location: string; nonce: string }>>;
   /**
    * Verifies a POSTed SAMLResponse: signature (RSA-SHA256 only), audience, time window with
    * 5 minutes' skew, InResponseTo one of our outstanding requests and matching the signed
-   * RelayState, assertion ID never seen before. `unauthenticated` otherwise.
+   * RelayState, assertion ID never seen before; when `browserNonce` is given (HTTPS: the flow
+   * cookie), it must be that RelayState's nonce. `unauthenticated` otherwise.
    */
-  consume(config: SamlConfig, samlResponse: string, relayState: string | undefined): Promise<Result<{ identity: SsoIdentity; returnTo: string }>>;
+  consume(config: SamlConfig, samlResponse: string, relayState: string | undefined, browserNonce: string | null): Promise<Result<{ identity: SsoIdentity; returnTo: string }>>;
 }

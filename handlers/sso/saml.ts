@@ -7,6 +7,15 @@ import type { StoredSaml } from './saml-service.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 const off = { code: 'not_found', message: 'SAML sign-in is not enabled' } as const;
+export const SAML_FLOW_COOKIE = 'capstan_saml';
+
+/**
+ * The flow cookie binding the IdP's answer to the browser that asked (login CSRF). The IdP's
+ * form posts cross-site, which carries only `SameSite=None` cookies, and browsers take those
+ * only with `Secure`: so over HTTPS only. Over plain HTTP (development) no binding is possible.
+ */
+const flowCookie = (value: string, maxAge: number) => `${SAML_FLOW_COOKIE}=${value}; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=${maxAge}`;
+const isHttps = (ctx: HandlerContext) => ctx.request.origin.startsWith('https:');
 
 function view(stored: StoredSaml, ctx: HandlerContext): Out<typeof SamlView> {
   const ep = ctx.saml.endpoints(stored.config);
@@ -51,7 +60,10 @@ export async function samlStart(input: Out<typeof SamlStartInput>, ctx: HandlerC
   if (!stored?.enabled) return fail(off);
   const started = await ctx.saml.start(stored.config, sameOriginPath(input.return_to));
   if (!started.ok) return started;
-  return ok(started.value, [{ kind: 'redirect', location: started.value.location }]);
+  const { location, nonce } = started.value;
+  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  if (isHttps(ctx)) headers['set-cookie'] = flowCookie(nonce, 600);
+  return ok({ location }, [{ kind: 'headers', headers }, { kind: 'redirect', location }]);
 }
 
 /**
@@ -63,7 +75,8 @@ export async function samlAcs(input: Out<typeof SamlAcsInput>, ctx: HandlerConte
   ctx.request.noteAudit({ provider: 'saml' });
   const stored = await ctx.saml.stored();
   if (!stored?.enabled) return fail(off);
-  const consumed = await ctx.saml.consume(stored.config, input.SAMLResponse, input.RelayState);
+  const browserNonce = isHttps(ctx) ? (ctx.request.cookie?.(SAML_FLOW_COOKIE) ?? '') : null;
+  const consumed = await ctx.saml.consume(stored.config, input.SAMLResponse, input.RelayState, browserNonce);
   if (!consumed.ok) return consumed;
   const { identity, returnTo } = consumed.value;
   const signedIn = await ctx.sso.signIn(identity);
@@ -73,6 +86,8 @@ export async function samlAcs(input: Out<typeof SamlAcsInput>, ctx: HandlerConte
   if (!account.active) return fail({ code: 'forbidden', message: 'this account is deactivated' });
   const session = await ctx.auth.startSession(account.id, ctx.request.ip);
   return ok({ location: returnTo }, [
+    // First: a plain header set (clearing the flow cookie); the session cookie is appended after it.
+    ...(isHttps(ctx) ? [{ kind: 'headers' as const, headers: { 'set-cookie': flowCookie('', 0) } }] : []),
     { kind: 'set-session', token: session.token, username: account.username, sameSite: 'Lax' },
     { kind: 'redirect', location: returnTo },
   ]);

@@ -238,10 +238,10 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       const nonce = randomBytes(16).toString('base64url');
       pending.set(requestId, { nonce, returnTo, expiresAt: now() + SAML_REQUEST_TTL_MS });
       const location = await samlFor(config, requestId).getAuthorizeUrlAsync(`${nonce}.${sign(nonce)}`, undefined, {});
-      return ok({ location });
+      return ok({ location, nonce });
     },
 
-    async consume(config, samlResponse, relayState) {
+    async consume(config, samlResponse, relayState, browserNonce) {
       let xml: string;
       try {
         xml = Buffer.from(samlResponse, 'base64').toString('utf8');
@@ -256,6 +256,8 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       const [nonce = '', mac = ''] = (relayState ?? '').split('.');
       const expected = Buffer.from(sign(nonce));
       if (!nonce || expected.length !== Buffer.from(mac).length || !timingSafeEqual(expected, Buffer.from(mac))) return fail(refused('RelayState is missing or not ours'));
+      // The browser that started the sign-in carries the nonce in its flow cookie (HTTPS only).
+      if (browserNonce !== null && browserNonce !== nonce) return fail(refused('this sign-in was not started in this browser (the flow cookie is missing or another)'));
       let profile: Profile | null;
       try {
         ({ profile } = await samlFor(config).validatePostResponseAsync({ SAMLResponse: samlResponse }));

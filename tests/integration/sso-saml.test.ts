@@ -151,6 +151,36 @@ describe('SAML sign-in against crewjam/saml samlidp', () => {
     assert.equal(landed.location, '/');
   });
 
+  it('over HTTPS the response is accepted only in the browser that started the sign-in (flow cookie, SameSite=None; Secure)', async () => {
+    const h = await setup();
+    await configured(h);
+    const ip = { incoming: { socket: { remoteAddress: '192.0.2.10' } } };
+    const started = await h.app.request('https://capstan.test/api/agent/auth/saml/start', {}, ip);
+    assert.equal(started.status, 302);
+    const setCookie = started.headers.get('set-cookie') ?? '';
+    assert.match(setCookie, /capstan_saml=[^;]+;.*HttpOnly.*SameSite=None; Secure/);
+    const flow = /capstan_saml=([^;]+)/.exec(setCookie)?.[1] ?? '';
+    const post = await idp.signIn(started.headers.get('location') ?? '', 'bob', 'bob password');
+    const acs = (cookie: string | null) =>
+      h.app.request(
+        'https://capstan.test/api/agent/auth/saml/acs',
+        { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) }, body: new URLSearchParams({ SAMLResponse: post.SAMLResponse, RelayState: post.RelayState }).toString() },
+        ip,
+      );
+    // Another browser (no flow cookie, or another sign-in's) posting this response: refused.
+    const elsewhere = await acs(null);
+    assert.equal(elsewhere.status, 401, await elsewhere.text());
+    const other = /capstan_saml=([^;]+)/.exec((await h.app.request('https://capstan.test/api/agent/auth/saml/start', {}, ip)).headers.get('set-cookie') ?? '')?.[1] ?? '';
+    const wrong = await acs(`capstan_saml=${other}`);
+    assert.equal(wrong.status, 401, await wrong.text());
+    // The starting browser: signed in, the flow cookie cleared, the session cookie set.
+    const ok = await acs(`capstan_saml=${flow}`);
+    assert.equal(ok.status, 302, await ok.text());
+    const cookies = ok.headers.getSetCookie();
+    assert.ok(cookies.some((c) => /^capstan_saml=;.*Max-Age=0/.test(c)), cookies.join(' | '));
+    assert.ok(cookies.some((c) => /^capstan_session=.+SameSite=Lax/i.test(c)), cookies.join(' | '));
+  });
+
   it('an IdP 3 minutes behind is accepted (its assertions expired 90 s ago, within the 5-minute skew)', async () => {
     const slow = await startSamlIdp({ clockOffset: '-3m' });
     try {
