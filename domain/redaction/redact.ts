@@ -189,7 +189,10 @@ function redactPairs(text: string): string {
 // `--password x`, `--token x`, `--client-secret "x"`: long flags only. A short `-p` is a port
 // as often as a password (docker, kubectl port-forward), so it is left alone. A value that
 // starts with `-` is the next flag, not a secret.
-const FLAG = /(?<![\w-])--([A-Za-z][\w-]*)[ \t]+/g;
+// Neither may a flag follow `[REDACTED]`: glued to a token (`dXNlcjpwYXNz--password x`) it is
+// no flag, and must not become one once a later rule (Basic, here) has replaced that token, or
+// a second pass would redact what the first left (redactText is idempotent).
+const FLAG = /(?<![\w-]|\[REDACTED\])--([A-Za-z][\w-]*)[ \t]+/g;
 
 function redactFlags(text: string): string {
   return replaceEach(text, FLAG, (m) => {
@@ -205,8 +208,11 @@ function redactFlags(text: string): string {
 
 // curl's `-u user:pass`, `--user user:pass` and the proxy's `-U`/`--proxy-user`: the user stays,
 // the password goes. `-u 1000:1000` is docker's uid:gid, not a credential.
-const USER_FLAG = /(?<![\w-])(-[uU][ \t]*|--(?:proxy-)?user(?:[ \t]+|=))/g;
+// Not after `[REDACTED]` either, for the same reason as FLAG.
+const USER_FLAG = /(?<![\w-]|\[REDACTED\])(-[uU][ \t]*|--(?:proxy-)?user(?:[ \t]+|=))/g;
 const USER_VALUE = /"([^"\n]*)"|'([^'\n]*)'|([^\s"'`]+)/y;
+/** A user flag at the very end of a value: it takes the word after the value as its own. */
+const TRAILING_USER_FLAG = /(?:-[uU]|--(?:proxy-)?user)$/;
 
 function redactUserFlags(text: string): string {
   return replaceEach(
@@ -218,10 +224,16 @@ function redactUserFlags(text: string): string {
       const body = v?.[1] ?? v?.[2] ?? v?.[3];
       if (v === null || body === undefined) return undefined;
       const colon = body.indexOf(':');
-      // No colon: curl prompts for the password. Either way, no later `-u` inside this value
-      // can do better (its value is a suffix of this one), so the search resumes after it.
+      // No colon: curl prompts for the password. Either way, a later `-u` inside this value
+      // can do no better (its value is a suffix of this one), so the search resumes after it;
+      // except a flag ending the value (`-u -u admin:pw`, `-u --user admin:pw`), whose own
+      // value is the next word: the search resumes at that flag, a few characters back.
+      // (A quoted value ends at its quote, so only an unquoted one can end in a flag.)
       USER_FLAG.lastIndex = USER_VALUE.lastIndex;
-      if (colon < 0 || colon === body.length - 1 || /^\d+:\d+$/.test(body)) return undefined;
+      if (colon < 0 || colon === body.length - 1 || /^\d+:\d+$/.test(body)) {
+        if (v[3] !== undefined) USER_FLAG.lastIndex -= TRAILING_USER_FLAG.exec(body)?.[0].length ?? 0;
+        return undefined;
+      }
       const quote = v[1] !== undefined ? '"' : v[2] !== undefined ? "'" : '';
       return `${m[0]}${quote}${body.slice(0, colon + 1)}${REDACTED}${quote}`;
     },

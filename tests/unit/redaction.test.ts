@@ -153,6 +153,9 @@ const SHAPES: readonly { name: string; input: string; want: string; secret: stri
   { name: "curl --user 'user:pass'", input: "curl --user 'admin:hunter 2' https://api", want: `curl --user 'admin:${REDACTED}' https://api`, secret: 'hunter 2' },
   { name: 'curl --user=user:pass', input: 'curl --user=admin:hunter2 https://api', want: `curl --user=admin:${REDACTED} https://api`, secret: 'hunter2' },
   { name: 'curl --proxy-user user:pass', input: 'curl --proxy-user admin:hunter2 https://api', want: `curl --proxy-user admin:${REDACTED} https://api`, secret: 'hunter2' },
+  // A rejected value that is itself a flag (`-u -u`, `-u --user`): the flag at its end still takes the next word.
+  { name: 'curl -u after a flag-shaped value', input: 'x -u -u admin:hunter2 https://api', want: `x -u -u admin:${REDACTED} https://api`, secret: 'hunter2' },
+  { name: 'curl --user after -u', input: 'x -u --user admin:hunter2 https://api', want: `x -u --user admin:${REDACTED} https://api`, secret: 'hunter2' },
   { name: 'percent-encoded password%3D in a query', input: 'path=/x query=q=password%3Dhunter2&limit=5', want: `path=/x query=q=password%3D${REDACTED}&limit=5`, secret: 'hunter2' },
   { name: 'percent-encoded token%3D after %26', input: 'q=a%26token%3Ds3cr3t%26b%3D1&c=2', want: `q=a%26token%3D${REDACTED}%26b%3D1&c=2`, secret: 's3cr3t' },
   { name: 'percent-encoded api_key%3D after %26', input: 'next=%2Fcb%3Fx%3D1%26api_key%3Ds3cr3t', want: `next=%2Fcb%3Fx%3D1%26api_key%3D${REDACTED}`, secret: 's3cr3t' },
@@ -229,6 +232,24 @@ describe('redactText is idempotent and total', () => {
     const once = redactText(messy);
     assert.equal(redactText(once), once);
     assert.equal(redactText(REDACTED), REDACTED);
+  });
+
+  it('is idempotent on the counterexamples fast-check found', () => {
+    const found = [
+      'password=-u -u :#', // a -u whose value is another -u
+      'Basic dXNlcjpwYXNz--password !', // a flag glued to a token a later rule redacts
+      'Basic dXNlcjpwYXNz-u a:b',
+    ];
+    for (const input of found) {
+      const once = redactText(input);
+      assert.equal(redactText(once), once, input);
+    }
+  });
+
+  it('gets through a megabyte of flag-shaped values without rescanning them', () => {
+    const input = 'x -u'.concat(' -u=-u=-u=-u'.repeat(100_000));
+    assert.ok(input.length > 1_000_000);
+    assert.equal(redactText(input), input);
   });
 
   it('gets through a megabyte of key=value fragments', () => {
