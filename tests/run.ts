@@ -29,7 +29,7 @@ try {
       // A file's whole run is bounded too: the diagnosis scenarios (every one at once, the longest
       // waiting 420 s) take the longest, about eight minutes; 15 minutes still catches a hang.
       [
-        '--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000',
+        '--import', 'tsx', '--import', './tests/support/fast-check-seed.ts', '--test', '--test-concurrency=1', '--test-timeout=900000',
         // TAP as before, then a list of the failures: CI shows only the output's tail.
         '--test-reporter=tap', '--test-reporter-destination=stdout',
         '--test-reporter=./tests/support/failure-summary-reporter.js', '--test-reporter-destination=stdout',
