@@ -4,6 +4,7 @@ import { MASKED_SECRET, type OidcCallbackInput, type OidcConfig, type OidcDisabl
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { OIDC_FLOW_COOKIE, type StoredOidc } from './oidc-service.ts';
+import { ssoSession } from './session.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 const off = { code: 'not_found', message: 'OIDC sign-in is not enabled' } as const;
@@ -68,17 +69,12 @@ export async function oidcCallback(input: Out<typeof OidcCallbackInput>, ctx: Ha
   const finished = await ctx.oidc.finish(stored.config, input.code, input.state, ctx.request.cookie?.(OIDC_FLOW_COOKIE));
   if (!finished.ok) return finished;
   const { identity, returnTo } = finished.value;
-  const signedIn = await ctx.sso.signIn(identity);
-  if (!signedIn.ok) return signedIn;
-  const account = signedIn.value;
-  ctx.request.noteAudit({ account: account.username, role: account.role, groups: String(identity.groups.length) });
-  // Deactivated in Capstan: the provider's word does not bring the account back.
-  if (!account.active) return fail({ code: 'forbidden', message: 'this account is deactivated' });
-  const session = await ctx.auth.startSession(account.id, ctx.request.ip);
+  const session = await ssoSession(identity, ctx);
+  if (!session.ok) return session;
   return ok({ location: returnTo }, [
     // First: a plain header set; the session cookie is appended after it.
     { kind: 'headers', headers: { 'set-cookie': flowCookie('', 0, ctx), 'cache-control': 'no-store' } },
-    { kind: 'set-session', token: session.token, username: account.username, sameSite: 'Lax' },
+    { kind: 'set-session', token: session.value.token, username: session.value.username, sameSite: 'Lax' },
     { kind: 'redirect', location: returnTo },
   ]);
 }

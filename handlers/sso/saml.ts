@@ -4,6 +4,7 @@ import type { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlMetadataOutput, S
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 import type { StoredSaml } from './saml-service.ts';
+import { ssoSession } from './session.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 const off = { code: 'not_found', message: 'SAML sign-in is not enabled' } as const;
@@ -79,16 +80,12 @@ export async function samlAcs(input: Out<typeof SamlAcsInput>, ctx: HandlerConte
   const consumed = await ctx.saml.consume(stored.config, input.SAMLResponse, input.RelayState, browserNonce);
   if (!consumed.ok) return consumed;
   const { identity, returnTo } = consumed.value;
-  const signedIn = await ctx.sso.signIn(identity);
-  if (!signedIn.ok) return signedIn;
-  const account = signedIn.value;
-  ctx.request.noteAudit({ account: account.username, role: account.role, groups: String(identity.groups.length) });
-  if (!account.active) return fail({ code: 'forbidden', message: 'this account is deactivated' });
-  const session = await ctx.auth.startSession(account.id, ctx.request.ip);
+  const session = await ssoSession(identity, ctx);
+  if (!session.ok) return session;
   return ok({ location: returnTo }, [
     // First: a plain header set (clearing the flow cookie); the session cookie is appended after it.
     ...(isHttps(ctx) ? [{ kind: 'headers' as const, headers: { 'set-cookie': flowCookie('', 0) } }] : []),
-    { kind: 'set-session', token: session.token, username: account.username, sameSite: 'Lax' },
+    { kind: 'set-session', token: session.value.token, username: session.value.username, sameSite: 'Lax' },
     { kind: 'redirect', location: returnTo },
   ]);
 }

@@ -6,10 +6,10 @@
 // http://127.0.0.1:<port>/dex. signIn() drives dex's own login form with fetch, as a browser does.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
+import { freeLoopbackPort } from './ports.ts';
 
 export interface DexUser {
   email: string;
@@ -32,18 +32,6 @@ export interface Dex {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The dex binary: built (or found in the cache) by the repository's own script. */
 export function dexBinary(): string {
   const out = execFileSync('bash', ['scripts/build-dex.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -53,7 +41,7 @@ export function dexBinary(): string {
 export async function startDex(users: readonly DexUser[], client: DexClient): Promise<Dex> {
   const bin = dexBinary();
   const dir = mkdtempSync(join(tmpdir(), 'capstan-dex-'));
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const issuer = `http://127.0.0.1:${port}/dex`;
   // dex reads YAML, of which JSON is a subset.
   const config = {

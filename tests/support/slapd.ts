@@ -6,10 +6,11 @@
 // scripts/ensure-slapd.sh installs the packages (make test runs it).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'ldapts';
+import { freeLoopbackPort } from './ports.ts';
 
 export const BASE_DN = 'dc=capstan,dc=test';
 export const PEOPLE_DN = `ou=people,${BASE_DN}`;
@@ -47,18 +48,6 @@ export interface Slapd {
 const SLAPD = '/usr/sbin/slapd';
 const SLAPADD = '/usr/sbin/slapadd';
 const SLAPPASSWD = '/usr/sbin/slappasswd';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -124,7 +113,7 @@ export async function startSlapd(users: readonly DirectoryUser[], groups: readon
   writeFileSync(join(dir, 'data.ldif'), ldif(users, groups, userDn));
   execFileSync(SLAPADD, ['-f', join(dir, 'slapd.conf'), '-l', join(dir, 'data.ldif')], { stdio: 'pipe' });
 
-  const [ldapPort, ldapsPort] = [await freePort(), await freePort()];
+  const [ldapPort, ldapsPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
   const ldapUrl = `ldap://127.0.0.1:${ldapPort}`;
   const ldapsUrl = `ldaps://127.0.0.1:${ldapsPort}`;
   let log = '';
