@@ -1,5 +1,5 @@
 # The two commands the README promises. Each installs what it needs on a fresh clone.
-.PHONY: demo test deps browser scanner ldap dex samlidp check bench images
+.PHONY: demo test deps browser scanner ldap dex samlidp simplesamlphp check bench images
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -35,7 +35,12 @@ dex:
 samlidp:
 	@bash scripts/build-samlidp.sh >/dev/null
 
-test: check browser scanner ldap dex samlidp
+# The SAML single-logout tests run Debian's SimpleSAMLphp on PHP's built-in server
+# (tests/support/simplesamlphp.ts); installed once when missing.
+simplesamlphp:
+	@bash scripts/ensure-simplesamlphp.sh
+
+test: check browser scanner ldap dex samlidp simplesamlphp
 	npm test
 
 # The capstan-agent and capstan-ui images, built without a Docker daemon (docs/images.md):
