@@ -62,6 +62,8 @@ export interface RequestInfo {
 export interface AgentSettings {
   /** Empty means every non-system namespace (spec §1 "Namespace blocklist"). */
   tenantNamespaces: readonly string[];
+  /** `sso.publicUrl` (CAPSTAN_SSO_PUBLIC_URL, validated at start): prefills Admin → SSO's public_url; null or absent when not set. */
+  ssoPublicUrl?: string | null;
 }
 
 /** What the runtime hands every handler: long-lived services... */

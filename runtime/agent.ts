@@ -78,6 +78,8 @@ export interface AgentOptions {
   };
   /** CAPSTAN_SCANNING_ENABLED, _MODE, _RETENTION_DAYS (`security.scanning.*`). */
   scanning?: ScanningConfig;
+  /** CAPSTAN_SSO_PUBLIC_URL (`sso.publicUrl`): Admin → SSO's prefill; handlers read it as `settings.ssoPublicUrl`. */
+  ssoPublicUrl?: string | null;
   log: Logger;
 }
 
@@ -123,7 +125,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     logs: createPodLogs(kubeConfig),
     history: historyStore,
     network: scraper ?? networkOff,
-    settings: options.settings,
+    settings: { ...options.settings, ssoPublicUrl: options.ssoPublicUrl ?? options.settings.ssoPublicUrl ?? null },
     sessionSecret: persistentSecret(options.dataDir, 'session-secret'),
     encryptionKey,
     defaults: options.settingDefaults,

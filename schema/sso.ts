@@ -115,14 +115,6 @@ export const OidcCallbackInput = v.object({
 });
 export const OidcRedirect = v.object({ location: v.string() });
 
-export const SsoView = v.object({
-  ldap: v.nullable(LdapView),
-  oidc: v.nullable(OidcView),
-  /** Emails that make a user admin whatever their groups (compared case-insensitively). */
-  admin_emails: v.array(v.string()),
-  local_login: LocalLogin,
-});
-
 export const AdminEmailsInput = v.object({
   admin_emails: v.pipe(v.array(v.pipe(v.string(), v.trim(), v.email('admin_emails: each must be an email address'))), v.maxLength(1000)),
 });
@@ -221,3 +213,25 @@ export const SamlAcsInput = v.object({
 export const SamlMetadataOutput = v.object({ xml: v.string() });
 /** Answered as a 302 to `location`. */
 export const SamlRedirect = v.object({ location: v.string() });
+
+// Admin → SSO as one read (after every provider's view, which it names).
+/** `sso.publicUrl` (CAPSTAN_SSO_PUBLIC_URL): Capstan's origin as browsers reach it, scheme, host and port only (no trailing slash). */
+export const SsoPublicUrl = v.pipe(
+  v.string(),
+  v.trim(),
+  v.maxLength(2048),
+  v.regex(/^https?:\/\/[^/?#\s]+\/?$/, 'http(s)://host[:port] (scheme, host and port only)'),
+  v.check((u) => URL.canParse(u), 'must be a URL'),
+  v.transform((u) => u.replace(/\/$/, '')),
+);
+
+export const SsoView = v.object({
+  ldap: v.nullable(LdapView),
+  oidc: v.nullable(OidcView),
+  saml: v.nullable(SamlView),
+  /** `sso.publicUrl` as installed (the wizard's prefill for OIDC's and SAML's public_url); null when not set. */
+  public_url: v.nullable(v.string()),
+  /** Emails that make a user admin whatever their groups (compared case-insensitively). */
+  admin_emails: v.array(v.string()),
+  local_login: LocalLogin,
+});

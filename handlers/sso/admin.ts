@@ -3,16 +3,24 @@ import type { AdminEmailsInput, AuthMethods, LdapConfig, LdapDisabled, LdapTestI
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
 import { oidcView } from './oidc.ts';
+import { view as samlView } from './saml.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
-/** Admin → SSO: the configuration as stored (LDAP holds no secret to mask: no service account), the admin emails, the local-login mode. */
+/**
+ * Admin → SSO: every provider's configuration as stored, masked as its own GET masks it (LDAP
+ * holds no secret: no service account), the installed `sso.publicUrl` the wizard prefills
+ * OIDC's and SAML's public_url from, the admin emails, the local-login mode.
+ */
 export async function getSso(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof SsoView>>> {
   const ldap = await ctx.sso.ldap();
   const oidc = await ctx.oidc.stored();
+  const saml = await ctx.saml.stored();
   return ok({
     ldap: ldap ? { enabled: ldap.enabled, config: ldap.config, updated_at: ldap.updatedAt.toISOString() } : null,
     oidc: oidc ? oidcView(oidc, ctx) : null,
+    saml: saml ? samlView(saml, ctx) : null,
+    public_url: ctx.settings.ssoPublicUrl ?? null,
     admin_emails: await ctx.sso.adminEmails(),
     local_login: (await ctx.runtimeSettings.get('security')).local_login,
   });

@@ -18,7 +18,8 @@ export const SAML_FLOW_COOKIE = 'capstan_saml';
 const flowCookie = (value: string, maxAge: number) => `${SAML_FLOW_COOKIE}=${value}; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=${maxAge}`;
 const isHttps = (ctx: HandlerContext) => ctx.request.origin.startsWith('https:');
 
-function view(stored: StoredSaml, ctx: HandlerContext): Out<typeof SamlView> {
+/** The admin's view (also part of GET /admin/sso). */
+export function view(stored: StoredSaml, ctx: HandlerContext): Out<typeof SamlView> {
   const ep = ctx.saml.endpoints(stored.config);
   return { enabled: stored.enabled, config: stored.config, sp_entity_id: ep.spEntityId, acs_url: ep.acsUrl, metadata_url: ep.metadataUrl, updated_at: stored.updatedAt.toISOString() };
 }

@@ -9,9 +9,10 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from '../http/middleware/rate-li
 import { parseWatchScope } from '../kube/watch-scope.ts';
 import { RateLimitClass } from '../../schema/access.ts';
 import { DEFAULT_SCANNING, ScanMode, type ScanningConfig } from '../../schema/security-scan.ts';
+import { SsoPublicUrl } from '../../schema/sso.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license'>;
+type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license' | 'ssoPublicUrl'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
@@ -36,6 +37,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     rateLimits: parseRateLimits(env.CAPSTAN_RATE_LIMITS),
     chatWebhookUrl: parseWebhookUrl(env.CAPSTAN_CHAT_WEBHOOK_URL, 'CAPSTAN_CHAT_WEBHOOK_URL'),
     scanning: parseScanning(env),
+    ssoPublicUrl: parseSsoPublicUrl(env.CAPSTAN_SSO_PUBLIC_URL),
     license: {
       key: nonEmpty(env.CAPSTAN_LICENSE_KEY),
       apiUrl: parseWebhookUrl(env.CAPSTAN_LICENSE_API_URL, 'CAPSTAN_LICENSE_API_URL'),
@@ -43,6 +45,19 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
       ...(nonEmpty(env.CAPSTAN_LICENSE_PUBLIC_KEY) === null ? {} : { publicKeyPem: env.CAPSTAN_LICENSE_PUBLIC_KEY }),
     },
   };
+}
+
+/**
+ * CAPSTAN_SSO_PUBLIC_URL (`sso.publicUrl`): the origin Admin → SSO prefills OIDC's and SAML's
+ * public_url with, checked by the same rule as that field, so a value the wizard would refuse
+ * stops the start instead of surfacing later in a form.
+ */
+export function parseSsoPublicUrl(value: string | undefined): string | null {
+  const url = nonEmpty(value);
+  if (url === null) return null;
+  const parsed = v.safeParse(SsoPublicUrl, url);
+  if (!parsed.success) throw new Error(`CAPSTAN_SSO_PUBLIC_URL must be http(s)://host[:port] (scheme, host and port only), got "${url}"`);
+  return parsed.output;
 }
 
 /** security.scanning.enabled, .mode and .retentionDays (the chart's CAPSTAN_SCANNING_* variables); unset keeps the spec's default. */

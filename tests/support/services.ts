@@ -63,6 +63,8 @@ export interface TestServiceOptions {
   clock?: Clock;
   idleTimeoutSecs?: number;
   tenantNamespaces?: string[];
+  /** `sso.publicUrl` as the agent read it from CAPSTAN_SSO_PUBLIC_URL. */
+  ssoPublicUrl?: string | null;
   defaults?: Partial<SettingDefaults>;
   licensing?: Licensing;
   /** The install key and the public key license keys are verified with (tests sign with their own pair). */
@@ -93,7 +95,7 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     db,
     clock,
     cluster: options.cluster ?? emptyCluster,
-    settings: { tenantNamespaces: options.tenantNamespaces ?? [] },
+    settings: { tenantNamespaces: options.tenantNamespaces ?? [], ssoPublicUrl: options.ssoPublicUrl ?? null },
     sessionSecret: Buffer.alloc(32, 7),
     encryptionKey,
     defaults: { ...options.defaults, ...(options.idleTimeoutSecs !== undefined ? { sessionIdleTimeoutSecs: options.idleTimeoutSecs } : {}) },

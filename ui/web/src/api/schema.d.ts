@@ -1568,6 +1568,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/groups/default-role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** The role a group gets the first time an SSO sign-in carries it (viewer by default); groups already listed keep theirs */
+        put: operations["put_admin_groups_default_role"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{username}/role-pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Un-pin an SSO account's hand-set role: re-resolved now from its last sign-in's groups and the admin emails, and re-read from the provider at each sign-in again. 400 for a local account */
+        delete: operations["delete_admin_users_by_username_role_pin"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit/verify-chain": {
         parameters: {
             query?: never;
@@ -7936,6 +7970,8 @@ export interface operations {
                             totp_enabled: boolean;
                             /** Format: date-time */
                             created_at: string;
+                            role_pinned: boolean;
+                            sso_provider: ("ldap" | "oidc" | "saml") | null;
                         }[];
                     };
                 };
@@ -8003,6 +8039,8 @@ export interface operations {
                             totp_enabled: boolean;
                             /** Format: date-time */
                             created_at: string;
+                            role_pinned: boolean;
+                            sso_provider: ("ldap" | "oidc" | "saml") | null;
                         };
                     };
                 };
@@ -8098,6 +8136,8 @@ export interface operations {
                             totp_enabled: boolean;
                             /** Format: date-time */
                             created_at: string;
+                            role_pinned: boolean;
+                            sso_provider: ("ldap" | "oidc" | "saml") | null;
                         };
                     };
                 };
@@ -9359,6 +9399,24 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
+                        saml: {
+                            enabled: boolean;
+                            config: {
+                                public_url: string;
+                                /** Format: uri */
+                                idp_sso_url: string;
+                                idp_entity_id: string | null;
+                                idp_cert_pem: string;
+                                email_attribute: string;
+                                groups_attribute: string;
+                            };
+                            sp_entity_id: string;
+                            acs_url: string;
+                            metadata_url: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
+                        public_url: string | null;
                         admin_emails: string[];
                         /** @enum {string} */
                         local_login: "all" | "admin_only" | "off";
@@ -9485,6 +9543,24 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
+                        saml: {
+                            enabled: boolean;
+                            config: {
+                                public_url: string;
+                                /** Format: uri */
+                                idp_sso_url: string;
+                                idp_entity_id: string | null;
+                                idp_cert_pem: string;
+                                email_attribute: string;
+                                groups_attribute: string;
+                            };
+                            sp_entity_id: string;
+                            acs_url: string;
+                            metadata_url: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
+                        public_url: string | null;
                         admin_emails: string[];
                         /** @enum {string} */
                         local_login: "all" | "admin_only" | "off";
@@ -9788,6 +9864,24 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
+                        saml: {
+                            enabled: boolean;
+                            config: {
+                                public_url: string;
+                                /** Format: uri */
+                                idp_sso_url: string;
+                                idp_entity_id: string | null;
+                                idp_cert_pem: string;
+                                email_attribute: string;
+                                groups_attribute: string;
+                            };
+                            sp_entity_id: string;
+                            acs_url: string;
+                            metadata_url: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        } | null;
+                        public_url: string | null;
                         admin_emails: string[];
                         /** @enum {string} */
                         local_login: "all" | "admin_only" | "off";
@@ -10509,6 +10603,8 @@ export interface operations {
                             /** Format: date-time */
                             first_seen_at: string;
                         }[];
+                        /** @enum {string} */
+                        default_role: "viewer" | "admin";
                     };
                 };
             };
@@ -10627,6 +10723,164 @@ export interface operations {
             };
             /** @description Error */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_admin_groups_default_role: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    default_role: "viewer" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        default_role: "viewer" | "admin";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_admin_users_by_username_role_pin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        username: string;
+                        /** @enum {string} */
+                        role: "viewer" | "admin";
+                        /** @constant */
+                        role_pinned: false;
+                        was_pinned: boolean;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
