@@ -19,6 +19,7 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { licenseRoutes } from './routes/license.ts';
 import { ssoRoutes } from './routes/sso.ts';
+import { ssoRoleRoutes } from './routes/sso-roles.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { readCoreRoutes } from './routes/read-core.ts';
 import { diagnosisRoutes } from './routes/diagnosis.ts';
@@ -155,6 +156,7 @@ export const routes: readonly Route[] = [
   ...adminRoutes,
   ...licenseRoutes,
   ...ssoRoutes,
+  ...ssoRoleRoutes,
   ...auditRoutes,
 ];
 

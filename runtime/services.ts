@@ -162,6 +162,7 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     ai_reports: DEFAULT_REPORT_SCHEDULE,
     scanning: { scanner_source: null },
     license: { key_sealed: null, removed_install_key_sha256: null },
+    sso_roles: { default_role: 'viewer' },
   };
 }
 
@@ -302,7 +303,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     apps: createAppStore(db, clock),
     copilot: { store: createCopilotStore(db, clock), documents: createAiContextStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore), chatWebhook: createChatWebhook(options.chatWebhookUrl ?? null, log) },
     oauth,
-    sso: createSsoService(db, clock, secrets),
+    sso: createSsoService(db, clock, secrets, async () => (await settingsStore.get('sso_roles')).default_role),
     ldap: createLdapDirectory(log.child('ldap')),
     oidc: createOidcService(db, clock, secrets, log.child('oidc')),
     saml: createSamlService(db, clock, secrets, log.child('saml')),

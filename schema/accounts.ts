@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { Role } from './access.ts';
 import { TotpCode } from './auth.ts';
 import { Timestamp } from './common.ts';
+import { SsoProvider } from './sso.ts';
 
 export const Username = v.pipe(v.string(), v.trim(), v.regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'username: 1–63 of a-z 0-9 . _ -, starting with a letter or digit'));
 export const NewPassword = v.pipe(v.string(), v.minLength(8, 'password must be at least 8 characters'), v.maxLength(1024));
@@ -13,6 +14,10 @@ export const User = v.object({
   active: v.boolean(),
   totp_enabled: v.boolean(),
   created_at: Timestamp,
+  /** An SSO account's role set by hand: sign-ins leave it alone until un-pinned (DELETE /admin/users/{username}/role-pin). */
+  role_pinned: v.boolean(),
+  /** The identity provider an SSO account signs in with; null for a local account. */
+  sso_provider: v.nullable(SsoProvider),
 });
 export const UserList = v.object({ users: v.array(User) });
 export const CreateUserInput = v.object({ username: Username, password: NewPassword, role: Role });

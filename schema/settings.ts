@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { AiGuardrails, ProviderName, ReportSchedule } from './copilot.ts';
 import { ScanMode } from './security-scan.ts';
 import { LicenseSettings } from './license.ts';
+import { Role } from './access.ts';
 
 // Runtime-editable settings, one JSON document per key in the `settings` table. Helm values
 // (CAPSTAN_* variables) provide the defaults; a value an admin stored wins from then on.
@@ -67,6 +68,10 @@ export type AiSettings = v.InferOutput<typeof AiSettings>;
 export const ScanningSettings = v.object({ scanner_source: v.nullable(ScanMode) });
 export type ScanningSettings = v.InferOutput<typeof ScanningSettings>;
 
+/** Admin → Groups: the role a group gets the first time an SSO sign-in carries it (spec §5 "SSO" 3: viewer unless an admin chose otherwise). */
+export const SsoRolesSettings = v.object({ default_role: Role });
+export type SsoRolesSettings = v.InferOutput<typeof SsoRolesSettings>;
+
 export const SETTING_SCHEMAS = {
   security: SecuritySettings,
   access_control: AccessControlSettings,
@@ -78,6 +83,7 @@ export const SETTING_SCHEMAS = {
   ai_reports: ReportSchedule,
   scanning: ScanningSettings,
   license: LicenseSettings,
+  sso_roles: SsoRolesSettings,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

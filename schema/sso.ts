@@ -150,7 +150,24 @@ export const Group = v.object({
   first_seen_at: Timestamp,
 });
 export type Group = v.InferOutput<typeof Group>;
-export const GroupList = v.object({ groups: v.array(Group) });
+export const GroupList = v.object({
+  groups: v.array(Group),
+  /** The role a group gets the first time a sign-in carries it (viewer unless an admin changed it). */
+  default_role: Role,
+});
+/** PUT /admin/groups/default-role: applies to groups seen from now on; groups already listed keep theirs. */
+export const DefaultRoleInput = v.object({ default_role: Role });
+export const DefaultRoleOutput = v.object({ default_role: Role });
+/** DELETE /admin/users/{username}/role-pin: the SSO account's role follows its groups again. */
+export const UnpinRoleInput = v.object({ username: v.pipe(v.string(), v.minLength(1), v.maxLength(256)) });
+export const RoleUnpinned = v.object({
+  username: v.string(),
+  /** Re-resolved now from the groups of the last sign-in and the admin emails; the next sign-in re-reads the groups. */
+  role: Role,
+  role_pinned: v.literal(false),
+  /** False when the role was not pinned (nothing changed but the re-resolution). */
+  was_pinned: v.boolean(),
+});
 export const SetGroupRoleInput = v.object({ provider: SsoProvider, name: v.pipe(v.string(), v.minLength(1), v.maxLength(512)), role: Role });
 export const GroupOutput = v.object({ group: Group, users_updated: v.number() });
 

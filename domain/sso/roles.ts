@@ -8,12 +8,29 @@ const RANK: Readonly<Record<Role, number>> = { viewer: 0, admin: 1 };
 export const highestRole = (roles: readonly Role[]): Role => roles.reduce<Role>((best, r) => (RANK[r] > RANK[best] ? r : best), 'viewer');
 
 export interface RoleInputs {
-  /** The groups this sign-in carried, with the role each has in Admin → Groups (new groups: viewer). */
+  /** The groups this sign-in carried, with the role each has in Admin → Groups (new groups: the default role, `groupRolesAtSignIn`). */
   groupRoles: readonly Role[];
   email: string | null;
   adminEmails: readonly string[];
   /** A role set by hand (users.role_pinned): wins over everything the provider says. */
   pinned: Role | null;
+}
+
+/**
+ * The role each group of a sign-in carries: the one Admin → Groups holds for a known group, the
+ * default role (Admin → Groups, viewer unless an admin changed it) for a group seen for the
+ * first time, which is recorded with it (`fresh`). Changing the default later leaves groups
+ * already seen as they are: each keeps the role it was given, or an admin set.
+ */
+export function groupRolesAtSignIn(groups: readonly string[], known: ReadonlyMap<string, Role>, defaultRole: Role): { roles: Role[]; fresh: string[] } {
+  const roles: Role[] = [];
+  const fresh: string[] = [];
+  for (const name of new Set(groups)) {
+    const role = known.get(name);
+    if (role === undefined) fresh.push(name);
+    roles.push(role ?? defaultRole);
+  }
+  return { roles, fresh };
 }
 
 export function resolveRole(inputs: RoleInputs): Role {

@@ -5,9 +5,9 @@ import { ok, type Result } from '../result.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
-/** Admin → Groups: every group an SSO sign-in has carried, with its role. */
+/** Admin → Groups: every group an SSO sign-in has carried, with its role, and the role new groups get. */
 export async function listGroups(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof GroupList>>> {
-  return ok({ groups: await ctx.sso.groups() });
+  return ok({ groups: await ctx.sso.groups(), default_role: (await ctx.runtimeSettings.get('sso_roles')).default_role });
 }
 
 /** Sets a group's role; its unpinned members act at their new role on their next request. */

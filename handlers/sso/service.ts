@@ -51,6 +51,13 @@ export interface SsoService {
   /** The role an identity would get now, without provisioning anything (the admin's test). */
   previewRole(identity: SsoIdentity): Promise<Role>;
   groups(): Promise<Group[]>;
+  /**
+   * Removes the pin a hand-set role left (PATCH /admin/users) and re-resolves the role now from
+   * the groups of the account's last sign-in and the admin emails (never demoting the last
+   * active admin); the next sign-in re-reads the groups from the provider. Unknown user: 404;
+   * a local account (its role is only ever set by hand): 400 on `username`.
+   */
+  unpinRole(username: string): Promise<Result<{ username: string; role: Role; wasPinned: boolean }>>;
   /** Sets a group's role and re-resolves every unpinned user of that provider in it; unknown group: 404. */
   setGroupRole(provider: SsoProvider, name: string, role: Role): Promise<Result<{ group: Group; usersUpdated: number }>>;
 }

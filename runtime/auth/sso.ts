@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import type { Transaction } from 'kysely';
 import type { Clock } from '../../domain/clock.ts';
-import { resolveRole, ssoUsername } from '../../domain/sso/roles.ts';
+import { groupRolesAtSignIn, resolveRole, ssoUsername } from '../../domain/sso/roles.ts';
 import type { SsoIdentity, SsoService, StoredLdap } from '../../handlers/sso/service.ts';
 import type { Secrets } from '../../handlers/settings/service.ts';
 import { fail, ok, taken } from '../../handlers/result.ts';
@@ -29,12 +29,23 @@ async function groupRolesOf(trx: Trx | Db, provider: SsoProvider, groups: readon
   return (await trx.selectFrom('sso_groups').select('role').where('provider', '=', provider).where('name', 'in', [...groups]).execute()).map((r) => r.role);
 }
 
+/** The roles Admin → Groups holds for those of `groups` already seen. */
+async function knownGroups(trx: Trx | Db, provider: SsoProvider, groups: readonly string[]): Promise<Map<string, Role>> {
+  if (groups.length === 0) return new Map();
+  const rows = await trx.selectFrom('sso_groups').select(['name', 'role']).where('provider', '=', provider).where('name', 'in', [...groups]).execute();
+  return new Map(rows.map((r) => [r.name, r.role]));
+}
+
 async function activeAdmins(trx: Trx): Promise<number> {
   const row = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role', '=', 'admin').where('active', '=', 1).executeTakeFirstOrThrow();
   return row.n;
 }
 
-export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoService {
+/**
+ * `defaultRole` reads Admin → Groups' default role (the `sso_roles` runtime setting); it is
+ * read before a sign-in's transaction opens, not inside it.
+ */
+export function createSsoService(db: Db, clock: Clock, secrets: Secrets, defaultRole: () => Promise<Role>): SsoService {
   const now = () => clock.now().getTime();
 
   async function ldap(): Promise<StoredLdap | null> {
@@ -81,19 +92,23 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoSer
 
     async previewRole(identity) {
       const groups = identity.groups.slice(0, MAX_GROUPS);
-      return resolveRole({ groupRoles: await groupRolesOf(db, identity.provider, groups), email: identity.email, adminEmails: await adminEmailsIn(db), pinned: null });
+      const { roles } = groupRolesAtSignIn(groups, await knownGroups(db, identity.provider, groups), await defaultRole());
+      return resolveRole({ groupRoles: roles, email: identity.email, adminEmails: await adminEmailsIn(db), pinned: null });
     },
 
     async signIn(identity: SsoIdentity) {
       const t = now();
       const groups = [...new Set(identity.groups)].slice(0, MAX_GROUPS);
       const email = identity.email?.trim().toLowerCase() || null;
+      const fallback = await defaultRole();
       return db.transaction().execute(async (trx) => {
-        // Groups appear on first sight with role viewer; a known group keeps the role an admin gave it.
-        if (groups.length) {
+        // Groups appear on first sight with the default role (viewer unless an admin chose
+        // otherwise); a known group keeps the role it has.
+        const { roles: groupRoles, fresh } = groupRolesAtSignIn(groups, await knownGroups(trx, identity.provider, groups), fallback);
+        if (fresh.length) {
           await trx
             .insertInto('sso_groups')
-            .values(groups.map((name) => ({ provider: identity.provider, name, role: 'viewer' as const, first_seen_at: t })))
+            .values(fresh.map((name) => ({ provider: identity.provider, name, role: fallback, first_seen_at: t })))
             .onConflict((oc) => oc.columns(['provider', 'name']).doNothing())
             .execute();
         }
@@ -105,7 +120,7 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoSer
           .where('sso_identities.subject', '=', identity.subject)
           .executeTakeFirst();
         const role = resolveRole({
-          groupRoles: await groupRolesOf(trx, identity.provider, groups),
+          groupRoles,
           email,
           adminEmails: await adminEmailsIn(trx),
           pinned: known && known.role_pinned === 1 ? known.role : null,
@@ -131,6 +146,25 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets): SsoSer
         const { id } = await trx.insertInto('users').values({ username, role, password_hash: null, active: 1, created_at: t }).returning('id').executeTakeFirstOrThrow();
         await trx.insertInto('sso_identities').values({ provider: identity.provider, subject: identity.subject, user_id: id, email, groups: JSON.stringify(groups), last_sign_in_at: t }).execute();
         return ok({ id, username, role, active: true, totpEnabled: false });
+      });
+    },
+
+    async unpinRole(username) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('users')
+          .leftJoin('sso_identities', 'sso_identities.user_id', 'users.id')
+          .select(['users.id', 'users.username', 'users.role', 'users.active', 'users.role_pinned', 'sso_identities.provider', 'sso_identities.email', 'sso_identities.groups'])
+          .where('users.username', '=', username)
+          .executeTakeFirst();
+        if (!row) return fail({ code: 'not_found', message: `no user ${username}` });
+        if (row.provider === null) return fail({ code: 'invalid_input', field: 'username', message: `${username} is a local account: its role is only ever set by hand, so there is no pin to remove` });
+        const memberGroups = v.parse(GroupNames, JSON.parse(row.groups ?? '[]'));
+        const next = resolveRole({ groupRoles: await groupRolesOf(trx, row.provider, memberGroups), email: row.email, adminEmails: await adminEmailsIn(trx), pinned: null });
+        // The last active admin keeps the role, as at sign-in and on a group change.
+        const role = row.role === 'admin' && next !== 'admin' && row.active === 1 && (await activeAdmins(trx)) <= 1 ? 'admin' : next;
+        await trx.updateTable('users').set({ role, role_pinned: 0 }).where('id', '=', row.id).execute();
+        return ok({ username: row.username, role, wasPinned: row.role_pinned === 1 });
       });
     },
 

@@ -3,17 +3,36 @@ import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../domain/clock.ts';
 import type { SessionRecord, UserDirectory, UserRecord } from '../../handlers/accounts/service.ts';
 import { fail, ok, taken } from '../../handlers/result.ts';
+import type { SsoProvider } from '../../schema/sso.ts';
 import type { Database, UsersTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 import { hashPassword } from './accounts.ts';
 
-type UserRow = Omit<UsersTable, 'id' | 'totp_secret' | 'totp_enabled' | 'totp_last_step' | 'totp_disable_attempts' | 'role_pinned'> & { id: number; totp_enabled: number };
+type UserRow = Omit<UsersTable, 'id' | 'totp_secret' | 'totp_enabled' | 'totp_last_step' | 'totp_disable_attempts' | 'role_pinned'> & {
+  id: number;
+  totp_enabled: number;
+  role_pinned: number;
+  provider: SsoProvider | null;
+};
 
 function toUser(row: UserRow): UserRecord {
-  return { id: row.id, username: row.username, role: row.role, active: row.active === 1, totp_enabled: row.totp_enabled === 1, created_at: new Date(row.created_at).toISOString() };
+  return {
+    id: row.id,
+    username: row.username,
+    role: row.role,
+    active: row.active === 1,
+    totp_enabled: row.totp_enabled === 1,
+    created_at: new Date(row.created_at).toISOString(),
+    // Only an SSO account's role can be pinned against anything: a local one is only ever set by hand.
+    role_pinned: row.provider !== null && row.role_pinned === 1,
+    sso_provider: row.provider,
+  };
 }
 
-const USER_COLUMNS = ['id', 'username', 'role', 'password_hash', 'active', 'created_at', 'totp_enabled'] as const;
+const USER_COLUMNS = ['users.id', 'users.username', 'users.role', 'users.password_hash', 'users.active', 'users.created_at', 'users.totp_enabled', 'users.role_pinned', 'sso_identities.provider'] as const;
+
+/** Users with the provider of their SSO identity (an account has at most one; none for a local account). */
+const users = (db: Db | Transaction<Database>) => db.selectFrom('users').leftJoin('sso_identities', 'sso_identities.user_id', 'users.id').select(USER_COLUMNS);
 
 /**
  * Everything that lets a deactivated account act ends with it (spec §5: a token "dies when the
@@ -30,11 +49,11 @@ async function endCredentials(trx: Transaction<Database>, userId: number, at: nu
 }
 
 export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
-  const byName = (username: string) => db.selectFrom('users').select(USER_COLUMNS).where('username', '=', username).executeTakeFirst();
+  const byName = (username: string) => users(db).where('users.username', '=', username).executeTakeFirst();
 
   return {
     async list() {
-      return (await db.selectFrom('users').select(USER_COLUMNS).orderBy('id').execute()).map(toUser);
+      return (await users(db).orderBy('users.id').execute()).map(toUser);
     },
 
     async create(username, password, role) {
@@ -47,7 +66,7 @@ export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
 
     async update(username, change) {
       return db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('users').select(USER_COLUMNS).where('username', '=', username).executeTakeFirst();
+        const row = await users(trx).where('users.username', '=', username).executeTakeFirst();
         if (!row) return fail({ code: 'not_found', message: `no user ${username}` });
         const role = change.role ?? row.role;
         const active = change.active === undefined ? row.active : change.active ? 1 : 0;
@@ -59,7 +78,7 @@ export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
         // A role set by hand is pinned: SSO sign-ins no longer change it (domain/sso/roles.ts).
         await trx.updateTable('users').set({ role, active, ...(change.role !== undefined ? { role_pinned: 1 } : {}) }).where('id', '=', row.id).execute();
         if (active !== 1) await endCredentials(trx, row.id, clock.now().getTime());
-        return ok(toUser({ ...row, role, active }));
+        return ok(toUser({ ...row, role, active, role_pinned: change.role !== undefined ? 1 : row.role_pinned }));
       });
     },
 

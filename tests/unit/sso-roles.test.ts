@@ -1,7 +1,7 @@
 // Role resolution for SSO users (spec §5 "SSO" 3) and the account name they get.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveRole, secondFactorOffered, ssoUsername, type RoleInputs } from '../../domain/sso/roles.ts';
+import { groupRolesAtSignIn, resolveRole, secondFactorOffered, ssoUsername, type RoleInputs } from '../../domain/sso/roles.ts';
 import type { Role } from '../../schema/access.ts';
 
 describe('resolveRole', () => {
@@ -20,6 +20,32 @@ describe('resolveRole', () => {
     ['pinned admin stays admin with no groups', { pinned: 'admin' }, 'admin'],
   ];
   for (const [name, given, expected] of cases) it(name, () => assert.equal(resolveRole({ ...base, ...given }), expected));
+});
+
+describe('groupRolesAtSignIn (the default role for groups seen for the first time) then resolveRole', () => {
+  const known = new Map<string, Role>([['ops', 'admin'], ['devs', 'viewer']]);
+  // name, groups at sign-in, default role, roles per group, groups recorded as new, the user's role
+  const cases: [string, string[], Role, Role[], string[], Role][] = [
+    ['no groups: viewer whatever the default (the default is a group role, not a user role)', [], 'admin', [], [], 'viewer'],
+    ['a new group with the default viewer (spec default): viewer', ['new'], 'viewer', ['viewer'], ['new'], 'viewer'],
+    ['a new group with default admin: admin', ['new'], 'admin', ['admin'], ['new'], 'admin'],
+    ['a known viewer group keeps viewer when the default is admin', ['devs'], 'admin', ['viewer'], [], 'viewer'],
+    ['a known admin group keeps admin when the default is viewer', ['ops'], 'viewer', ['admin'], [], 'admin'],
+    ['known viewer and new group, default admin: admin (highest wins)', ['devs', 'new'], 'admin', ['viewer', 'admin'], ['new'], 'admin'],
+    ['known viewer and new group, default viewer: viewer', ['devs', 'new'], 'viewer', ['viewer', 'viewer'], ['new'], 'viewer'],
+    ['a group carried twice is one group', ['new', 'new'], 'viewer', ['viewer'], ['new'], 'viewer'],
+    ['group names are exact (case matters, as the provider spells them)', ['OPS'], 'viewer', ['viewer'], ['OPS'], 'viewer'],
+  ];
+  for (const [name, groups, defaultRole, roles, fresh, role] of cases) {
+    it(name, () => {
+      const got = groupRolesAtSignIn(groups, known, defaultRole);
+      assert.deepEqual(got, { roles, fresh });
+      assert.equal(resolveRole({ groupRoles: got.roles, email: null, adminEmails: [], pinned: null }), role);
+    });
+  }
+  it('a pinned role still wins over a default-admin new group', () => {
+    assert.equal(resolveRole({ groupRoles: groupRolesAtSignIn(['new'], known, 'admin').roles, email: null, adminEmails: [], pinned: 'viewer' }), 'viewer');
+  });
 });
 
 describe('secondFactorOffered', () => {

@@ -9409,6 +9409,12 @@ export interface operations {
                                 idp_cert_pem: string;
                                 email_attribute: string;
                                 groups_attribute: string;
+                                /** @default null */
+                                sp_cert_pem: string | null;
+                                /** @default null */
+                                sp_private_key_pem: string | null;
+                                /** @default true */
+                                require_encrypted_assertions: boolean;
                             };
                             sp_entity_id: string;
                             acs_url: string;
@@ -9553,6 +9559,12 @@ export interface operations {
                                 idp_cert_pem: string;
                                 email_attribute: string;
                                 groups_attribute: string;
+                                /** @default null */
+                                sp_cert_pem: string | null;
+                                /** @default null */
+                                sp_private_key_pem: string | null;
+                                /** @default true */
+                                require_encrypted_assertions: boolean;
                             };
                             sp_entity_id: string;
                             acs_url: string;
@@ -9874,6 +9886,12 @@ export interface operations {
                                 idp_cert_pem: string;
                                 email_attribute: string;
                                 groups_attribute: string;
+                                /** @default null */
+                                sp_cert_pem: string | null;
+                                /** @default null */
+                                sp_private_key_pem: string | null;
+                                /** @default true */
+                                require_encrypted_assertions: boolean;
                             };
                             sp_entity_id: string;
                             acs_url: string;
@@ -10376,6 +10394,12 @@ export interface operations {
                             idp_cert_pem: string;
                             email_attribute: string;
                             groups_attribute: string;
+                            /** @default null */
+                            sp_cert_pem: string | null;
+                            /** @default null */
+                            sp_private_key_pem: string | null;
+                            /** @default true */
+                            require_encrypted_assertions: boolean;
                         };
                         sp_entity_id: string;
                         acs_url: string;
@@ -10434,6 +10458,12 @@ export interface operations {
                     email_attribute?: string;
                     /** @default groups */
                     groups_attribute?: string;
+                    sp_private_key_pem?: string;
+                    sp_cert_pem?: string;
+                    /** @default false */
+                    generate_sp_key?: boolean;
+                    /** @default true */
+                    require_encrypted_assertions?: boolean;
                 };
             };
         };
@@ -10454,6 +10484,12 @@ export interface operations {
                             idp_cert_pem: string;
                             email_attribute: string;
                             groups_attribute: string;
+                            /** @default null */
+                            sp_cert_pem: string | null;
+                            /** @default null */
+                            sp_private_key_pem: string | null;
+                            /** @default true */
+                            require_encrypted_assertions: boolean;
                         };
                         sp_entity_id: string;
                         acs_url: string;
