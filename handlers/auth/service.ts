@@ -27,7 +27,8 @@ export interface AuthService {
   checkPassword(username: string, password: string): Promise<AccountSummary | null>;
   /** After a successful sign-in: forgets the pair's attempts, unless they reached the lock (it then runs its course). */
   clearFailures(username: string, ip: string): Promise<void>;
-  startSession(userId: number, ip: string): Promise<{ token: string }>;
+  /** `sessionId`: the stored id (the principal's `sessionId`), for records kept beside the session. */
+  startSession(userId: number, ip: string): Promise<{ token: string; sessionId: string }>;
   endSession(sessionId: string): Promise<void>;
   /** Returns the key itself once; only its hash is kept. */
   createApiKey(userId: number, name: string, scopes: readonly Scope[], expiresAt: Date | null): Promise<{ key: string; record: ApiKeyRecord }>;

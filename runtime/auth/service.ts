@@ -193,7 +193,7 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       const { token, storedId } = issueSessionToken(secret);
       const t = now();
       await db.insertInto('sessions').values({ id: storedId, user_id: userId, created_at: t, last_seen_at: t, ip }).execute();
-      return { token };
+      return { token, sessionId: storedId };
     },
 
     async endSession(sessionId) {

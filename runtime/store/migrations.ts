@@ -415,4 +415,21 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE TABLE sso_admin_emails (email TEXT PRIMARY KEY)`.execute(db);
     },
   },
+  {
+    version: 14,
+    name: 'saml single logout',
+    async up(db) {
+      // The IdP's name for a SAML session (NameID, SessionIndex), so a LogoutRequest from the
+      // IdP finds the Capstan sessions it ends and a sign-out can name it to the IdP. The
+      // session goes, its row goes with it.
+      await sql`CREATE TABLE saml_sessions (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        name_id TEXT NOT NULL,
+        name_id_format TEXT,
+        session_index TEXT,
+        created_at INTEGER NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX saml_sessions_name_id ON saml_sessions(name_id)`.execute(db);
+    },
+  },
 ];

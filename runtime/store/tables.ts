@@ -26,6 +26,15 @@ export interface SessionsTable {
   ip: string;
 }
 
+/** A session signed in through SAML: the IdP's NameID and SessionIndex for single logout (migration 14). */
+export interface SamlSessionsTable {
+  session_id: string;
+  name_id: string;
+  name_id_format: string | null;
+  session_index: string | null;
+  created_at: number;
+}
+
 export interface LoginFailuresTable {
   username: string;
   ip: string;
@@ -341,6 +350,7 @@ export interface SsoAdminEmailsTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  saml_sessions: SamlSessionsTable;
   login_failures: LoginFailuresTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
