@@ -178,6 +178,11 @@ export const LdapLoginOutput = v.object({ user: v.object({ username: v.string(),
 const HttpUrl = v.pipe(v.string(), v.trim(), v.maxLength(2048), v.url('must be a URL'), v.regex(/^https?:\/\//, 'must be http:// or https://'));
 const Pem = v.pipe(v.string(), v.maxLength(64 * 1024), v.includes('-----BEGIN CERTIFICATE-----', 'must be a PEM certificate'));
 const SamlAttribute = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(512));
+const SpPrivateKeyPem = v.pipe(
+  v.string(),
+  v.maxLength(64 * 1024),
+  v.check((s) => s === MASKED_SECRET || s.includes('PRIVATE KEY-----'), 'must be a PEM private key (or •••• to keep the stored one)'),
+);
 
 /** What an admin sends: the IdP as metadata XML, or as SSO URL + certificate. */
 export const SamlConfigInput = v.pipe(
@@ -192,14 +197,37 @@ export const SamlConfigInput = v.pipe(
     email_attribute: v.optional(SamlAttribute, 'email'),
     /** The attribute listing the user's groups (Entra: http://schemas.microsoft.com/ws/2008/06/identity/claims/groups). */
     groups_attribute: v.optional(SamlAttribute, 'groups'),
+    /**
+     * The optional SP keypair (signed AuthnRequests, encrypted assertions): an unencrypted PEM
+     * RSA key (>= 2048 bits) with `sp_cert_pem`, or `generate_sp_key: true`. Sealed at rest and
+     * shown as ••••; sending •••• back keeps the stored pair. Absent: no keypair.
+     */
+    sp_private_key_pem: v.optional(SpPrivateKeyPem),
+    sp_cert_pem: v.optional(Pem),
+    /** Make a new RSA-2048 key and a self-signed certificate (replacing any stored pair). */
+    generate_sp_key: v.optional(v.boolean(), false),
+    /** With a keypair: refuse a response whose assertion is not encrypted. */
+    require_encrypted_assertions: v.optional(v.boolean(), true),
   }),
   v.forward(
     v.check((c) => c.idp_metadata_xml !== undefined || (c.idp_sso_url !== undefined && c.idp_cert_pem !== undefined), 'give idp_metadata_xml, or idp_sso_url and idp_cert_pem'),
     ['idp_metadata_xml'],
   ),
+  v.forward(
+    v.check((c) => !(c.generate_sp_key && c.sp_private_key_pem !== undefined), 'generate_sp_key makes a new keypair: send it without sp_private_key_pem'),
+    ['generate_sp_key'],
+  ),
+  v.forward(
+    v.check((c) => c.sp_private_key_pem === undefined || c.sp_private_key_pem === MASKED_SECRET || c.sp_cert_pem !== undefined, 'sp_cert_pem is required with sp_private_key_pem'),
+    ['sp_cert_pem'],
+  ),
+  v.forward(
+    v.check((c) => c.sp_cert_pem === undefined || c.sp_private_key_pem !== undefined, 'sp_cert_pem needs its sp_private_key_pem (or •••• to keep the stored key)'),
+    ['sp_private_key_pem'],
+  ),
 );
 
-/** What is stored (sealed) and shown: the IdP resolved from its metadata. Nothing secret (the IdP certificate is public). */
+/** What is stored (sealed) and shown: the IdP resolved from its metadata, and the SP keypair, whose private key alone is secret (masked when shown). */
 export const SamlConfig = v.object({
   public_url: v.string(),
   idp_sso_url: HttpUrl,
@@ -207,6 +235,10 @@ export const SamlConfig = v.object({
   idp_cert_pem: Pem,
   email_attribute: SamlAttribute,
   groups_attribute: SamlAttribute,
+  /** The SP keypair, or null (configurations stored before it existed read as null). The key is shown as ••••. */
+  sp_cert_pem: v.optional(v.nullable(Pem), null),
+  sp_private_key_pem: v.optional(v.nullable(SpPrivateKeyPem), null),
+  require_encrypted_assertions: v.optional(v.boolean(), true),
 });
 export type SamlConfig = v.InferOutput<typeof SamlConfig>;
 

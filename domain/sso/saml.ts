@@ -78,3 +78,19 @@ export function samlGroups(attribute: unknown): string[] {
   const values = Array.isArray(attribute) ? (attribute as unknown[]) : attribute === undefined ? [] : [attribute];
   return [...new Set(values.filter((g): g is string => typeof g === 'string' && g !== ''))].sort();
 }
+
+/** Key transport allowed for encrypted assertions: RSA-OAEP. RSA PKCS#1 v1.5 (`rsa-1_5`) is refused (Bleichenbacher's oracle). */
+export const KEY_TRANSPORT = ['http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p', 'http://www.w3.org/2009/xmlenc11#rsa-oaep'];
+/** Content encryption allowed: AES (CBC or GCM). Triple DES is refused. */
+export const CONTENT_ENCRYPTION = [
+  'http://www.w3.org/2001/04/xmlenc#aes128-cbc',
+  'http://www.w3.org/2001/04/xmlenc#aes256-cbc',
+  'http://www.w3.org/2009/xmlenc11#aes128-gcm',
+  'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+];
+
+/** Null when every xenc EncryptionMethod in the response is one accepted above (or there is none); otherwise why not. */
+export function encryptionRefusal(encryptionMethods: readonly string[]): string | null {
+  const bad = encryptionMethods.find((a) => !KEY_TRANSPORT.includes(a) && !CONTENT_ENCRYPTION.includes(a));
+  return bad === undefined ? null : `encryption algorithm ${bad} is refused: only RSA-OAEP key transport with AES content encryption is accepted`;
+}

@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import { sameOriginPath } from '../../domain/sso/saml.ts';
-import type { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlMetadataOutput, SamlStartInput, SamlView } from '../../schema/sso.ts';
+import { MASKED_SECRET, type SamlAcsInput, type SamlConfigInput, type SamlDisabled, type SamlMetadataOutput, type SamlStartInput, type SamlView } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 import type { StoredSaml } from './saml-service.ts';
@@ -21,12 +21,15 @@ const isHttps = (ctx: HandlerContext) => ctx.request.origin.startsWith('https:')
 /** The admin's view (also part of GET /admin/sso). */
 export function view(stored: StoredSaml, ctx: HandlerContext): Out<typeof SamlView> {
   const ep = ctx.saml.endpoints(stored.config);
-  return { enabled: stored.enabled, config: stored.config, sp_entity_id: ep.spEntityId, acs_url: ep.acsUrl, metadata_url: ep.metadataUrl, updated_at: stored.updatedAt.toISOString() };
+  // The SP private key never leaves the agent: shown as •••• (sent back, it keeps the stored key).
+  const config = { ...stored.config, sp_private_key_pem: stored.config.sp_private_key_pem === null ? null : MASKED_SECRET };
+  return { enabled: stored.enabled, config, sp_entity_id: ep.spEntityId, acs_url: ep.acsUrl, metadata_url: ep.metadataUrl, updated_at: stored.updatedAt.toISOString() };
 }
 
 /** Admin: configure and enable SAML (Enterprise, the route's feature); stored sealed. */
 export async function setSaml(input: Out<typeof SamlConfigInput>, ctx: HandlerContext): Promise<Result<Out<typeof SamlView>>> {
-  ctx.request.noteAudit({ provider: 'saml', public_url: input.public_url, metadata: String(input.idp_metadata_xml !== undefined) });
+  const spKey = input.generate_sp_key ? 'generated' : input.sp_private_key_pem === undefined ? 'none' : input.sp_private_key_pem === MASKED_SECRET ? 'kept' : 'supplied';
+  ctx.request.noteAudit({ provider: 'saml', public_url: input.public_url, metadata: String(input.idp_metadata_xml !== undefined), sp_key: spKey });
   const stored = await ctx.saml.configure(input);
   return stored.ok ? ok(view(stored.value, ctx)) : stored;
 }

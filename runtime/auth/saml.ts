@@ -7,13 +7,14 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import * as v from 'valibot';
 import type { Clock } from '../../domain/clock.ts';
-import { algorithmRefusal, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS, samlEmail, samlGroups } from '../../domain/sso/saml.ts';
+import { algorithmRefusal, encryptionRefusal, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS, samlEmail, samlGroups } from '../../domain/sso/saml.ts';
 import type { SamlEndpoints, SamlService, StoredSaml } from '../../handlers/sso/saml-service.ts';
 import type { Secrets } from '../../handlers/settings/service.ts';
 import { fail, ok, type AppError, type Result } from '../../handlers/result.ts';
-import { SamlConfig } from '../../schema/sso.ts';
+import { MASKED_SECRET, SamlConfig } from '../../schema/sso.ts';
 import type { Db } from '../store/database.ts';
 import type { Logger } from '../log.ts';
+import { checkSpKeypair, generateSpKeypair } from './saml-keypair.ts';
 
 // Both libraries are loaded without their type declarations: @xmldom/xmldom's (which
 // node-saml's re-export) pull in TypeScript's DOM lib, whose RequestInit then replaces Node's
@@ -46,7 +47,7 @@ interface CacheProvider {
 interface SamlInstance {
   getAuthorizeUrlAsync(relayState: string, host: string | undefined, options: object): Promise<string>;
   validatePostResponseAsync(container: Record<string, string>): Promise<{ profile: Profile | null; loggedOut: boolean }>;
-  generateServiceProviderMetadata(decryptionCert: null, publicCerts: null): string;
+  generateServiceProviderMetadata(decryptionCert: string | null, publicCerts: string | null): string;
 }
 interface NodeSaml {
   SAML: new (options: Record<string, unknown>) => SamlInstance;
@@ -67,6 +68,7 @@ const strict: ErrorHandler = {
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
+const XENC = 'http://www.w3.org/2001/04/xmlenc#';
 const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 /** Outstanding AuthnRequests kept at most (each a few hundred bytes); past it, new ones are refused until some expire. */
 const MAX_PENDING = 10_000;
@@ -103,12 +105,32 @@ export function parseIdpMetadata(xml: string): Result<{ ssoUrl: string; entityId
   return ok({ ssoUrl, entityId, certPem });
 }
 
-/** Every SignatureMethod and DigestMethod algorithm in the response, signed or not. */
-function algorithmsIn(xml: string): { signature: string[]; digest: string[] } | null {
+interface Algorithms {
+  signature: string[];
+  digest: string[];
+  /** xenc EncryptionMethod algorithms (key transport and content). */
+  encryption: string[];
+  /** The Response's assertion is an EncryptedAssertion (and no plain one sits beside it). */
+  encrypted: boolean;
+}
+
+/**
+ * Every SignatureMethod and signature DigestMethod algorithm in the document, signed or not;
+ * the digests of ds:Reference only, as RSA-OAEP's own DigestMethod (inside an EncryptedKey)
+ * hashes no signed content.
+ */
+function algorithmsIn(xml: string): Algorithms | null {
   try {
     const doc = new DOMParser({ errorHandler: strict }).parseFromString(xml, 'text/xml');
-    const attr = (name: string) => Array.from(doc.getElementsByTagNameNS(DSIG, name)).map((e) => e.getAttribute('Algorithm') ?? '');
-    return { signature: attr('SignatureMethod'), digest: attr('DigestMethod') };
+    const attr = (from: ArrayLike<XmlElement>) => Array.from(from).map((e) => e.getAttribute('Algorithm') ?? '');
+    const references = Array.from(doc.getElementsByTagNameNS(DSIG, 'Reference'));
+    return {
+      signature: attr(doc.getElementsByTagNameNS(DSIG, 'SignatureMethod')),
+      digest: references.flatMap((r) => attr(r.getElementsByTagNameNS(DSIG, 'DigestMethod'))),
+      encryption: attr(doc.getElementsByTagNameNS(XENC, 'EncryptionMethod')),
+      // Anywhere in the document: a plain Assertion beside the encrypted one is not "encrypted".
+      encrypted: doc.getElementsByTagNameNS(ASSERTION, 'EncryptedAssertion').length > 0 && doc.getElementsByTagNameNS(ASSERTION, 'Assertion').length === 0,
+    };
   } catch {
     return null;
   }
@@ -182,7 +204,20 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       identifierFormat: null,
       disableRequestedAuthnContext: true,
       ...(requestId ? { generateUniqueId: () => requestId } : {}),
+      // The SP keypair: AuthnRequests signed (RSA-SHA256, the signatureAlgorithm above) and encrypted assertions decrypted.
+      ...(config.sp_private_key_pem ? { privateKey: config.sp_private_key_pem, decryptionPvk: config.sp_private_key_pem } : {}),
     });
+  }
+
+  /** The keypair a PUT asks for: generated, supplied (checked), the stored one kept (••••), or none. */
+  async function spKeypair(input: Parameters<SamlService['configure']>[0]): Promise<Result<{ privateKeyPem: string; certPem: string } | null>> {
+    if (input.generate_sp_key) return ok(await generateSpKeypair(`Capstan SAML SP ${new URL(input.public_url).host}`, clock.now()));
+    if (input.sp_private_key_pem === undefined) return ok(null);
+    if (input.sp_private_key_pem !== MASKED_SECRET) return checkSpKeypair(input.sp_private_key_pem, input.sp_cert_pem ?? '');
+    const previous = (await stored())?.config;
+    if (!previous?.sp_private_key_pem || !previous.sp_cert_pem) return fail({ code: 'invalid_input', field: 'sp_private_key_pem', message: 'no SP key is stored to keep: send a PEM key or generate_sp_key' });
+    // A new certificate for the kept key (renewal) must still be this key's.
+    return checkSpKeypair(previous.sp_private_key_pem, input.sp_cert_pem ?? previous.sp_cert_pem);
   }
 
   async function stored(): Promise<StoredSaml | null> {
@@ -204,6 +239,8 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       } else {
         idp = { ssoUrl: input.idp_sso_url ?? '', entityId: input.idp_entity_id ?? null, certPem: input.idp_cert_pem ?? '' };
       }
+      const keypair = await spKeypair(input);
+      if (!keypair.ok) return keypair;
       const config = v.safeParse(SamlConfig, {
         public_url: input.public_url.replace(/\/$/, ''),
         idp_sso_url: idp.ssoUrl,
@@ -211,6 +248,9 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
         idp_cert_pem: idp.certPem,
         email_attribute: input.email_attribute,
         groups_attribute: input.groups_attribute,
+        sp_private_key_pem: keypair.value?.privateKeyPem ?? null,
+        sp_cert_pem: keypair.value?.certPem ?? null,
+        require_encrypted_assertions: input.require_encrypted_assertions,
       });
       if (!config.success) return fail({ code: 'invalid_input', field: 'idp_metadata_xml', message: config.issues[0].message });
       const row = { provider: 'saml' as const, enabled: 1, config_sealed: secrets.seal(JSON.stringify(config.output)), updated_at: now() };
@@ -228,7 +268,8 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
     },
 
     metadata(config) {
-      return samlFor(config).generateServiceProviderMetadata(null, null);
+      // With a keypair its certificate is published for signing (AuthnRequestsSigned="true") and encryption.
+      return samlFor(config).generateServiceProviderMetadata(config.sp_cert_pem, config.sp_cert_pem);
     },
 
     async start(config, returnTo) {
@@ -250,8 +291,11 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       }
       const algorithms = algorithmsIn(xml);
       if (!algorithms) return fail(refused('not XML'));
-      const refusal = algorithmRefusal(algorithms.signature, algorithms.digest);
+      // An IdP may sign only the assertion it encrypts, leaving nothing signed outside it (checked after decryption below).
+      const outerUnsigned = algorithms.encrypted && algorithms.signature.length === 0;
+      const refusal = (outerUnsigned ? null : algorithmRefusal(algorithms.signature, algorithms.digest)) ?? encryptionRefusal(algorithms.encryption);
       if (refusal) return fail(refused(refusal));
+      if (config.sp_private_key_pem && config.require_encrypted_assertions && !algorithms.encrypted) return fail(refused('the assertion is not encrypted (an SP keypair is configured and require_encrypted_assertions is on)'));
       // RelayState: a nonce we signed, bound below to the request the response answers.
       const [nonce = '', mac = ''] = (relayState ?? '').split('.');
       const expected = Buffer.from(sign(nonce));
@@ -273,6 +317,10 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       const issued = pending.get(requestId);
       pending.delete(requestId);
       if (!issued || issued.nonce !== nonce) return fail(refused('RelayState does not belong to the request this response answers'));
+      // An encrypted assertion's signature was out of sight above: hold its algorithms to the same pin now.
+      const inner = algorithms.encrypted ? algorithmsIn(profile.getAssertionXml?.() ?? '') : null;
+      const innerRefusal = inner && algorithmRefusal(inner.signature, inner.digest);
+      if (innerRefusal) return fail(refused(innerRefusal));
       const assertion = assertionIdentity(profile);
       if (!assertion) return fail(refused('the assertion has no ID'));
       // Against the system clock: node-saml judged the assertion's NotOnOrAfter by Date.now(),
