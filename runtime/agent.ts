@@ -142,6 +142,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     ? startHeartbeat({
         apiUrl,
         key: () => services.license.key(),
+        installs: (listener) => services.license.onInstall(listener),
         fingerprint: kubeSystemFingerprint(kubeConfig),
         intervalMs: options.license?.heartbeatIntervalMs,
         jitterMs: options.license?.heartbeatJitterMs,

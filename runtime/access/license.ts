@@ -44,6 +44,7 @@ export class LicenseManager implements Licensing, LicenseService {
   private inForce: InForce | null = null;
   /** The last state logged, so a key that lapses while the agent runs is logged once, when it does. */
   private logged: string | null = null;
+  private readonly installListeners: (() => void)[] = [];
 
   constructor(private readonly o: LicenseManagerOptions) {}
 
@@ -85,6 +86,12 @@ export class LicenseManager implements Licensing, LicenseService {
     await this.o.settings.set('license', { ...stored, key_sealed: this.o.secrets.seal(key) });
     this.inForce = this.entry(key, 'admin');
     this.current();
+    for (const listener of this.installListeners) listener();
+  }
+
+  /** Runs `listener` (synchronously; it must not block) after each key an admin installs: the heartbeat reports it soon. */
+  onInstall(listener: () => void): void {
+    this.installListeners.push(listener);
   }
 
   async remove(): Promise<void> {

@@ -1,12 +1,17 @@
 // The license heartbeat against a local receiver that records exactly what arrived, with the
-// schedule driven by injected timers (no sleeping).
+// schedule driven by injected timers (no sleeping), including the beat brought forward when an
+// admin installs a key through PUT /admin/license.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_JITTER_MS, startHeartbeat, type Timers } from '../../runtime/access/license-heartbeat.ts';
+import { HEARTBEAT_AFTER_INSTALL_MS, HEARTBEAT_INTERVAL_MS, HEARTBEAT_JITTER_MS, startHeartbeat, type Timers } from '../../runtime/access/license-heartbeat.ts';
 import { fingerprintOf } from '../../runtime/access/license-fingerprint.ts';
-import type { Logger } from '../../runtime/log.ts';
+import { createApp } from '../../runtime/http/app.ts';
+import { silentLogger, type Logger } from '../../runtime/log.ts';
+import { rawEndpoints, routes } from '../../runtime/routes.ts';
+import { testIssuer } from '../support/license-keys.ts';
+import { ADMIN_PASSWORD, ManualClock, testServices } from '../support/services.ts';
 
 interface Arrival {
   method: string;
@@ -122,5 +127,91 @@ describe('license heartbeat', () => {
     assert.equal(await unreachable.beat(), 'failed');
     hb.stop();
     unreachable.stop();
+  });
+});
+
+describe('license heartbeat after a key is installed', () => {
+  /** Timers still armed (neither fired nor cleared). */
+  const armed = (pending: ReturnType<typeof manualTimers>['pending'], fired: Set<unknown>) => pending.filter((t) => !t.cleared && !fired.has(t));
+  const fire = (t: ReturnType<typeof manualTimers>['pending'][number] | undefined, fired: Set<unknown>) => {
+    assert.ok(t);
+    fired.add(t);
+    t.fn();
+  };
+  const until = async (what: string, done: () => boolean) => {
+    for (let i = 0; !done(); i++) {
+      if (i > 500) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+
+  it('brings the next beat forward to HEARTBEAT_AFTER_INSTALL_MS, replacing the daily one; keys replaced in a row make one beat; the daily cadence resumes after it', async () => {
+    const { timers, pending } = manualTimers();
+    const fired = new Set<unknown>();
+    let key = 'capstan1.first';
+    const hb = startHeartbeat({ apiUrl: base, key: () => key, fingerprint: () => Promise.resolve(FINGERPRINT), log: recordingLog().log, timers, random: () => 0.5 });
+    assert.deepEqual(armed(pending, fired).map((t) => t.ms), [HEARTBEAT_JITTER_MS / 2]);
+    hb.keyInstalled();
+    key = 'capstan1.second';
+    hb.keyInstalled();
+    assert.deepEqual(armed(pending, fired).map((t) => [t.ms, t.unrefed]), [[HEARTBEAT_AFTER_INSTALL_MS, true]], 'one beat pending: the start beat and the first install were superseded');
+    assert.equal(arrivals.length, 0, 'nothing is sent while the install is answered');
+    fire(armed(pending, fired)[0], fired);
+    await until('the next beat to be scheduled', () => armed(pending, fired).length === 1);
+    assert.deepEqual(arrivals.map((a) => (JSON.parse(a.body) as { license_key: string }).license_key), ['capstan1.second']);
+    assert.deepEqual(armed(pending, fired).map((t) => t.ms), [HEARTBEAT_INTERVAL_MS + HEARTBEAT_JITTER_MS / 2]);
+    hb.stop();
+    hb.keyInstalled();
+    assert.equal(armed(pending, fired).length, 0, 'stopped stays stopped');
+  });
+
+  it('an install while a beat is in flight leaves one chain of beats, not two', async () => {
+    const { timers, pending } = manualTimers();
+    const fired = new Set<unknown>();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const hb = startHeartbeat({ apiUrl: base, key: () => KEY, fingerprint: () => gate.then(() => FINGERPRINT), log: recordingLog().log, timers, random: () => 0 });
+    fire(armed(pending, fired)[0], fired);
+    hb.keyInstalled();
+    release();
+    await until('the in-flight beat', () => arrivals.length === 1);
+    // The in-flight beat would have scheduled a daily successor; the install's beat supersedes it.
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(armed(pending, fired).map((t) => t.ms), [HEARTBEAT_AFTER_INSTALL_MS]);
+    fire(armed(pending, fired)[0], fired);
+    await until('the install beat and its successor', () => arrivals.length === 2 && armed(pending, fired).length === 1);
+    assert.deepEqual(armed(pending, fired).map((t) => t.ms), [HEARTBEAT_INTERVAL_MS]);
+    hb.stop();
+  });
+
+  it('PUT /admin/license answers at once and the new key reaches the receiver at the brought-forward beat', async () => {
+    const issuer = testIssuer();
+    const clock = new ManualClock();
+    const services = await testServices({ clock, license: { publicKeyPem: issuer.publicKeyPem } });
+    const app = createApp({ routes, rawEndpoints, services, middleware: services.middleware, validateOutput: true, log: silentLogger });
+    const { timers, pending } = manualTimers();
+    const fired = new Set<unknown>();
+    // Wired as runtime/agent.ts wires it.
+    const hb = startHeartbeat({ apiUrl: base, key: () => services.license.key(), installs: (l) => services.license.onInstall(l), fingerprint: () => Promise.resolve(FINGERPRINT), log: recordingLog().log, timers, random: () => 0.5 });
+    const request = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+      app.request(path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }, { incoming: { socket: { remoteAddress: '192.0.2.10' } } });
+    const signIn = await request('POST', '/auth/login', {}, { username: 'admin', password: ADMIN_PASSWORD });
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const key = issuer.key({ id: 'lic_hb', tier: 'pro', licensee: 'Example Corp', issued_at: '2026-11-01T00:00:00.000Z', expires_at: '2027-11-01T00:00:00.000Z' }, clock.now());
+
+    const installed = await request('PUT', '/admin/license', { cookie }, { key });
+    assert.equal(installed.status, 200);
+    assert.equal(arrivals.length, 0, 'the install did not wait for the heartbeat');
+    assert.deepEqual(armed(pending, fired).map((t) => t.ms), [HEARTBEAT_AFTER_INSTALL_MS]);
+    fire(armed(pending, fired)[0], fired);
+    await until('the heartbeat', () => arrivals.length === 1);
+    assert.equal(arrivals[0]?.body, JSON.stringify({ fingerprint: FINGERPRINT, license_key: key }));
+
+    // A refused key installs nothing and brings nothing forward.
+    await until('the daily beat to be scheduled', () => armed(pending, fired).length === 1);
+    const refused = await request('PUT', '/admin/license', { cookie }, { key: 'capstan1.not-a-key' });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(armed(pending, fired).map((t) => t.ms), [HEARTBEAT_INTERVAL_MS + HEARTBEAT_JITTER_MS / 2]);
+    hb.stop();
   });
 });
