@@ -65,7 +65,8 @@ export async function signIn(page: Page, uiUrl: string, username: string, passwo
   await page.goto(`${uiUrl}/overview`);
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  // Exact: with OIDC or SAML on, "Sign in with OIDC" sits beside the form's own button.
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
 

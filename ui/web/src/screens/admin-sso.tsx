@@ -1,11 +1,14 @@
-// Admin → SSO: the LDAP configuration (save and enable, try it with a user, turn it off), the
-// admin emails, and Admin → Groups (each group an SSO sign-in carried, with its role).
+// Admin → SSO: the LDAP configuration (save and enable, try it with a user, turn it off), OIDC
+// and SAML (admin-sso-oidc.tsx, admin-sso-saml.tsx: their public URL prefilled from sso.publicUrl),
+// the admin emails, and Admin → Groups (each group an SSO sign-in carried, with its role).
 // docs/sso.md. Saving needs Enterprise: without it the agent's 402 shows beside the button.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { disableLdap, groups, saveAdminEmails, saveLdap, setGroupRole, ssoSettings, testLdap, type Group, type LdapConfig, type SsoView } from '../api/queries/sso';
 import { ActionError, QueryView } from '../components/states';
 import { Time } from '../components/time';
+import { OidcForm } from './admin-sso-oidc';
+import { SamlForm } from './admin-sso-saml';
 
 const EMPTY: LdapConfig = { url: 'ldaps://', bind_dn_template: 'uid={username},ou=people,dc=example,dc=com', group_base_dn: null, ca_pem: null, starttls: false, insecure_skip_verify: false, totp: false };
 
@@ -143,6 +146,8 @@ export function AdminSso() {
           <>
             <p>Password sign-in: {view.local_login} (Access control → security settings).</p>
             <LdapForm view={view} />
+            <OidcForm view={view} />
+            <SamlForm view={view} />
             <AdminEmails view={view} />
             <Groups />
           </>

@@ -1,11 +1,14 @@
 // Sign-in: the password form and, when an admin enabled it, the directory (LDAP) with the same
 // two fields (GET /auth/methods says which); a field for the TOTP code appears when the account
-// has one. With sso.local_login off only the directory is offered.
+// has one. With sso.local_login off only the directory is offered. Each enabled redirect method
+// (OIDC, SAML) is a button that sends the browser to its start path under /api/agent, so the
+// identity provider's redirects happen in the page and the browser comes back to where it was.
 import { useMutation, useQuery, type QueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { ApiError } from '../api/client';
 import { signIn } from '../api/queries/session';
-import { authMethods, ldapSignIn } from '../api/queries/sso';
+import { authMethods, ldapSignIn, type AuthMethods } from '../api/queries/sso';
+import { redirectSignInUrl } from '../api/sso-urls';
 
 const needsSecondFactor = (err: unknown): boolean => err instanceof ApiError && err.body.error === 'second_factor_required';
 
@@ -17,6 +20,25 @@ function problem(err: unknown, sentCode: boolean): string | null {
 }
 
 type Method = 'ldap' | 'password';
+type RedirectMethod = AuthMethods['sso'][number] & { provider: 'oidc' | 'saml' };
+
+const REDIRECT_LABEL = { oidc: 'Sign in with OIDC', saml: 'Sign in with SAML' } as const;
+const isRedirect = (m: AuthMethods['sso'][number]): m is RedirectMethod => m.provider === 'oidc' || m.provider === 'saml';
+
+/** One button per enabled redirect method; the browser leaves for the identity provider and comes back to this path. */
+function RedirectMethods({ methods }: { methods: readonly RedirectMethod[] }) {
+  if (methods.length === 0) return null;
+  const here = `${window.location.pathname}${window.location.search}`;
+  return (
+    <div className="stack" role="group" aria-label="Single sign-on">
+      {methods.map((m) => (
+        <button key={m.provider} type="button" onClick={() => window.location.assign(redirectSignInUrl(m.path, here))}>
+          {REDIRECT_LABEL[m.provider]}
+        </button>
+      ))}
+    </div>
+  );
+}
 
 export function SignIn({ client }: { client: QueryClient }) {
   const methods = useQuery(authMethods());
@@ -32,6 +54,7 @@ export function SignIn({ client }: { client: QueryClient }) {
   const ldapOn = methods.data?.sso.some((m) => m.provider === 'ldap') ?? false;
   const passwordOn = methods.data?.local_login !== 'off';
   const offered: Method[] = [...(ldapOn ? (['ldap'] as const) : []), ...(passwordOn ? (['password'] as const) : [])];
+  const redirects = methods.data?.sso.filter(isRedirect) ?? [];
   const method: Method = picked !== null && offered.includes(picked) ? picked : (offered[0] ?? 'password');
   const login = method === 'ldap' ? directory : password;
 
@@ -47,10 +70,20 @@ export function SignIn({ client }: { client: QueryClient }) {
   };
   const error = problem(login.error, login.variables?.code !== undefined);
 
+  // Only redirect methods on offer (password and LDAP sign-in off): no form to fill.
+  if (offered.length === 0 && redirects.length > 0) {
+    return (
+      <main id="main" className="sign-in">
+        <h1>Sign in to Capstan</h1>
+        <RedirectMethods methods={redirects} />
+      </main>
+    );
+  }
   return (
     <main id="main" className="sign-in">
       <form onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in to Capstan</h1>
+        <RedirectMethods methods={redirects} />
         {offered.length > 1 ? (
           <fieldset>
             <legend>Sign in with</legend>

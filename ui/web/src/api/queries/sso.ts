@@ -8,6 +8,8 @@ export type SsoView = Answer<'get_admin_sso'>;
 export type LdapConfig = Body<'put_admin_sso_ldap'>;
 export type LdapTestResult = Answer<'post_admin_sso_ldap_test'>;
 export type Group = Answer<'get_admin_groups'>['groups'][number];
+export type OidcConfig = Body<'put_admin_sso_oidc'>;
+export type SamlConfigInput = Body<'put_admin_sso_saml'>;
 
 const ssoKey = ['admin', 'sso'] as const;
 const groupsKey = ['admin', 'groups'] as const;
@@ -33,6 +35,18 @@ export const testLdap = () => mutationOptions({ mutationFn: (input: Body<'post_a
 
 export const disableLdap = (queryClient: QueryClient) =>
   mutationOptions({ mutationFn: () => unwrap(api.DELETE('/admin/sso/ldap')), onSuccess: () => refreshSso(queryClient) });
+
+export const saveOidc = (queryClient: QueryClient) =>
+  mutationOptions({ mutationFn: (config: OidcConfig) => unwrap(api.PUT('/admin/sso/oidc', { body: config })), onSuccess: () => refreshSso(queryClient) });
+
+export const disableOidc = (queryClient: QueryClient) =>
+  mutationOptions({ mutationFn: () => unwrap(api.DELETE('/admin/sso/oidc')), onSuccess: () => refreshSso(queryClient) });
+
+export const saveSaml = (queryClient: QueryClient) =>
+  mutationOptions({ mutationFn: (config: SamlConfigInput) => unwrap(api.PUT('/admin/sso/saml', { body: config })), onSuccess: () => refreshSso(queryClient) });
+
+export const disableSaml = (queryClient: QueryClient) =>
+  mutationOptions({ mutationFn: () => unwrap(api.DELETE('/admin/sso/saml')), onSuccess: () => refreshSso(queryClient) });
 
 export const saveAdminEmails = (queryClient: QueryClient) =>
   mutationOptions({ mutationFn: (emails: string[]) => unwrap(api.PUT('/admin/sso/admin-emails', { body: { admin_emails: emails } })), onSuccess: () => refreshSso(queryClient) });
