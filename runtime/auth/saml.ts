@@ -211,7 +211,9 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
 
   /** The keypair a PUT asks for: generated, supplied (checked), the stored one kept (••••), or none. */
   async function spKeypair(input: Parameters<SamlService['configure']>[0]): Promise<Result<{ privateKeyPem: string; certPem: string } | null>> {
-    if (input.generate_sp_key) return ok(await generateSpKeypair(`Capstan SAML SP ${new URL(input.public_url).host}`, clock.now()));
+    // The schema checks only the shape of public_url: one URL cannot parse (`http://[::1`) still saves, its certificate named by the raw string.
+    const host = URL.canParse(input.public_url) ? new URL(input.public_url).host : input.public_url;
+    if (input.generate_sp_key) return ok(await generateSpKeypair(`Capstan SAML SP ${host}`, clock.now()));
     if (input.sp_private_key_pem === undefined) return ok(null);
     if (input.sp_private_key_pem !== MASKED_SECRET) return checkSpKeypair(input.sp_private_key_pem, input.sp_cert_pem ?? '');
     const previous = (await stored())?.config;
