@@ -7,6 +7,7 @@ import { useState, type SyntheticEvent } from 'react';
 import { disableLdap, groups, saveAdminEmails, saveLdap, setGroupRole, ssoSettings, testLdap, type Group, type LdapConfig, type SsoView } from '../api/queries/sso';
 import { ActionError, QueryView } from '../components/states';
 import { Time } from '../components/time';
+import { DefaultGroupRole } from './admin-sso-roles';
 import { OidcForm } from './admin-sso-oidc';
 import { SamlForm } from './admin-sso-saml';
 
@@ -103,10 +104,11 @@ function Groups() {
   return (
     <section className="card" aria-labelledby="groups-title">
       <h2 id="groups-title">Groups</h2>
+      <DefaultGroupRole />
       <QueryView query={query} what="groups">
         {(g) =>
           g.groups.length === 0 ? (
-            <p>No group yet: a group appears here the first time a sign-in carries it, with role viewer.</p>
+            <p>No group yet: a group appears here the first time a sign-in carries it, with the role above.</p>
           ) : (
             <table>
               <thead>

@@ -7,6 +7,7 @@ import { securitySettings, updateSecuritySettings } from '../api/queries/setting
 import { createUser, updateUser, users, type Role, type User, type UserChange } from '../api/queries/users';
 import { ActionError, failureOf, QueryView, type Failure } from '../components/states';
 import { Time } from '../components/time';
+import { RolePin } from './admin-sso-roles';
 
 /** What a failed change to a user was, in words: "deactivate alice", "change alice's role". */
 function changeWords(change: UserChange): string {
@@ -50,6 +51,7 @@ function UserTable({ users, onChange, failure }: { users: User[]; onChange: (cha
                   <option value="viewer">viewer</option>
                   <option value="admin">admin</option>
                 </select>
+                <RolePin user={u} />
               </td>
               <td>{u.totp_enabled ? 'on' : 'off'}</td>
               <td><Time at={u.created_at} /></td>
