@@ -4,10 +4,12 @@
 // the return path encoded.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { OidcConfig, SamlConfig } from '../../schema/sso.ts';
+import * as v from 'valibot';
+import { SamlConfigInput, type OidcConfig } from '../../schema/sso.ts';
 import { oidcRedirectUri, redirectSignInUrl, samlEndpoints } from '../../ui/web/src/api/sso-urls.ts';
 import { testServices } from '../support/services.ts';
 
+const CERT = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUAAAAAAAAAAAAAAAAAAAAAAAAAAAwCgYIKoZIzj0EAwIw\n-----END CERTIFICATE-----\n';
 const PUBLIC_URLS = ['https://capstan.example.com', 'https://capstan.example.com/', 'http://127.0.0.1:18080', 'https://[::1]:8443/'];
 
 describe('the dashboard derives the SSO addresses as the agent does', () => {
@@ -16,9 +18,10 @@ describe('the dashboard derives the SSO addresses as the agent does', () => {
       const services = await testServices();
       const oidc: OidcConfig = { issuer: 'https://login.example.com', client_id: 'c', client_secret: 's', public_url: publicUrl, scopes: ['openid'], groups_claim: 'groups' };
       assert.equal(oidcRedirectUri(publicUrl), services.oidc.redirectUri(oidc));
-      // As stored: configure strips the trailing slash; the dashboard compares against that.
-      const saml: SamlConfig = { public_url: publicUrl.replace(/\/$/, ''), idp_sso_url: 'https://idp.example.com/sso', idp_entity_id: null, idp_cert_pem: '-----BEGIN CERTIFICATE-----\n', email_attribute: 'email', groups_attribute: 'groups' };
-      const agent = services.saml.endpoints(saml);
+      // As the agent stores it (configure, the route's own path, strips a trailing slash).
+      const stored = await services.saml.configure(v.parse(SamlConfigInput, { public_url: publicUrl, idp_sso_url: 'https://idp.example.com/sso', idp_cert_pem: CERT }));
+      assert.ok(stored.ok, JSON.stringify(stored));
+      const agent = services.saml.endpoints(stored.value.config);
       assert.deepEqual(samlEndpoints(publicUrl), { sp_entity_id: agent.spEntityId, acs_url: agent.acsUrl, metadata_url: agent.metadataUrl });
     });
   }
