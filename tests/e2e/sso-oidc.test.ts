@@ -4,13 +4,14 @@
 // shows the redirect URI dex has registered; an admin configures OIDC there (a wrong issuer is
 // refused beside its field first), signs out, and on the sign-in page the OIDC button takes the
 // browser through dex's own login form and back to Capstan signed in as the dex user, whose dex
-// group, made admin in Admin → Groups, makes them admin in their open session.
+// group, made admin in Admin → Groups, makes them admin in their open session. Without an
+// Enterprise license (a second agent on the Free tier), saving shows the upgrade card.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { startUiServer, type RunningUi } from '../../ui/server.ts';
-import { assertAccessible, launchBrowser, newContext, screenshot, signIn } from '../support/browser.ts';
+import { assertAccessible, dashboardForFile, launchBrowser, newContext, screenshot, signIn } from '../support/browser.ts';
 import { startTestAgent } from '../support/cluster.ts';
 import { startDex, type Dex } from '../support/dex.ts';
 import { testIssuer } from '../support/license-keys.ts';
@@ -114,6 +115,31 @@ describe('OIDC sign-in in the dashboard', () => {
     await page.getByRole('link', { name: 'ann@example.com (admin)' }).waitFor();
     await page.getByRole('link', { name: 'SSO' }).waitFor();
     await adminPage.context().close();
+    await page.context().close();
+  });
+});
+
+// The same dashboard on the Free tier: configuring SSO is Enterprise, so the agent answers 402
+// and each card shows the upgrade card where its error would be.
+const free = dashboardForFile('sso-oidc-free-e2e', { accounts: { adminPassword: ADMIN_PASSWORD } });
+
+describe('SSO cards without an Enterprise license', () => {
+  it('show the upgrade card when saving', async () => {
+    const page = await (await newContext(free.browser)).newPage();
+    await signIn(page, free.ui.url, 'admin', ADMIN_PASSWORD);
+    await page.getByRole('link', { name: 'SSO' }).click();
+    const form = page.getByRole('form', { name: /OpenID Connect/ });
+    // sso.publicUrl not set: the page's own origin.
+    assert.equal(await form.getByLabel('Public URL of this dashboard').inputValue(), free.ui.url);
+    await form.getByText("Prefilled: this page's origin: sso.publicUrl is not set").waitFor();
+    await form.getByLabel('Issuer URL').fill('https://login.example.com');
+    await form.getByLabel('Client ID').fill('capstan');
+    await form.getByLabel('Client secret').fill('secret');
+    const refused = page.waitForResponse((r) => r.url().endsWith('/admin/sso/oidc') && r.request().method() === 'PUT');
+    await form.getByRole('button', { name: 'Save and turn OIDC on' }).click();
+    assert.equal((await refused).status(), 402);
+    await form.getByRole('heading', { name: 'Upgrade to use sso' }).waitFor();
+    await page.getByRole('heading', { name: 'OpenID Connect (not configured)' }).waitFor();
     await page.context().close();
   });
 });
