@@ -2,7 +2,9 @@
 // install key from the test's own issuer) and a real slapd: an admin configures LDAP on
 // Admin → SSO and tries it with a directory user; the sign-in page then offers the directory,
 // a directory user signs in, their group appears in Groups, and the admin making that group
-// admin changes the user's role in their open session. Accessibility scan of each screen.
+// admin changes the user's role in their open session; the role new groups get is set on the
+// Groups card, and a hand-set role is pinned on Admin → Users and un-pinned back to the group's.
+// Accessibility scan of each screen.
 import { after, before, describe, it } from 'node:test';
 import { assertAccessible, dashboardForFile, newContext, screenshot, signIn } from '../support/browser.ts';
 import { testIssuer } from '../support/license-keys.ts';
@@ -61,6 +63,29 @@ describe('LDAP sign-in in the dashboard', () => {
     const changed = adminPage.waitForResponse((r) => r.url().endsWith('/admin/groups/ldap/ops') && r.request().method() === 'PUT' && r.status() === 200);
     await adminPage.getByLabel('Role of ops').selectOption('admin');
     await changed;
+    await userPage.reload();
+    await userPage.getByRole('link', { name: 'alice@example.com (admin)' }).waitFor();
+
+    // The role new groups get: set on the Groups card, answered by the agent.
+    const defaulted = adminPage.waitForResponse((r) => r.url().endsWith('/admin/groups/default-role') && r.request().method() === 'PUT' && r.status() === 200);
+    await adminPage.getByLabel('Role of new groups').selectOption('admin');
+    await defaulted;
+    await adminPage.reload();
+    await adminPage.getByLabel('Role of new groups').waitFor();
+    if ((await adminPage.getByLabel('Role of new groups').inputValue()) !== 'admin') throw new Error('the default role did not stay admin');
+
+    // Admin → Users: a hand-set role is pinned, and un-pinning gives the groups the say again.
+    await adminPage.getByRole('link', { name: 'Users' }).click();
+    await adminPage.getByText('from ldap groups').waitFor();
+    await adminPage.getByLabel('Role of alice@example.com').selectOption('viewer');
+    await adminPage.getByText('set by hand (sign-ins leave it)').waitFor();
+    await userPage.reload();
+    await userPage.getByRole('link', { name: 'alice@example.com (viewer)' }).waitFor();
+    await assertAccessible(adminPage, 'admin users with a pinned SSO role');
+    const unpinned = adminPage.waitForResponse((r) => /\/admin\/users\/alice(%40|@)example\.com\/role-pin$/.test(r.url()) && r.request().method() === 'DELETE' && r.status() === 200);
+    await adminPage.getByRole('button', { name: 'Follow ldap groups again' }).click();
+    await unpinned;
+    await adminPage.getByText('from ldap groups').waitFor();
     await userPage.reload();
     await userPage.getByRole('link', { name: 'alice@example.com (admin)' }).waitFor();
     await adminPage.context().close();
