@@ -193,6 +193,8 @@ export const SamlConfigInput = v.pipe(
     idp_sso_url: v.optional(HttpUrl),
     idp_entity_id: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1024))),
     idp_cert_pem: v.optional(Pem),
+    /** The IdP's SingleLogoutService (HTTP-Redirect binding) when configured by URL; read from the metadata otherwise. Absent: no single logout. */
+    idp_slo_url: v.optional(HttpUrl),
     /** The attribute holding the email; the NameID is used when it is absent and looks like one. */
     email_attribute: v.optional(SamlAttribute, 'email'),
     /** The attribute listing the user's groups (Entra: http://schemas.microsoft.com/ws/2008/06/identity/claims/groups). */
@@ -233,6 +235,8 @@ export const SamlConfig = v.object({
   idp_sso_url: HttpUrl,
   idp_entity_id: v.nullable(v.string()),
   idp_cert_pem: Pem,
+  /** The IdP's SingleLogoutService (HTTP-Redirect binding), or null: sign-out then ends the Capstan session only (stored before it existed: null). */
+  idp_slo_url: v.optional(v.nullable(HttpUrl), null),
   email_attribute: SamlAttribute,
   groups_attribute: SamlAttribute,
   /** The SP keypair, or null (configurations stored before it existed read as null). The key is shown as ••••. */
@@ -249,6 +253,8 @@ export const SamlView = v.object({
   sp_entity_id: v.string(),
   acs_url: v.string(),
   metadata_url: v.string(),
+  /** The SP's SingleLogoutService (HTTP-POST binding), published in its metadata. */
+  slo_url: v.string(),
   updated_at: Timestamp,
 });
 export const SamlDisabled = v.object({ status: v.literal('disabled') });
@@ -262,6 +268,20 @@ export const SamlAcsInput = v.object({
 export const SamlMetadataOutput = v.object({ xml: v.string() });
 /** Answered as a 302 to `location`. */
 export const SamlRedirect = v.object({ location: v.string() });
+/** GET /auth/saml/logout: where to land once signed out (a same-origin path). */
+export const SamlLogoutInput = v.object({ return_to: v.optional(v.pipe(v.string(), v.maxLength(2048))) });
+/** The SP's SingleLogoutService (HTTP-POST binding): the IdP's LogoutRequest or its LogoutResponse to ours, XML-signed. */
+export const SamlSloInput = v.pipe(
+  v.object({
+    SAMLRequest: v.optional(v.pipe(v.string(), v.nonEmpty('SAMLRequest is empty'), v.maxLength(64 * 1024))),
+    SAMLResponse: v.optional(v.pipe(v.string(), v.nonEmpty('SAMLResponse is empty'), v.maxLength(64 * 1024))),
+    RelayState: v.optional(v.pipe(v.string(), v.maxLength(512))),
+  }),
+  v.forward(
+    v.check((m) => (m.SAMLRequest === undefined) !== (m.SAMLResponse === undefined), 'exactly one of SAMLRequest and SAMLResponse is required'),
+    ['SAMLRequest'],
+  ),
+);
 
 // Admin → SSO as one read (after every provider's view, which it names).
 /** `sso.publicUrl` (CAPSTAN_SSO_PUBLIC_URL): Capstan's origin as browsers reach it, scheme, host and port only (no trailing slash). */

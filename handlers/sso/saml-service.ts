@@ -14,10 +14,39 @@ export interface SamlEndpoints {
   spEntityId: string;
   acsUrl: string;
   metadataUrl: string;
+  /** The SP's SingleLogoutService (HTTP-POST binding). */
+  sloUrl: string;
+}
+
+/** The IdP's name for a signed-in SAML session: what a LogoutRequest names (either way). */
+export interface SamlSessionName {
+  nameId: string;
+  nameIdFormat: string | null;
+  sessionIndex: string | null;
+}
+
+/** Single logout (runtime/auth/saml-logout.ts): every message received must be signed (RSA-SHA256). */
+export interface SamlLogoutService {
+  /** Remembers the IdP's name for a Capstan session signed in through SAML (ends with the session). */
+  recordSession(sessionId: string, name: SamlSessionName): Promise<void>;
+  /**
+   * A signed LogoutRequest for this Capstan session (redirect binding): the IdP URL to send the
+   * browser to, or null when there is nothing to tell the IdP (not a SAML session, no
+   * SingleLogoutService or no SP key configured). Its ID is remembered briefly with `returnTo`.
+   */
+  startLogout(config: SamlConfig, sessionId: string, returnTo: string): Promise<string | null>;
+  /**
+   * The IdP's LogoutRequest (POST binding): signed by the IdP (RSA-SHA256), from it, to this SP,
+   * fresh and never seen before, or `unauthenticated`. Answers the Capstan sessions it ends
+   * and the IdP URL carrying our LogoutResponse (null without an IdP SingleLogoutService).
+   */
+  acceptLogoutRequest(config: SamlConfig, samlRequest: string, relayState: string | undefined): Promise<Result<{ sessionIds: string[]; location: string | null; nameId: string }>>;
+  /** The IdP's LogoutResponse to one of our LogoutRequests: signed, from the IdP, status Success; answers the return path. */
+  acceptLogoutResponse(config: SamlConfig, samlResponse: string): Promise<Result<{ returnTo: string }>>;
 }
 
 /** SAML 2.0 service-provider side (runtime/auth/saml.ts, @node-saml/node-saml). */
-export interface SamlService {
+export interface SamlService extends SamlLogoutService {
   stored(): Promise<StoredSaml | null>;
   endpoints(config: SamlConfig): SamlEndpoints;
   /** Resolves the IdP (metadata XML or URL + certificate), stores it sealed and enables SAML; bad metadata is `invalid_input`. */
@@ -34,5 +63,5 @@ export interface SamlService {
    * RelayState, assertion ID never seen before; when `browserNonce` is given (HTTPS: the flow
    * cookie), it must be that RelayState's nonce. `unauthenticated` otherwise.
    */
-  consume(config: SamlConfig, samlResponse: string, relayState: string | undefined, browserNonce: string | null): Promise<Result<{ identity: SsoIdentity; returnTo: string }>>;
+  consume(config: SamlConfig, samlResponse: string, relayState: string | undefined, browserNonce: string | null): Promise<Result<{ identity: SsoIdentity; returnTo: string; session: SamlSessionName }>>;
 }

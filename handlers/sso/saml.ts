@@ -23,7 +23,7 @@ export function view(stored: StoredSaml, ctx: HandlerContext): Out<typeof SamlVi
   const ep = ctx.saml.endpoints(stored.config);
   // The SP private key never leaves the agent: shown as •••• (sent back, it keeps the stored key).
   const config = { ...stored.config, sp_private_key_pem: stored.config.sp_private_key_pem === null ? null : MASKED_SECRET };
-  return { enabled: stored.enabled, config, sp_entity_id: ep.spEntityId, acs_url: ep.acsUrl, metadata_url: ep.metadataUrl, updated_at: stored.updatedAt.toISOString() };
+  return { enabled: stored.enabled, config, sp_entity_id: ep.spEntityId, acs_url: ep.acsUrl, metadata_url: ep.metadataUrl, slo_url: ep.sloUrl, updated_at: stored.updatedAt.toISOString() };
 }
 
 /** Admin: configure and enable SAML (Enterprise, the route's feature); stored sealed. */
@@ -86,6 +86,8 @@ export async function samlAcs(input: Out<typeof SamlAcsInput>, ctx: HandlerConte
   const { identity, returnTo } = consumed.value;
   const session = await ssoSession(identity, ctx);
   if (!session.ok) return session;
+  // The IdP's name for this session, which its LogoutRequest will carry (single logout).
+  await ctx.saml.recordSession(session.value.sessionId, consumed.value.session);
   return ok({ location: returnTo }, [
     // First: a plain header set (clearing the flow cookie); the session cookie is appended after it.
     ...(isHttps(ctx) ? [{ kind: 'headers' as const, headers: { 'set-cookie': flowCookie('', 0) } }] : []),

@@ -5,7 +5,7 @@ import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 import type { SsoIdentity } from './service.ts';
 
-export async function ssoSession(identity: SsoIdentity, ctx: HandlerContext): Promise<Result<{ username: string; token: string }>> {
+export async function ssoSession(identity: SsoIdentity, ctx: HandlerContext): Promise<Result<{ username: string; token: string; sessionId: string }>> {
   const signedIn = await ctx.sso.signIn(identity);
   if (!signedIn.ok) return signedIn;
   const account = signedIn.value;
@@ -13,5 +13,5 @@ export async function ssoSession(identity: SsoIdentity, ctx: HandlerContext): Pr
   // Deactivated in Capstan: the provider's word does not bring the account back.
   if (!account.active) return fail({ code: 'forbidden', message: 'this account is deactivated' });
   const session = await ctx.auth.startSession(account.id, ctx.request.ip);
-  return ok({ username: account.username, token: session.token });
+  return ok({ username: account.username, token: session.token, sessionId: session.sessionId });
 }

@@ -15,6 +15,7 @@ import { MASKED_SECRET, SamlConfig } from '../../schema/sso.ts';
 import type { Db } from '../store/database.ts';
 import type { Logger } from '../log.ts';
 import { checkSpKeypair, generateSpKeypair } from './saml-keypair.ts';
+import { createSamlLogout, type LogoutSaml } from './saml-logout.ts';
 
 // Both libraries are loaded without their type declarations: @xmldom/xmldom's (which
 // node-saml's re-export) pull in TypeScript's DOM lib, whose RequestInit then replaces Node's
@@ -44,7 +45,7 @@ interface CacheProvider {
   getAsync(key: string): Promise<string | null>;
   removeAsync(key: string | null): Promise<string | null>;
 }
-interface SamlInstance {
+interface SamlInstance extends LogoutSaml {
   getAuthorizeUrlAsync(relayState: string, host: string | undefined, options: object): Promise<string>;
   validatePostResponseAsync(container: Record<string, string>): Promise<{ profile: Profile | null; loggedOut: boolean }>;
   generateServiceProviderMetadata(decryptionCert: string | null, publicCerts: string | null): string;
@@ -84,7 +85,7 @@ interface Pending {
 }
 
 /** The IdP's SSO URL (redirect binding), entity ID and signing certificate from its metadata. */
-export function parseIdpMetadata(xml: string): Result<{ ssoUrl: string; entityId: string | null; certPem: string }> {
+export function parseIdpMetadata(xml: string): Result<{ ssoUrl: string; entityId: string | null; certPem: string; sloUrl: string | null }> {
   const bad = (message: string): Result<never> => fail({ code: 'invalid_input', field: 'idp_metadata_xml', message });
   let doc: XmlDocument;
   try {
@@ -102,7 +103,11 @@ export function parseIdpMetadata(xml: string): Result<{ ssoUrl: string; entityId
   if (!cert) return bad('no signing certificate (KeyDescriptor use="signing" with an X509Certificate)');
   const certPem = `-----BEGIN CERTIFICATE-----\n${cert.match(/.{1,64}/g)?.join('\n') ?? ''}\n-----END CERTIFICATE-----\n`;
   const entityId = doc.documentElement?.getAttribute('entityID') || null;
-  return ok({ ssoUrl, entityId, certPem });
+  // Single logout: the IdP's SingleLogoutService with the redirect binding (what Capstan sends by); none, no single logout.
+  const slo = Array.from(idp.getElementsByTagNameNS(MD, 'SingleLogoutService')).find((e) => e.getAttribute('Binding') === REDIRECT_BINDING);
+  const sloLocation = slo?.getAttribute('Location');
+  const sloUrl = sloLocation && /^https?:\/\//.test(sloLocation) ? sloLocation : null;
+  return ok({ ssoUrl, entityId, certPem, sloUrl });
 }
 
 interface Algorithms {
@@ -181,10 +186,11 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
 
   function endpoints(config: SamlConfig): SamlEndpoints {
     const base = config.public_url.replace(/\/$/, '') + '/api/agent/auth/saml';
-    return { spEntityId: `${base}/metadata`, acsUrl: `${base}/acs`, metadataUrl: `${base}/metadata` };
+    return { spEntityId: `${base}/metadata`, acsUrl: `${base}/acs`, metadataUrl: `${base}/metadata`, sloUrl: `${base}/slo` };
   }
 
-  function samlFor(config: SamlConfig, requestId?: string): SamlInstance {
+  /** `overrides`: node-saml options single logout changes (saml-logout.ts). */
+  function samlFor(config: SamlConfig, requestId?: string, overrides: Readonly<Record<string, unknown>> = {}): SamlInstance {
     const ep = endpoints(config);
     return new SAML({
       callbackUrl: ep.acsUrl,
@@ -204,8 +210,12 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       identifierFormat: null,
       disableRequestedAuthnContext: true,
       ...(requestId ? { generateUniqueId: () => requestId } : {}),
+      // Single logout (saml-logout.ts): ours published in the metadata (HTTP-POST), the IdP's from its metadata.
+      logoutCallbackUrl: ep.sloUrl,
+      ...(config.idp_slo_url ? { logoutUrl: config.idp_slo_url } : {}),
       // The SP keypair: AuthnRequests signed (RSA-SHA256, the signatureAlgorithm above) and encrypted assertions decrypted.
       ...(config.sp_private_key_pem ? { privateKey: config.sp_private_key_pem, decryptionPvk: config.sp_private_key_pem } : {}),
+      ...overrides,
     });
   }
 
@@ -229,23 +239,25 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
   }
 
   return {
+    ...createSamlLogout({ db, clock, log, endpoints, saml: samlFor }),
     stored,
     endpoints,
 
     async configure(input) {
-      let idp: { ssoUrl: string; entityId: string | null; certPem: string };
+      let idp: { ssoUrl: string; entityId: string | null; certPem: string; sloUrl: string | null };
       if (input.idp_metadata_xml !== undefined) {
         const parsed = parseIdpMetadata(input.idp_metadata_xml);
         if (!parsed.ok) return parsed;
         idp = parsed.value;
       } else {
-        idp = { ssoUrl: input.idp_sso_url ?? '', entityId: input.idp_entity_id ?? null, certPem: input.idp_cert_pem ?? '' };
+        idp = { ssoUrl: input.idp_sso_url ?? '', entityId: input.idp_entity_id ?? null, certPem: input.idp_cert_pem ?? '', sloUrl: input.idp_slo_url ?? null };
       }
       const keypair = await spKeypair(input);
       if (!keypair.ok) return keypair;
       const config = v.safeParse(SamlConfig, {
         public_url: input.public_url.replace(/\/$/, ''),
         idp_sso_url: idp.ssoUrl,
+        idp_slo_url: idp.sloUrl,
         idp_entity_id: input.idp_entity_id ?? idp.entityId,
         idp_cert_pem: idp.certPem,
         email_attribute: input.email_attribute,
@@ -334,6 +346,7 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       return ok({
         identity: { provider: 'saml', subject: profile.nameID, email: samlEmail(attributes[config.email_attribute] ?? profile[config.email_attribute], profile.nameID), groups: samlGroups(attributes[config.groups_attribute] ?? profile[config.groups_attribute]) },
         returnTo: issued.returnTo,
+        session: { nameId: profile.nameID, nameIdFormat: typeof profile.nameIDFormat === 'string' ? profile.nameIDFormat : null, sessionIndex: typeof profile.sessionIndex === 'string' ? profile.sessionIndex : null },
       });
     },
   };

@@ -9,7 +9,8 @@ import { disableOidc, oidcCallback, oidcStart, setOidc } from '../../handlers/ss
 import { disableSaml, getSaml, samlAcs, samlMetadata, samlStart, setSaml } from '../../handlers/sso/saml.ts';
 import { NoInput } from '../../schema/common.ts';
 import { OidcCallbackInput, OidcConfig, OidcDisabled, OidcRedirect, OidcStartInput, OidcView } from '../../schema/sso.ts';
-import { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlMetadataOutput, SamlRedirect, SamlStartInput, SamlView } from '../../schema/sso.ts';
+import { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlLogoutInput, SamlMetadataOutput, SamlRedirect, SamlSloInput, SamlStartInput, SamlView } from '../../schema/sso.ts';
+import { samlLogout, samlSlo } from '../../handlers/sso/saml-logout.ts';
 import { AdminEmailsInput, AuthMethods, GroupList, GroupOutput, LdapConfig, LdapDisabled, LdapLoginInput, LdapLoginOutput, LdapTestInput, LdapTestOutput, SetGroupRoleInput, SsoView } from '../../schema/sso.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { noApiKeys } from './access.ts';
@@ -175,6 +176,35 @@ export const ssoRoutes: readonly Route[] = [
     crossOrigin: 'allow',
     bodyLimitBytes: 512 * 1024,
     handler: samlAcs,
+  }),
+  // Single logout (docs/sso.md "Single logout"): every logout message received must be signed.
+  defineRoute({
+    method: 'GET',
+    path: '/auth/saml/logout',
+    summary: "Sign out: ends this Capstan session at once; for a SAML session, when the IdP has a SingleLogoutService and the SP a keypair, 302 to the IdP with a signed LogoutRequest, else to return_to (a same-origin path)",
+    input: SamlLogoutInput,
+    output: SamlRedirect,
+    access: { auth: 'public', session: 'optional' },
+    audit: 'login',
+    rateLimit: 'login',
+    feature: null,
+    handler: samlLogout,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/saml/slo',
+    summary: "The SP's SingleLogoutService (HTTP-POST binding): the IdP's LogoutRequest ends the Capstan sessions of the NameID (and SessionIndex) it names and is answered with a signed LogoutResponse (302 to the IdP); the IdP's LogoutResponse to our request 302s to the return path. 401 for an unsigned, SHA-1, foreign, replayed or unsolicited message, which changes nothing",
+    input: SamlSloInput,
+    output: SamlRedirect,
+    access: { auth: 'public' },
+    audit: 'login',
+    rateLimit: 'login',
+    feature: null,
+    // The IdP's auto-submitted form: form-encoded, posted from the IdP's origin.
+    bodyFormats: ['form'],
+    crossOrigin: 'allow',
+    bodyLimitBytes: 192 * 1024,
+    handler: samlSlo,
   }),
   defineRoute({ ...admin, method: 'GET', path: '/admin/sso/saml', summary: 'The SAML configuration and the SP addresses to give the IdP; 404 before it is configured', input: NoInput, output: SamlView, audit: 'http', rateLimit: 'read', handler: getSaml }),
   defineRoute({

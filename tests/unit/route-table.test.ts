@@ -142,6 +142,7 @@ describe('the production route table', () => {
       'GET /auth/methods',
       'GET /auth/oidc/callback',
       'GET /auth/oidc/start',
+      'GET /auth/saml/logout',
       'GET /auth/saml/metadata',
       'GET /auth/saml/start',
       'GET /healthz',
@@ -150,6 +151,7 @@ describe('the production route table', () => {
       'POST /auth/ldap/login',
       'POST /auth/login',
       'POST /auth/saml/acs',
+      'POST /auth/saml/slo',
       'POST /oauth/register',
       'POST /oauth/token',
     ]);

@@ -12,6 +12,8 @@ const metadata = ({ binding = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirec
     <md:KeyDescriptor use="${use}"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>
       ${cert}
     </ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
+    <md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://idp.example/slo-post"/>
+    <md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example/slo"/>
     <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://idp.example/post"/>
     <md:SingleSignOnService Binding="${binding}" Location="${location}"/>
   </md:${descriptor}>
@@ -23,6 +25,7 @@ describe('parseIdpMetadata', () => {
     assert.ok(parsed.ok);
     assert.equal(parsed.value.ssoUrl, 'https://idp.example/sso');
     assert.equal(parsed.value.entityId, 'https://idp.example/metadata');
+    assert.equal(parsed.value.sloUrl, 'https://idp.example/slo', 'single logout: the redirect-binding SingleLogoutService');
     assert.match(parsed.value.certPem, /^-----BEGIN CERTIFICATE-----\nMIIBszCC/);
     assert.doesNotMatch(parsed.value.certPem, /ENCRYPTIONONLY/, 'an encryption-only key is not the signing key');
   });

@@ -1515,6 +1515,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/saml/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sign out: ends this Capstan session at once; for a SAML session, when the IdP has a SingleLogoutService and the SP a keypair, 302 to the IdP with a signed LogoutRequest, else to return_to (a same-origin path) */
+        get: operations["get_auth_saml_logout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/slo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The SP's SingleLogoutService (HTTP-POST binding): the IdP's LogoutRequest ends the Capstan sessions of the NameID (and SessionIndex) it names and is answered with a signed LogoutResponse (302 to the IdP); the IdP's LogoutResponse to our request 302s to the return path. 401 for an unsigned, SHA-1, foreign, replayed or unsolicited message, which changes nothing */
+        post: operations["post_auth_saml_slo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/sso/saml": {
         parameters: {
             query?: never;
@@ -9407,6 +9441,8 @@ export interface operations {
                                 idp_sso_url: string;
                                 idp_entity_id: string | null;
                                 idp_cert_pem: string;
+                                /** @default null */
+                                idp_slo_url: string | null;
                                 email_attribute: string;
                                 groups_attribute: string;
                                 /** @default null */
@@ -9419,6 +9455,7 @@ export interface operations {
                             sp_entity_id: string;
                             acs_url: string;
                             metadata_url: string;
+                            slo_url: string;
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
@@ -9557,6 +9594,8 @@ export interface operations {
                                 idp_sso_url: string;
                                 idp_entity_id: string | null;
                                 idp_cert_pem: string;
+                                /** @default null */
+                                idp_slo_url: string | null;
                                 email_attribute: string;
                                 groups_attribute: string;
                                 /** @default null */
@@ -9569,6 +9608,7 @@ export interface operations {
                             sp_entity_id: string;
                             acs_url: string;
                             metadata_url: string;
+                            slo_url: string;
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
@@ -9884,6 +9924,8 @@ export interface operations {
                                 idp_sso_url: string;
                                 idp_entity_id: string | null;
                                 idp_cert_pem: string;
+                                /** @default null */
+                                idp_slo_url: string | null;
                                 email_attribute: string;
                                 groups_attribute: string;
                                 /** @default null */
@@ -9896,6 +9938,7 @@ export interface operations {
                             sp_entity_id: string;
                             acs_url: string;
                             metadata_url: string;
+                            slo_url: string;
                             /** Format: date-time */
                             updated_at: string;
                         } | null;
@@ -10369,6 +10412,114 @@ export interface operations {
             };
         };
     };
+    get_auth_saml_logout: {
+        parameters: {
+            query?: {
+                return_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        location: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_auth_saml_slo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    SAMLRequest?: string;
+                    SAMLResponse?: string;
+                    RelayState?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        location: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_admin_sso_saml: {
         parameters: {
             query?: never;
@@ -10392,6 +10543,8 @@ export interface operations {
                             idp_sso_url: string;
                             idp_entity_id: string | null;
                             idp_cert_pem: string;
+                            /** @default null */
+                            idp_slo_url: string | null;
                             email_attribute: string;
                             groups_attribute: string;
                             /** @default null */
@@ -10404,6 +10557,7 @@ export interface operations {
                         sp_entity_id: string;
                         acs_url: string;
                         metadata_url: string;
+                        slo_url: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -10454,6 +10608,8 @@ export interface operations {
                     idp_sso_url?: string;
                     idp_entity_id?: string;
                     idp_cert_pem?: string;
+                    /** Format: uri */
+                    idp_slo_url?: string;
                     /** @default email */
                     email_attribute?: string;
                     /** @default groups */
@@ -10482,6 +10638,8 @@ export interface operations {
                             idp_sso_url: string;
                             idp_entity_id: string | null;
                             idp_cert_pem: string;
+                            /** @default null */
+                            idp_slo_url: string | null;
                             email_attribute: string;
                             groups_attribute: string;
                             /** @default null */
@@ -10494,6 +10652,7 @@ export interface operations {
                         sp_entity_id: string;
                         acs_url: string;
                         metadata_url: string;
+                        slo_url: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
