@@ -202,30 +202,32 @@ export const SamlConfigInput = v.pipe(
     /**
      * The optional SP keypair (signed AuthnRequests, encrypted assertions): an unencrypted PEM
      * RSA key (>= 2048 bits) with `sp_cert_pem`, or `generate_sp_key: true`. Sealed at rest and
-     * shown as ••••; sending •••• back keeps the stored pair. Absent: no keypair.
+     * shown as ••••. Absent or ••••: the stored pair is kept (a client unaware of it, such as an
+     * older form, cannot drop it by accident); null removes it.
      */
-    sp_private_key_pem: v.optional(SpPrivateKeyPem),
+    sp_private_key_pem: v.optional(v.nullable(SpPrivateKeyPem)),
+    /** With a kept key: a new certificate for it (renewal). */
     sp_cert_pem: v.optional(Pem),
     /** Make a new RSA-2048 key and a self-signed certificate (replacing any stored pair). */
     generate_sp_key: v.optional(v.boolean(), false),
-    /** With a keypair: refuse a response whose assertion is not encrypted. */
-    require_encrypted_assertions: v.optional(v.boolean(), true),
+    /** With a keypair: refuse a response whose assertion is not encrypted. Absent: as stored (true at first). */
+    require_encrypted_assertions: v.optional(v.boolean()),
   }),
   v.forward(
     v.check((c) => c.idp_metadata_xml !== undefined || (c.idp_sso_url !== undefined && c.idp_cert_pem !== undefined), 'give idp_metadata_xml, or idp_sso_url and idp_cert_pem'),
     ['idp_metadata_xml'],
   ),
   v.forward(
-    v.check((c) => !(c.generate_sp_key && c.sp_private_key_pem !== undefined), 'generate_sp_key makes a new keypair: send it without sp_private_key_pem'),
+    v.check((c) => !(c.generate_sp_key && (typeof c.sp_private_key_pem === 'string' || c.sp_cert_pem !== undefined)), 'generate_sp_key makes a new keypair: send it without sp_private_key_pem and sp_cert_pem'),
     ['generate_sp_key'],
   ),
   v.forward(
-    v.check((c) => c.sp_private_key_pem === undefined || c.sp_private_key_pem === MASKED_SECRET || c.sp_cert_pem !== undefined, 'sp_cert_pem is required with sp_private_key_pem'),
+    v.check((c) => typeof c.sp_private_key_pem !== 'string' || c.sp_private_key_pem === MASKED_SECRET || c.sp_cert_pem !== undefined, 'sp_cert_pem is required with sp_private_key_pem'),
     ['sp_cert_pem'],
   ),
   v.forward(
-    v.check((c) => c.sp_cert_pem === undefined || c.sp_private_key_pem !== undefined, 'sp_cert_pem needs its sp_private_key_pem (or •••• to keep the stored key)'),
-    ['sp_private_key_pem'],
+    v.check((c) => !(c.sp_private_key_pem === null && c.sp_cert_pem !== undefined), 'sp_private_key_pem null removes the keypair: send it without sp_cert_pem'),
+    ['sp_cert_pem'],
   ),
 );
 

@@ -28,7 +28,7 @@ export function view(stored: StoredSaml, ctx: HandlerContext): Out<typeof SamlVi
 
 /** Admin: configure and enable SAML (Enterprise, the route's feature); stored sealed. */
 export async function setSaml(input: Out<typeof SamlConfigInput>, ctx: HandlerContext): Promise<Result<Out<typeof SamlView>>> {
-  const spKey = input.generate_sp_key ? 'generated' : input.sp_private_key_pem === undefined ? 'none' : input.sp_private_key_pem === MASKED_SECRET ? 'kept' : 'supplied';
+  const spKey = input.generate_sp_key ? 'generated' : input.sp_private_key_pem === null ? 'removed' : input.sp_private_key_pem === undefined || input.sp_private_key_pem === MASKED_SECRET ? 'kept' : 'supplied';
   ctx.request.noteAudit({ provider: 'saml', public_url: input.public_url, metadata: String(input.idp_metadata_xml !== undefined), sp_key: spKey });
   const stored = await ctx.saml.configure(input);
   return stored.ok ? ok(view(stored.value, ctx)) : stored;

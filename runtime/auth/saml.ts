@@ -219,15 +219,18 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
     });
   }
 
-  /** The keypair a PUT asks for: generated, supplied (checked), the stored one kept (••••), or none. */
-  async function spKeypair(input: Parameters<SamlService['configure']>[0]): Promise<Result<{ privateKeyPem: string; certPem: string } | null>> {
+  /** The keypair a PUT asks for: generated, supplied (checked), removed (null), or the stored one kept (absent or ••••). */
+  async function spKeypair(input: Parameters<SamlService['configure']>[0], previous: SamlConfig | null): Promise<Result<{ privateKeyPem: string; certPem: string } | null>> {
     // The schema checks only the shape of public_url: one URL cannot parse (`http://[::1`) still saves, its certificate named by the raw string.
     const host = URL.canParse(input.public_url) ? new URL(input.public_url).host : input.public_url;
     if (input.generate_sp_key) return ok(await generateSpKeypair(`Capstan SAML SP ${host}`, clock.now()));
-    if (input.sp_private_key_pem === undefined) return ok(null);
-    if (input.sp_private_key_pem !== MASKED_SECRET) return checkSpKeypair(input.sp_private_key_pem, input.sp_cert_pem ?? '');
-    const previous = (await stored())?.config;
-    if (!previous?.sp_private_key_pem || !previous.sp_cert_pem) return fail({ code: 'invalid_input', field: 'sp_private_key_pem', message: 'no SP key is stored to keep: send a PEM key or generate_sp_key' });
+    if (input.sp_private_key_pem === null) return ok(null);
+    if (input.sp_private_key_pem !== undefined && input.sp_private_key_pem !== MASKED_SECRET) return checkSpKeypair(input.sp_private_key_pem, input.sp_cert_pem ?? '');
+    if (!previous?.sp_private_key_pem || !previous.sp_cert_pem) {
+      // Nothing to keep: fine when nothing was asked of it.
+      if (input.sp_private_key_pem === undefined && input.sp_cert_pem === undefined) return ok(null);
+      return fail({ code: 'invalid_input', field: 'sp_private_key_pem', message: 'no SP key is stored to keep: send a PEM key or generate_sp_key' });
+    }
     // A new certificate for the kept key (renewal) must still be this key's.
     return checkSpKeypair(previous.sp_private_key_pem, input.sp_cert_pem ?? previous.sp_cert_pem);
   }
@@ -252,7 +255,8 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       } else {
         idp = { ssoUrl: input.idp_sso_url ?? '', entityId: input.idp_entity_id ?? null, certPem: input.idp_cert_pem ?? '', sloUrl: input.idp_slo_url ?? null };
       }
-      const keypair = await spKeypair(input);
+      const previous = (await stored())?.config ?? null;
+      const keypair = await spKeypair(input, previous);
       if (!keypair.ok) return keypair;
       const config = v.safeParse(SamlConfig, {
         public_url: input.public_url.replace(/\/$/, ''),
@@ -264,7 +268,7 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
         groups_attribute: input.groups_attribute,
         sp_private_key_pem: keypair.value?.privateKeyPem ?? null,
         sp_cert_pem: keypair.value?.certPem ?? null,
-        require_encrypted_assertions: input.require_encrypted_assertions,
+        require_encrypted_assertions: input.require_encrypted_assertions ?? previous?.require_encrypted_assertions ?? true,
       });
       if (!config.success) return fail({ code: 'invalid_input', field: 'idp_metadata_xml', message: config.issues[0].message });
       const row = { provider: 'saml' as const, enabled: 1, config_sealed: secrets.seal(JSON.stringify(config.output)), updated_at: now() };

@@ -112,6 +112,11 @@ describe('SAML SP keypair against crewjam/saml samlidp', () => {
     assert.equal((kept.body.config as Record<string, unknown>).sp_cert_pem, certPem);
     const withoutId = (xml: string) => xml.replace(/ ID="[^"]+"/, '');
     assert.equal(withoutId(await h.metadata()), withoutId(metadata));
+    // So does an edit that does not mention it (a client unaware of the keypair cannot drop it).
+    const unaware = await h.put({});
+    assert.equal(unaware.status, 200, unaware.text);
+    assert.equal((unaware.body.config as Record<string, unknown>).sp_private_key_pem, '••••');
+    assert.equal(withoutId(await h.metadata()), withoutId(metadata));
   });
 
   it('with a keypair a plain assertion is refused unless require_encrypted_assertions is off; without one, behaviour is unchanged', async () => {
@@ -131,9 +136,14 @@ describe('SAML SP keypair against crewjam/saml samlidp', () => {
     assert.equal((await h.put({ sp_private_key_pem: '••••', require_encrypted_assertions: false })).status, 200);
     const accepted = await h.acs(await idp.signIn(await h.start(), 'bob', 'bob password'));
     assert.equal(accepted.status, 302, accepted.text);
+    // An edit that names neither keeps both the pair and the choice.
+    const edited = (await h.put({ groups_attribute: 'roles' })).body.config as Record<string, unknown>;
+    assert.deepEqual([edited.sp_private_key_pem, edited.require_encrypted_assertions, edited.groups_attribute], ['••••', false, 'roles']);
 
-    // No keypair: unsigned AuthnRequests, no KeyDescriptor, plain assertions as before.
-    assert.equal((await h.put({})).status, 200);
+    // null removes the keypair: unsigned AuthnRequests, no KeyDescriptor, plain assertions as before.
+    const removed = await h.put({ sp_private_key_pem: null });
+    assert.equal(removed.status, 200, removed.text);
+    assert.deepEqual([(removed.body.config as Record<string, unknown>).sp_private_key_pem, (removed.body.config as Record<string, unknown>).sp_cert_pem], [null, null]);
     const bare = await h.metadata();
     assert.match(bare, /AuthnRequestsSigned="false"/);
     assert.doesNotMatch(bare, /KeyDescriptor/);
@@ -161,7 +171,8 @@ describe('SAML SP keypair against crewjam/saml samlidp', () => {
         ['a key that is not PEM', { sp_private_key_pem: '-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----', sp_cert_pem: good.cert }, 'sp_private_key_pem', /PEM private key/],
         ['a certificate that does not parse', { sp_private_key_pem: good.key, sp_cert_pem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' }, 'sp_cert_pem', /certificate/],
         ['a key without its certificate', { sp_private_key_pem: good.key }, 'sp_cert_pem', /required/],
-        ['a certificate without a key', { sp_cert_pem: good.cert }, 'sp_private_key_pem', /needs/],
+        ['a certificate for a kept key when none is stored', { sp_cert_pem: good.cert }, 'sp_private_key_pem', /no SP key is stored/],
+        ['a certificate with null (removal)', { sp_private_key_pem: null, sp_cert_pem: good.cert }, 'sp_cert_pem', /removes the keypair/],
         ['generate_sp_key with a key', { generate_sp_key: true, sp_private_key_pem: good.key, sp_cert_pem: good.cert }, 'generate_sp_key', /without/],
         ['•••• with nothing stored', { sp_private_key_pem: '••••' }, 'sp_private_key_pem', /no SP key is stored/],
       ];

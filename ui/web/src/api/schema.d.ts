@@ -10614,11 +10614,10 @@ export interface operations {
                     email_attribute?: string;
                     /** @default groups */
                     groups_attribute?: string;
-                    sp_private_key_pem?: string;
+                    sp_private_key_pem?: string | null;
                     sp_cert_pem?: string;
                     /** @default false */
                     generate_sp_key?: boolean;
-                    /** @default true */
                     require_encrypted_assertions?: boolean;
                 };
             };
