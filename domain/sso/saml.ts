@@ -94,3 +94,18 @@ export function encryptionRefusal(encryptionMethods: readonly string[]): string 
   const bad = encryptionMethods.find((a) => !KEY_TRANSPORT.includes(a) && !CONTENT_ENCRYPTION.includes(a));
   return bad === undefined ? null : `encryption algorithm ${bad} is refused: only RSA-OAEP key transport with AES content encryption is accepted`;
 }
+
+/** node-saml's refusals reached only once the assertion's signature verified: they tell the sender nothing about ciphertext it made up. */
+const AFTER_VERIFICATION = /audience|expired|not yet valid|subject confirmation|InResponseTo|issuer|NameID/i;
+export const ENCRYPTED_REFUSAL = 'the encrypted assertion could not be decrypted and verified';
+
+/**
+ * What the sender of an encrypted response is told when it is refused. Every failure short of a
+ * verified assertion (a key or content that does not decrypt, bad padding, decrypted bytes that
+ * are not XML, a bad signature inside) reads the same, so the ACS cannot serve as a decryption
+ * oracle: XML Encryption's AES-CBC, which samlidp and many IdPs use, falls to one (Jager and
+ * Somorovsky, 2011). The detail goes to the agent's log.
+ */
+export function encryptedRefusalMessage(detail: string): string {
+  return AFTER_VERIFICATION.test(detail) ? detail : ENCRYPTED_REFUSAL;
+}

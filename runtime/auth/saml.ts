@@ -7,7 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import * as v from 'valibot';
 import type { Clock } from '../../domain/clock.ts';
-import { algorithmRefusal, encryptionRefusal, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS, samlEmail, samlGroups } from '../../domain/sso/saml.ts';
+import { algorithmRefusal, encryptedRefusalMessage, encryptionRefusal, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS, samlEmail, samlGroups } from '../../domain/sso/saml.ts';
 import type { SamlEndpoints, SamlService, StoredSaml } from '../../handlers/sso/saml-service.ts';
 import type { Secrets } from '../../handlers/settings/service.ts';
 import { fail, ok, type AppError, type Result } from '../../handlers/result.ts';
@@ -326,7 +326,7 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log.warn('SAML response refused', { error: message });
-        return fail(refused(message));
+        return fail(refused(algorithms.encrypted ? encryptedRefusalMessage(message) : message));
       }
       if (!profile) return fail(refused('no assertion'));
       const requestId = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : '';

@@ -99,6 +99,17 @@ describe('SAML SP keypair against crewjam/saml samlidp', () => {
     assert.ok(/<saml:EncryptedAssertion[\s>]/.test(xml), 'the IdP encrypted the assertion to the published certificate');
     assert.ok(!/<saml:Assertion[\s>]/.test(xml), 'no plain assertion travelled');
     assert.ok(!xml.includes('bob@example.com'), 'the NameID and attributes are inside the ciphertext');
+    // Altered ciphertext (the wrapped key, or the content's last block, where CBC padding sits)
+    // is refused with one message whatever failed, so the ACS is no decryption oracle.
+    const cipherValues = [...xml.matchAll(/<xenc:CipherValue>([^<]+)</g)].map((m) => m[1] ?? '');
+    assert.equal(cipherValues.length, 2, 'the wrapped key and the content');
+    const flip = (b64: string, at: number) => { const bytes = Buffer.from(b64, 'base64'); bytes[at] = (bytes[at] ?? 0) ^ 0x01; return bytes.toString('base64'); };
+    for (const [which, value, at] of [['key', cipherValues[0] ?? '', 10], ['content padding', cipherValues[1] ?? '', Buffer.from(cipherValues[1] ?? '', 'base64').length - 17]] as const) {
+      const bad = await h.acs({ ...post, SAMLResponse: Buffer.from(xml.replace(value, flip(value, at))).toString('base64') });
+      assert.equal(bad.status, 401, `${which}: ${bad.text}`);
+      assert.equal(bad.body.message, 'SAML response refused: the encrypted assertion could not be decrypted and verified', which);
+      assert.equal(bad.cookie, '');
+    }
     const signedIn = await h.acs(post);
     assert.equal(signedIn.status, 302, signedIn.text);
     const me = await h.call('GET', '/api/agent/me', { cookie: signedIn.cookie });

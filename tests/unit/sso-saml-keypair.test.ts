@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { encryptionRefusal } from '../../domain/sso/saml.ts';
+import { ENCRYPTED_REFUSAL, encryptedRefusalMessage, encryptionRefusal } from '../../domain/sso/saml.ts';
 import { checkSpKeypair, generateSpKeypair, MIN_RSA_BITS } from '../../runtime/auth/saml-keypair.ts';
 
 const pem = (k: ReturnType<typeof generateKeyPairSync>['privateKey']) => k.export({ format: 'pem', type: 'pkcs8' }).toString();
@@ -89,5 +89,36 @@ describe('encryptionRefusal', () => {
       if (expected === null) assert.equal(r, null);
       else assert.match(r ?? '', expected);
     });
+  }
+});
+
+describe('encryptedRefusalMessage: no decryption oracle', () => {
+  // node-saml 5.1.0's and xml-encryption 3.1.0's own messages, and Node's crypto errors.
+  const hidden = [
+    'error:02000079:rsa routines::oaep decoding error',
+    'error:1C800064:Provider routines::bad decrypt',
+    'Invalid EncryptedAssertion content',
+    'Invalid signature from encrypted assertion',
+    'Invalid signature',
+    '[xmldom error]\tinvalid doc source',
+    'key encryption algorithm urn:x not supported',
+    'No decryption key for encrypted SAML response',
+    'Cannot obtain assertion from signed data',
+  ];
+  for (const detail of hidden) {
+    it(`hides "${detail}"`, () => assert.equal(encryptedRefusalMessage(detail), ENCRYPTED_REFUSAL));
+  }
+  // Reached only with an assertion the IdP's key verified: no ciphertext an attacker made gets here.
+  const shown = [
+    'SAML assertion audience mismatch. Expected: http://capstan.test:8080/api/agent/auth/saml/metadata Received: http://other.test/saml/metadata',
+    'SAML assertion expired: clocks skewed too much',
+    'SAML assertion not yet valid',
+    'No valid subject confirmation',
+    'SubjectInResponseTo is not valid',
+    'Unknown SAML issuer. Expected: a Received: b',
+    'Missing SAML NameID',
+  ];
+  for (const detail of shown) {
+    it(`shows "${detail.slice(0, 40)}…"`, () => assert.equal(encryptedRefusalMessage(detail), detail));
   }
 });
