@@ -4,9 +4,14 @@
 // shows the redirect URI dex has registered; an admin configures OIDC there (a wrong issuer is
 // refused beside its field first), signs out, and on the sign-in page the OIDC button takes the
 // browser through dex's own login form and back to Capstan signed in as the dex user, whose dex
-// group, made admin in Admin → Groups, makes them admin in their open session. Without an
+// group, made admin in Admin → Groups, makes them admin in their open session. SAML is configured
+// by hand beside it (a generated SP keypair) and offered on the sign-in page too. Without an
 // Enterprise license (a second agent on the Free tier), saving shows the upgrade card.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { RunningAgent } from '../../runtime/agent.ts';
@@ -21,6 +26,17 @@ const ADMIN_PASSWORD = 'sso-oidc-e2e-admin-password';
 const CLIENT = { id: 'capstan-dashboard', secret: 'dex client secret for the dashboard' };
 const ANN = { email: 'ann@example.com', password: 'ann password', userId: 'ann', groups: ['capstan-admins'] };
 const issuer = testIssuer();
+
+/** A throwaway IdP signing certificate (openssl, as tests/support/samlidp.ts makes its own). */
+function idpCertPem(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-sso-e2e-cert-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '1', '-subj', '/CN=idp.example.com', '-sha256'], { stdio: 'ignore' });
+    return readFileSync(join(dir, 'c.pem'), 'utf8');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 // Undefined until before() got that far, so after() stops exactly what started.
 let dex: Dex | undefined;
@@ -85,14 +101,26 @@ describe('OIDC sign-in in the dashboard', () => {
     // Stored: the secret is never shown again; blank keeps it.
     await form.getByLabel('Client secret (stored; leave blank to keep it)').waitFor();
     assert.equal(await form.getByLabel(/Client secret/).inputValue(), '');
-    await assertAccessible(page, 'admin sso with OIDC');
+    // SAML by hand beside it (its sign-in is proved against samlidp in tests/integration): the
+    // IdP's URL and certificate, and a generated SP keypair whose key is never shown.
+    await saml.getByLabel('IdP SSO URL (HTTP-Redirect binding)').fill('https://idp.example.com/sso');
+    await saml.getByLabel('IdP signing certificate (PEM)').fill(idpCertPem());
+    await saml.getByLabel(/Generate a keypair/).check();
+    await saml.getByRole('button', { name: 'Save and turn SAML on' }).click();
+    await page.getByRole('heading', { name: 'SAML 2.0 (on)' }).waitFor();
+    await saml.getByText('SP keypair: stored (the key is never shown; saving keeps it)').waitFor();
+    await saml.getByText(/^SP certificate/).click();
+    await saml.getByText('-----BEGIN CERTIFICATE-----', { exact: false }).first().waitFor();
+    await saml.getByText(`${publicUrl}/api/agent/auth/saml/slo`, { exact: true }).waitFor();
+    await assertAccessible(page, 'admin sso with OIDC and SAML');
     await screenshot(page, 'admin-sso-oidc');
 
     // Signed out, the sign-in page offers OIDC; the button goes through dex's own form and back.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.goto(`${ui.url}/overview`);
     await page.getByRole('button', { name: 'Sign in with OIDC' }).waitFor();
-    await assertAccessible(page, 'sign-in with OIDC');
+    await page.getByRole('button', { name: 'Sign in with SAML' }).waitFor();
+    await assertAccessible(page, 'sign-in with OIDC and SAML');
     await page.getByRole('button', { name: 'Sign in with OIDC' }).click();
     await page.waitForURL((url) => url.origin === new URL(dex.issuer).origin, { timeout: 15_000 });
     await page.locator('input[name="login"]').fill(ANN.email);

@@ -1,7 +1,7 @@
-// The addresses Admin → SSO shows (the OIDC redirect URI, the SAML SP's entity ID, ACS and
-// metadata URLs) are what the agent itself derives, for public URLs with and without a trailing
-// slash; and the sign-in buttons' start URL goes through the dashboard's /api/agent proxy with
-// the return path encoded.
+// The addresses Admin → SSO shows (the OIDC redirect URI, the SAML SP's entity ID, ACS,
+// metadata and single logout URLs) are what the agent itself derives, for public URLs with and
+// without a trailing slash; and the sign-in buttons' start URL goes through the dashboard's
+// /api/agent proxy with the return path encoded.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
@@ -22,7 +22,7 @@ describe('the dashboard derives the SSO addresses as the agent does', () => {
       const stored = await services.saml.configure(v.parse(SamlConfigInput, { public_url: publicUrl, idp_sso_url: 'https://idp.example.com/sso', idp_cert_pem: CERT }));
       assert.ok(stored.ok, JSON.stringify(stored));
       const agent = services.saml.endpoints(stored.value.config);
-      assert.deepEqual(samlEndpoints(publicUrl), { sp_entity_id: agent.spEntityId, acs_url: agent.acsUrl, metadata_url: agent.metadataUrl });
+      assert.deepEqual(samlEndpoints(publicUrl), { sp_entity_id: agent.spEntityId, acs_url: agent.acsUrl, metadata_url: agent.metadataUrl, slo_url: agent.sloUrl });
     });
   }
 });

@@ -10,7 +10,7 @@ export const oidcRedirectUri = (publicUrl: string) => `${base(publicUrl)}/api/ag
 /** The SAML SP's addresses to give the IdP. */
 export function samlEndpoints(publicUrl: string) {
   const saml = `${base(publicUrl)}/api/agent/auth/saml`;
-  return { sp_entity_id: `${saml}/metadata`, acs_url: `${saml}/acs`, metadata_url: `${saml}/metadata` };
+  return { sp_entity_id: `${saml}/metadata`, acs_url: `${saml}/acs`, metadata_url: `${saml}/metadata`, slo_url: `${saml}/slo` };
 }
 
 /**

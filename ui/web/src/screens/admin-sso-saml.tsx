@@ -1,6 +1,7 @@
 // Admin → SSO → SAML 2.0: the public URL prefilled from the install's sso.publicUrl, the IdP (its
-// metadata XML, or its SSO URL and signing certificate), the email and groups attributes, and the
-// SP's addresses to give the IdP. Saving needs Enterprise (402: the upgrade card); a refused
+// metadata XML, or its SSO URL, signing certificate and logout URL), the email and groups
+// attributes, the SP keypair (generated here; the key never shown, kept when saving), and the
+// SP's addresses and certificate to give the IdP. Saving needs Enterprise (402: the upgrade card); a refused
 // metadata shows beside its field. docs/sso.md "SAML 2.0".
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
@@ -11,7 +12,7 @@ import { ActionError } from '../components/states';
 import { Time } from '../components/time';
 import { initialPublicUrl } from './admin-sso-oidc';
 
-const FIELDS = ['public_url', 'idp_metadata_xml', 'idp_sso_url', 'idp_cert_pem', 'idp_entity_id', 'email_attribute', 'groups_attribute'] as const;
+const FIELDS = ['public_url', 'idp_metadata_xml', 'idp_sso_url', 'idp_cert_pem', 'idp_entity_id', 'idp_slo_url', 'email_attribute', 'groups_attribute', 'generate_sp_key', 'require_encrypted_assertions'] as const;
 
 export function SamlForm({ view }: { view: SsoView }) {
   const client = useQueryClient();
@@ -24,19 +25,30 @@ export function SamlForm({ view }: { view: SsoView }) {
     idp_sso_url: stored?.config.idp_sso_url ?? '',
     idp_cert_pem: stored?.config.idp_cert_pem ?? '',
     idp_entity_id: stored?.config.idp_entity_id ?? '',
+    idp_slo_url: stored?.config.idp_slo_url ?? '',
     email_attribute: stored?.config.email_attribute ?? 'email',
     groups_attribute: stored?.config.groups_attribute ?? 'groups',
+    generate_sp_key: false,
+    require_encrypted_assertions: stored?.config.require_encrypted_assertions ?? true,
   });
   const set = (change: Partial<typeof config>) => setConfig((c) => ({ ...c, ...change }));
   const submit = (e: SyntheticEvent<HTMLFormElement>) => {
     e.preventDefault();
-    const attributes = { public_url: config.public_url, email_attribute: config.email_attribute, groups_attribute: config.groups_attribute };
-    // Metadata, when pasted, says everything about the IdP; else the URL and certificate (as stored, unless edited).
+    // The SP key is never sent: left out, the agent keeps the stored pair (or makes a new one).
+    const attributes = {
+      public_url: config.public_url,
+      email_attribute: config.email_attribute,
+      groups_attribute: config.groups_attribute,
+      require_encrypted_assertions: config.require_encrypted_assertions,
+      ...(config.generate_sp_key ? { generate_sp_key: true } : {}),
+    };
+    const optional = (key: 'idp_entity_id' | 'idp_slo_url') => (config[key].trim() !== '' ? { [key]: config[key] } : {});
+    // Metadata, when pasted, says everything about the IdP; else the URLs and certificate (as stored, unless edited).
     const body: SamlConfigInput =
       config.idp_metadata_xml.trim() !== ''
         ? { ...attributes, idp_metadata_xml: config.idp_metadata_xml }
-        : { ...attributes, idp_sso_url: config.idp_sso_url, idp_cert_pem: config.idp_cert_pem, ...(config.idp_entity_id.trim() !== '' ? { idp_entity_id: config.idp_entity_id } : {}) };
-    save.mutate(body, { onSuccess: () => set({ idp_metadata_xml: '' }) });
+        : { ...attributes, idp_sso_url: config.idp_sso_url, idp_cert_pem: config.idp_cert_pem, ...optional('idp_entity_id'), ...optional('idp_slo_url') };
+    save.mutate(body, { onSuccess: () => set({ idp_metadata_xml: '', generate_sp_key: false }) });
   };
   // The agent's own answer once saved for this URL; before that, the same derivation.
   const sp = stored && stored.config.public_url === config.public_url.trim().replace(/\/$/, '') ? stored : samlEndpoints(config.public_url);
@@ -61,7 +73,15 @@ export function SamlForm({ view }: { view: SsoView }) {
           <dd><code>{sp.acs_url}</code></dd>
           <dt>SP metadata</dt>
           <dd><code>{sp.metadata_url}</code></dd>
+          <dt>Single logout service (HTTP-POST)</dt>
+          <dd><code>{sp.slo_url}</code></dd>
         </dl>
+        {stored?.config.sp_cert_pem ? (
+          <details>
+            <summary>SP certificate (the IdP verifies signed requests and encrypts assertions with it)</summary>
+            <pre>{stored.config.sp_cert_pem}</pre>
+          </details>
+        ) : null}
         <p className="muted">Sign assertions with RSA-SHA256; SHA-1 is refused.</p>
       </section>
       <Field
@@ -76,6 +96,24 @@ export function SamlForm({ view }: { view: SsoView }) {
         <Field id="saml-sso-url" label="IdP SSO URL (HTTP-Redirect binding)" field="idp_sso_url" error={save.error} input={(a) => <input {...a} spellCheck={false} value={config.idp_sso_url} onChange={(e) => set({ idp_sso_url: e.target.value })} />} />
         <Field id="saml-entity-id" label="IdP entity ID (optional: the assertion's Issuer must match)" field="idp_entity_id" error={save.error} input={(a) => <input {...a} spellCheck={false} value={config.idp_entity_id} onChange={(e) => set({ idp_entity_id: e.target.value })} />} />
         <Field id="saml-cert" label="IdP signing certificate (PEM)" field="idp_cert_pem" error={save.error} input={(a) => <textarea {...a} rows={3} spellCheck={false} value={config.idp_cert_pem} onChange={(e) => set({ idp_cert_pem: e.target.value })} />} />
+        <Field id="saml-slo-url" label="IdP single logout URL (optional, HTTP-Redirect binding)" field="idp_slo_url" error={save.error} input={(a) => <input {...a} spellCheck={false} value={config.idp_slo_url} onChange={(e) => set({ idp_slo_url: e.target.value })} />} />
+      </fieldset>
+      <fieldset>
+        <legend>SP keypair: {stored?.config.sp_cert_pem ? 'stored (the key is never shown; saving keeps it)' : 'none'}</legend>
+        <Field
+          id="saml-generate-key"
+          label={stored?.config.sp_cert_pem ? ' Replace it with a new generated keypair' : ' Generate a keypair (signed requests, encrypted assertions, signed logout)'}
+          field="generate_sp_key"
+          error={save.error}
+          input={(a) => <input {...a} type="checkbox" checked={config.generate_sp_key} onChange={(e) => set({ generate_sp_key: e.target.checked })} />}
+        />
+        <Field
+          id="saml-require-encrypted"
+          label=" With a keypair, refuse assertions that are not encrypted"
+          field="require_encrypted_assertions"
+          error={save.error}
+          input={(a) => <input {...a} type="checkbox" checked={config.require_encrypted_assertions} onChange={(e) => set({ require_encrypted_assertions: e.target.checked })} />}
+        />
       </fieldset>
       <Field id="saml-email" label="Email attribute" field="email_attribute" error={save.error} input={(a) => <input {...a} spellCheck={false} value={config.email_attribute} onChange={(e) => set({ email_attribute: e.target.value })} />} />
       <Field id="saml-groups" label="Groups attribute" field="groups_attribute" error={save.error} input={(a) => <input {...a} spellCheck={false} value={config.groups_attribute} onChange={(e) => set({ groups_attribute: e.target.value })} />} />
