@@ -314,6 +314,8 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       const refusal = (outerUnsigned ? null : algorithmRefusal(algorithms.signature, algorithms.digest)) ?? encryptionRefusal(algorithms.encryption);
       if (refusal) return fail(refused(refusal));
       if (config.sp_private_key_pem && config.require_encrypted_assertions && !algorithms.encrypted) return fail(refused('the assertion is not encrypted (an SP keypair is configured and require_encrypted_assertions is on)'));
+      // Said plainly (the structure is no secret): the IdP still encrypts to a key that was removed.
+      if (!config.sp_private_key_pem && algorithms.encrypted) return fail(refused('the assertion is encrypted but no SP keypair is configured (give the IdP the current metadata)'));
       // RelayState: a nonce we signed, bound below to the request the response answers.
       const [nonce = '', mac = ''] = (relayState ?? '').split('.');
       const expected = Buffer.from(sign(nonce));

@@ -134,7 +134,8 @@ describe('SAML SP keypair against crewjam/saml samlidp', () => {
     const h = await setup();
     assert.equal((await h.put({ generate_sp_key: true })).status, 200);
     // The IdP is given the SP without its certificates, so it answers with a plain (signed) assertion.
-    const stripped = (await h.metadata()).replace(/<KeyDescriptor[\s\S]*?<\/KeyDescriptor>/g, '');
+    const keyed = await h.metadata();
+    const stripped = keyed.replace(/<KeyDescriptor[\s\S]*?<\/KeyDescriptor>/g, '');
     await idp.putService('capstan', stripped);
     const plain = await idp.signIn(await h.start(), 'bob', 'bob password');
     assert.ok(/<saml:Assertion[\s>]/.test(decoded(plain)), 'a plain assertion');
@@ -155,6 +156,11 @@ describe('SAML SP keypair against crewjam/saml samlidp', () => {
     const removed = await h.put({ sp_private_key_pem: null });
     assert.equal(removed.status, 200, removed.text);
     assert.deepEqual([(removed.body.config as Record<string, unknown>).sp_private_key_pem, (removed.body.config as Record<string, unknown>).sp_cert_pem], [null, null]);
+    // An IdP still holding the old metadata encrypts to the removed key: refused, saying so.
+    await idp.putService('capstan', keyed);
+    const stale = await h.acs(await idp.signIn(await h.start(), 'bob', 'bob password'));
+    assert.equal(stale.status, 401, stale.text);
+    assert.match(String(stale.body.message), /encrypted but no SP keypair is configured/);
     const bare = await h.metadata();
     assert.match(bare, /AuthnRequestsSigned="false"/);
     assert.doesNotMatch(bare, /KeyDescriptor/);
