@@ -57,6 +57,8 @@ export interface RequestInfo {
   noteAudit(fields: Readonly<Record<string, string>>): void;
   /** A cookie the request carried (OIDC's flow cookie); absent outside HTTP requests. */
   cookie?(name: string): string | undefined;
+  /** The query string exactly as sent, without `?` (SAML's redirect binding signs its bytes); absent outside HTTP requests. */
+  rawQuery?(): string;
 }
 
 export interface AgentSettings {

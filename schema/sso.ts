@@ -284,6 +284,20 @@ export const SamlSloInput = v.pipe(
     ['SAMLRequest'],
   ),
 );
+/** The same service, HTTP-Redirect binding: the deflated message and its query-string signature. */
+export const SamlSloRedirectInput = v.pipe(
+  v.object({
+    SAMLRequest: v.optional(v.pipe(v.string(), v.nonEmpty('SAMLRequest is empty'), v.maxLength(64 * 1024))),
+    SAMLResponse: v.optional(v.pipe(v.string(), v.nonEmpty('SAMLResponse is empty'), v.maxLength(64 * 1024))),
+    RelayState: v.optional(v.pipe(v.string(), v.maxLength(512))),
+    SigAlg: v.optional(v.pipe(v.string(), v.maxLength(256))),
+    Signature: v.optional(v.pipe(v.string(), v.maxLength(2048))),
+  }),
+  v.forward(
+    v.check((m) => (m.SAMLRequest === undefined) !== (m.SAMLResponse === undefined), 'exactly one of SAMLRequest and SAMLResponse is required'),
+    ['SAMLRequest'],
+  ),
+);
 
 // Admin → SSO as one read (after every provider's view, which it names).
 /** `sso.publicUrl` (CAPSTAN_SSO_PUBLIC_URL): Capstan's origin as browsers reach it, scheme, host and port only (no trailing slash). */

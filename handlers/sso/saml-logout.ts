@@ -1,14 +1,15 @@
 // SAML single logout (docs/sso.md "Single logout"). Signing out (GET /auth/saml/logout) ends the
 // Capstan session at once, whatever the IdP then does, and sends the browser to the IdP with a
 // signed LogoutRequest when the session came from SAML and single logout is configured. The
-// SP's SingleLogoutService (POST /auth/saml/slo) takes the IdP's answer to that, or the IdP's
+// SP's SingleLogoutService (POST or GET /auth/saml/slo, the HTTP-POST and HTTP-Redirect bindings) takes the IdP's answer to that, or the IdP's
 // own LogoutRequest (the user signed out elsewhere), which ends every Capstan session it names.
 // Unsigned or badly signed messages are refused and change nothing (runtime/auth/saml-logout.ts).
 import type * as v from 'valibot';
 import { sameOriginPath } from '../../domain/sso/saml.ts';
-import type { SamlLogoutInput, SamlSloInput } from '../../schema/sso.ts';
+import type { SamlLogoutInput, SamlSloInput, SamlSloRedirectInput } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
+import type { SamlRedirectSignature } from './saml-service.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
@@ -27,25 +28,36 @@ export async function samlLogout(input: Out<typeof SamlLogoutInput>, ctx: Handle
 }
 
 /**
- * The SP's SingleLogoutService (HTTP-POST binding). A LogoutRequest from the IdP ends the
- * sessions of the NameID (and SessionIndex) it names and answers the IdP with our signed
- * LogoutResponse; a LogoutResponse to our request lands the browser on its return path.
+ * The SP's SingleLogoutService, either binding. A LogoutRequest from the IdP ends the sessions
+ * of the NameID (and SessionIndex) it names and answers the IdP with our signed LogoutResponse;
+ * a LogoutResponse to our request lands the browser on its return path.
  */
-export async function samlSlo(input: Out<typeof SamlSloInput>, ctx: HandlerContext): Promise<Result<{ location: string }>> {
+async function singleLogout(input: Out<typeof SamlSloInput>, redirect: SamlRedirectSignature | undefined, ctx: HandlerContext): Promise<Result<{ location: string }>> {
   const stored = await ctx.saml.stored();
   if (!stored?.enabled) return fail({ code: 'not_found', message: 'SAML sign-in is not enabled' });
+  const binding = redirect ? 'redirect' : 'post';
   if (input.SAMLResponse !== undefined) {
-    ctx.request.noteAudit({ provider: 'saml', message: 'LogoutResponse' });
-    const answered = await ctx.saml.acceptLogoutResponse(stored.config, input.SAMLResponse);
+    ctx.request.noteAudit({ provider: 'saml', message: 'LogoutResponse', binding });
+    const answered = await ctx.saml.acceptLogoutResponse(stored.config, input.SAMLResponse, redirect);
     if (!answered.ok) return answered;
     return ok({ location: answered.value.returnTo }, [{ kind: 'redirect', location: answered.value.returnTo }]);
   }
-  ctx.request.noteAudit({ provider: 'saml', message: 'LogoutRequest' });
-  const request = await ctx.saml.acceptLogoutRequest(stored.config, input.SAMLRequest ?? '', input.RelayState);
+  ctx.request.noteAudit({ provider: 'saml', message: 'LogoutRequest', binding });
+  const request = await ctx.saml.acceptLogoutRequest(stored.config, input.SAMLRequest ?? '', input.RelayState, redirect);
   if (!request.ok) return request;
   for (const id of request.value.sessionIds) await ctx.auth.endSession(id);
   ctx.request.noteAudit({ name_id: request.value.nameId, sessions_ended: String(request.value.sessionIds.length) });
   // Without the IdP's SingleLogoutService there is nowhere to answer: the sessions ended, land on the sign-in page.
   const location = request.value.location ?? '/';
   return ok({ location }, [{ kind: 'headers', headers: { 'cache-control': 'no-store' } }, { kind: 'redirect', location }]);
+}
+
+/** HTTP-POST binding: the message carries an enveloped XML signature. */
+export function samlSlo(input: Out<typeof SamlSloInput>, ctx: HandlerContext): Promise<Result<{ location: string }>> {
+  return singleLogout(input, undefined, ctx);
+}
+
+/** HTTP-Redirect binding: SigAlg and Signature sign the query string's exact bytes, which the runtime hands over. */
+export function samlSloRedirect(input: Out<typeof SamlSloRedirectInput>, ctx: HandlerContext): Promise<Result<{ location: string }>> {
+  return singleLogout(input, { sigAlg: input.SigAlg, signature: input.Signature, relayState: input.RelayState, rawQuery: ctx.request.rawQuery?.() ?? '' }, ctx);
 }

@@ -25,6 +25,14 @@ export interface SamlSessionName {
   sessionIndex: string | null;
 }
 
+/** The HTTP-Redirect binding's signature: SigAlg, Signature and the query string exactly as sent, which they sign. Absent: the POST binding. */
+export interface SamlRedirectSignature {
+  sigAlg: string | undefined;
+  signature: string | undefined;
+  relayState: string | undefined;
+  rawQuery: string;
+}
+
 /** Single logout (runtime/auth/saml-logout.ts): every message received must be signed (RSA-SHA256). */
 export interface SamlLogoutService {
   /** Remembers the IdP's name for a Capstan session signed in through SAML (ends with the session). */
@@ -40,9 +48,9 @@ export interface SamlLogoutService {
    * fresh and never seen before, or `unauthenticated`. Answers the Capstan sessions it ends
    * and the IdP URL carrying our LogoutResponse (null without an IdP SingleLogoutService).
    */
-  acceptLogoutRequest(config: SamlConfig, samlRequest: string, relayState: string | undefined): Promise<Result<{ sessionIds: string[]; location: string | null; nameId: string }>>;
+  acceptLogoutRequest(config: SamlConfig, samlRequest: string, relayState: string | undefined, redirect?: SamlRedirectSignature): Promise<Result<{ sessionIds: string[]; location: string | null; nameId: string }>>;
   /** The IdP's LogoutResponse to one of our LogoutRequests: signed, from the IdP, status Success; answers the return path. */
-  acceptLogoutResponse(config: SamlConfig, samlResponse: string): Promise<Result<{ returnTo: string }>>;
+  acceptLogoutResponse(config: SamlConfig, samlResponse: string, redirect?: SamlRedirectSignature): Promise<Result<{ returnTo: string }>>;
 }
 
 /** SAML 2.0 service-provider side (runtime/auth/saml.ts, @node-saml/node-saml). */

@@ -1,30 +1,40 @@
 // SAML single logout (issue 17 item 6, docs/sso.md "Single logout") on @node-saml/node-saml:
-// the SP's SingleLogoutService takes the HTTP-POST binding only, whose messages carry an
-// enveloped XML signature over the whole message, verified by node-saml through xml-crypto.
-// On top of it, because node-saml is lenient where this must not be: a message without a
-// signature is refused before node-saml sees it (its redirect-binding validator accepts
-// unsigned messages, and its POST validator reports an unsigned LogoutResponse only as
-// "no response found"), RSA-SHA256 and SHA-256 are pinned, a LogoutResponse must answer a
+// the SP's SingleLogoutService takes the HTTP-POST binding (an enveloped XML signature over the
+// whole message, verified by node-saml through xml-crypto) and the HTTP-Redirect binding (a
+// signature over the query string's exact bytes, SigAlg and Signature). On top of node-saml,
+// because it is lenient where this must not be: a message without a signature is refused
+// before node-saml sees it (its redirect-binding validator accepts unsigned messages, and its
+// POST validator reports an unsigned LogoutResponse only as "no response found"), RSA-SHA256
+// and SHA-256 are pinned, a LogoutResponse must answer a
 // LogoutRequest of ours (node-saml checks InResponseTo only on sign-in responses), come from
 // the configured IdP, to this SP, with status Success, and each LogoutRequest ID is accepted
 // once. What leaves (LogoutRequest, LogoutResponse) goes by the HTTP-Redirect binding, signed
 // with the SP key by node-saml when a keypair is configured.
 import { randomBytes } from 'node:crypto';
+import { inflateRawSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import type { Clock } from '../../domain/clock.ts';
 import { algorithmRefusal, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS } from '../../domain/sso/saml.ts';
 import { fail, ok, type AppError } from '../../handlers/result.ts';
-import type { SamlEndpoints, SamlLogoutService } from '../../handlers/sso/saml-service.ts';
+import type { SamlEndpoints, SamlLogoutService, SamlRedirectSignature as RedirectSignature } from '../../handlers/sso/saml-service.ts';
 import type { SamlConfig } from '../../schema/sso.ts';
 import type { Db } from '../store/database.ts';
 import type { Logger } from '../log.ts';
+
+interface LogoutProfile {
+  ID?: unknown;
+  nameID?: unknown;
+  nameIDFormat?: unknown;
+  sessionIndex?: unknown;
+}
 
 /** The logout half of node-saml's SAML class (typed here, as runtime/auth/saml.ts types the rest). */
 export interface LogoutSaml {
   getLogoutUrlAsync(user: { nameID: string; nameIDFormat: string; sessionIndex?: string }, relayState: string, options: object): Promise<string>;
   getLogoutResponseUrlAsync(request: { ID: string }, relayState: string, options: object, success: boolean): Promise<string>;
-  validatePostRequestAsync(container: Record<string, string>): Promise<{ profile: { ID?: unknown; nameID?: unknown; nameIDFormat?: unknown; sessionIndex?: unknown } | null; loggedOut: boolean }>;
+  validatePostRequestAsync(container: Record<string, string>): Promise<{ profile: LogoutProfile | null; loggedOut: boolean }>;
   validatePostResponseAsync(container: Record<string, string>): Promise<{ loggedOut: boolean }>;
+  validateRedirectAsync(container: Record<string, string>, originalQuery: string): Promise<{ profile: LogoutProfile | null; loggedOut: boolean }>;
 }
 
 interface Element {
@@ -54,6 +64,9 @@ const MAX_PENDING = 10_000;
 /** LogoutRequest IDs remembered at most (each until its IssueInstant is too old to be accepted). */
 const MAX_REPLAY = 100_000;
 
+/** The largest inflated redirect-binding message accepted (the POST binding's body limit is 192 KiB). */
+const MAX_INFLATED = 192 * 1024;
+
 const refused = (message: string): AppError => ({ code: 'unauthenticated', message: `SAML logout message refused: ${message}` });
 
 /** The message's root element and its direct children, from XML node-saml has verified as signed over the root. */
@@ -77,6 +90,11 @@ function parse(xml: string): { root: Element; child(ns: string, name: string): E
   }
 }
 
+/** What node-saml's redirect validator reads: the message and its signature parameters (present: checked above). */
+function redirectContainer(field: 'SAMLRequest' | 'SAMLResponse', value: string, r: RedirectSignature): Record<string, string> {
+  return { [field]: value, SigAlg: r.sigAlg ?? '', Signature: r.signature ?? '', ...(r.relayState !== undefined ? { RelayState: r.relayState } : {}) };
+}
+
 export interface SamlLogoutDeps {
   db: Db;
   clock: Clock;
@@ -92,15 +110,30 @@ export function createSamlLogout(deps: SamlLogoutDeps): SamlLogoutService {
   const pending = new Map<string, { returnTo: string; expiresAt: number }>();
   const replay = new ReplayMemory(MAX_REPLAY);
 
-  /** Decodes, refuses unsigned and weakly signed messages, and checks the envelope common to both kinds. */
-  function envelope(config: SamlConfig, base64: string, kind: 'LogoutRequest' | 'LogoutResponse') {
-    const xml = Buffer.from(base64, 'base64').toString('utf8');
+  /**
+   * Decodes (the redirect binding's is deflated), refuses unsigned and weakly signed messages,
+   * and checks the envelope common to both kinds.
+   */
+  function envelope(config: SamlConfig, base64: string, kind: 'LogoutRequest' | 'LogoutResponse', redirect: RedirectSignature | undefined) {
+    let xml: string;
+    try {
+      // Inflated at most to the POST binding's own limit: a small deflated body cannot balloon.
+      xml = redirect ? inflateRawSync(Buffer.from(base64, 'base64'), { maxOutputLength: MAX_INFLATED }).toString('utf8') : Buffer.from(base64, 'base64').toString('utf8');
+    } catch {
+      return fail(refused('not a deflated message (redirect binding)'));
+    }
     const msg = parse(xml);
     if (!msg) return fail(refused('not XML'));
     if (msg.root.namespaceURI !== PROTOCOL || msg.root.localName !== kind) return fail(refused(`not a ${kind}`));
-    if (!msg.signed) return fail(refused(`the ${kind} is not signed (unsigned logout messages are refused)`));
-    const weak = algorithmRefusal(msg.signature, msg.digest);
-    if (weak) return fail(refused(weak));
+    if (redirect) {
+      if (!redirect.signature || !redirect.sigAlg) return fail(refused(`the ${kind} is not signed (no Signature and SigAlg; unsigned logout messages are refused)`));
+      const weak = algorithmRefusal([redirect.sigAlg], []);
+      if (weak) return fail(refused(weak));
+    } else {
+      if (!msg.signed) return fail(refused(`the ${kind} is not signed (unsigned logout messages are refused)`));
+      const weak = algorithmRefusal(msg.signature, msg.digest);
+      if (weak) return fail(refused(weak));
+    }
     const issuer = msg.child(ASSERTION, 'Issuer')?.textContent?.trim() ?? '';
     if (config.idp_entity_id && issuer !== config.idp_entity_id) return fail(refused(`issued by ${issuer || 'nobody'}, not the configured IdP`));
     const destination = msg.root.getAttribute('Destination');
@@ -133,12 +166,13 @@ export function createSamlLogout(deps: SamlLogoutDeps): SamlLogoutService {
       }
     },
 
-    async acceptLogoutRequest(config, samlRequest, relayState) {
-      const checked = envelope(config, samlRequest, 'LogoutRequest');
+    async acceptLogoutRequest(config, samlRequest, relayState, redirect) {
+      const checked = envelope(config, samlRequest, 'LogoutRequest', redirect);
       if (!checked.ok) return checked;
-      let profile: Awaited<ReturnType<LogoutSaml['validatePostRequestAsync']>>['profile'];
+      let profile: LogoutProfile | null;
       try {
-        ({ profile } = await deps.saml(config).validatePostRequestAsync({ SAMLRequest: samlRequest }));
+        const saml = deps.saml(config);
+        ({ profile } = redirect ? await saml.validateRedirectAsync(redirectContainer('SAMLRequest', samlRequest, redirect), redirect.rawQuery) : await saml.validatePostRequestAsync({ SAMLRequest: samlRequest }));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log.warn('SAML LogoutRequest refused', { error: message });
@@ -165,13 +199,15 @@ export function createSamlLogout(deps: SamlLogoutDeps): SamlLogoutService {
       return ok({ sessionIds: sessions, location, nameId });
     },
 
-    async acceptLogoutResponse(config, samlResponse) {
-      const checked = envelope(config, samlResponse, 'LogoutResponse');
+    async acceptLogoutResponse(config, samlResponse, redirect) {
+      const checked = envelope(config, samlResponse, 'LogoutResponse', redirect);
       if (!checked.ok) return checked;
       try {
         // InResponseTo is checked below against our LogoutRequests: node-saml's own check reads
         // only a sign-in Response's and would call every LogoutResponse's missing.
-        await deps.saml(config, undefined, { validateInResponseTo: 'never' }).validatePostResponseAsync({ SAMLResponse: samlResponse });
+        const saml = deps.saml(config, undefined, { validateInResponseTo: 'never' });
+        if (redirect) await saml.validateRedirectAsync(redirectContainer('SAMLResponse', samlResponse, redirect), redirect.rawQuery);
+        else await saml.validatePostResponseAsync({ SAMLResponse: samlResponse });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log.warn('SAML LogoutResponse refused', { error: message });

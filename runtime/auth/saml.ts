@@ -157,6 +157,18 @@ function assertionIdentity(profile: Profile): { id: string; expiresAt: number } 
   return { id, expiresAt: until + SAML_CLOCK_SKEW_MS };
 }
 
+/**
+ * node-saml publishes the SingleLogoutService with the HTTP-POST binding only; the same address
+ * also takes the HTTP-Redirect binding (GET), the one most IdPs send logout messages by, so it
+ * is published beside it (metadata order: SingleLogoutService precedes NameIDFormat and ACS).
+ */
+export function withRedirectLogout(metadata: string, sloUrl: string): string {
+  const post = /<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="[^"]*"\/>/.exec(metadata);
+  if (!post) return metadata;
+  const at = post.index + post[0].length;
+  return `${metadata.slice(0, at)}\n    <SingleLogoutService Binding="${REDIRECT_BINDING}" Location="${sloUrl}"/>${metadata.slice(at)}`;
+}
+
 export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: Logger): SamlService {
   const now = () => clock.now().getTime();
   const pending = new Map<string, Pending>();
@@ -287,7 +299,7 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
 
     metadata(config) {
       // With a keypair its certificate is published for signing (AuthnRequestsSigned="true") and encryption.
-      return samlFor(config).generateServiceProviderMetadata(config.sp_cert_pem, config.sp_cert_pem);
+      return withRedirectLogout(samlFor(config).generateServiceProviderMetadata(config.sp_cert_pem, config.sp_cert_pem), endpoints(config).sloUrl);
     },
 
     async start(config, returnTo) {

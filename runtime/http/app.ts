@@ -128,7 +128,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const notes: Record<string, string> = {};
     c.set('auditNotes', notes);
     const noteAudit = (fields: Readonly<Record<string, string>>) => void Object.assign(notes, fields);
-    return { ...options.services, cluster, request: { ip: clientIp(c), origin: requestOrigin(c), noteAudit, cookie: (name: string) => getCookie(c, name) }, principal: c.get('principal') ?? null };
+    return { ...options.services, cluster, request: { ip: clientIp(c), origin: requestOrigin(c), noteAudit, cookie: (name: string) => getCookie(c, name), rawQuery: () => new URL(c.req.url).search.slice(1) }, principal: c.get('principal') ?? null };
   };
   // Shared answers (the overview's 30 s cache, the cluster-wide incidents' 5 s) are the same
   // object for every caller in their window: serialise each once, not once per request.

@@ -9,8 +9,8 @@ import { disableOidc, oidcCallback, oidcStart, setOidc } from '../../handlers/ss
 import { disableSaml, getSaml, samlAcs, samlMetadata, samlStart, setSaml } from '../../handlers/sso/saml.ts';
 import { NoInput } from '../../schema/common.ts';
 import { OidcCallbackInput, OidcConfig, OidcDisabled, OidcRedirect, OidcStartInput, OidcView } from '../../schema/sso.ts';
-import { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlLogoutInput, SamlMetadataOutput, SamlRedirect, SamlSloInput, SamlStartInput, SamlView } from '../../schema/sso.ts';
-import { samlLogout, samlSlo } from '../../handlers/sso/saml-logout.ts';
+import { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlLogoutInput, SamlMetadataOutput, SamlRedirect, SamlSloInput, SamlSloRedirectInput, SamlStartInput, SamlView } from '../../schema/sso.ts';
+import { samlLogout, samlSlo, samlSloRedirect } from '../../handlers/sso/saml-logout.ts';
 import { AdminEmailsInput, AuthMethods, GroupList, GroupOutput, LdapConfig, LdapDisabled, LdapLoginInput, LdapLoginOutput, LdapTestInput, LdapTestOutput, SetGroupRoleInput, SsoView } from '../../schema/sso.ts';
 import { defineRoute, type Route } from '../http/route.ts';
 import { noApiKeys } from './access.ts';
@@ -205,6 +205,18 @@ export const ssoRoutes: readonly Route[] = [
     crossOrigin: 'allow',
     bodyLimitBytes: 192 * 1024,
     handler: samlSlo,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/auth/saml/slo',
+    summary: "The SP's SingleLogoutService, HTTP-Redirect binding (the one most IdPs send logout messages by): as POST, the message deflated and signed over the query string (SigAlg RSA-SHA256 and Signature required); 401 for an unsigned, SHA-1, foreign, altered, replayed or unsolicited message, which changes nothing",
+    input: SamlSloRedirectInput,
+    output: SamlRedirect,
+    access: { auth: 'public' },
+    audit: 'login',
+    rateLimit: 'login',
+    feature: null,
+    handler: samlSloRedirect,
   }),
   defineRoute({ ...admin, method: 'GET', path: '/admin/sso/saml', summary: 'The SAML configuration and the SP addresses to give the IdP; 404 before it is configured', input: NoInput, output: SamlView, audit: 'http', rateLimit: 'read', handler: getSaml }),
   defineRoute({

@@ -27,8 +27,14 @@ after(async () => {
   await idp.stop();
 });
 
-/** `keypair`: the SP keypair Capstan signs its logout messages with (made by Capstan). */
-async function setup({ keypair = true } = {}) {
+const REDIRECT_SLO = /\s*<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"[^>]*\/>/;
+
+/**
+ * `keypair`: the SP keypair Capstan signs its logout messages with (made by Capstan).
+ * `binding`: the SingleLogoutService binding the IdP is given (Capstan publishes both, and
+ * SimpleSAMLphp prefers HTTP-Redirect; for HTTP-POST the other is left out of what it is given).
+ */
+async function setup({ keypair = true, binding = 'post' }: { keypair?: boolean; binding?: 'post' | 'redirect' } = {}) {
   const licensing = { tier: 'enterprise', has: (_f: LicensedFeature) => true };
   const h = await testApp({ licensing, rateLimits: UNLIMITED_RATE_LIMITS });
   const admin = await h.signIn('admin');
@@ -37,7 +43,9 @@ async function setup({ keypair = true } = {}) {
   assert.equal(saved.status, 200, saved.text);
   const metadata = await h.app.request('/api/agent/auth/saml/metadata', {}, from);
   assert.equal(metadata.status, 200);
-  idp.putServiceProvider(await metadata.text());
+  const xml = await metadata.text();
+  assert.match(xml, REDIRECT_SLO);
+  idp.putServiceProvider(binding === 'post' ? xml.replace(REDIRECT_SLO, '') : xml);
   const start = async () => {
     const res = await h.app.request('/api/agent/auth/saml/start', {}, from);
     assert.equal(res.status, 302, await res.clone().text());
@@ -49,6 +57,12 @@ async function setup({ keypair = true } = {}) {
     const res = await h.app.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie: `capstan_session=${cookie}` } : {}) }, body: new URLSearchParams(form.fields).toString() }, from);
     const setCookie = res.headers.get('set-cookie') ?? '';
     return { status: res.status, location: res.headers.get('location'), setCookie, cookie: /capstan_session=([^;]+)/.exec(setCookie)?.[1] ?? '', text: await res.text() };
+  };
+  /** Follows an IdP redirect to the agent (the redirect binding's GET), the query string as the IdP wrote it. */
+  const get = async (url: string) => {
+    const u = new URL(url);
+    const res = await h.app.request(`${u.pathname}${u.search}`, {}, from);
+    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
   };
   const me = (cookie: string) => h.call('GET', '/api/agent/me', { cookie });
   /** GET /auth/saml/logout with the session cookie. */
@@ -62,9 +76,15 @@ async function setup({ keypair = true } = {}) {
     assert.equal(signedIn.status, 302, `${signedIn.text}\n${idp.log()}`);
     return signedIn.cookie;
   };
-  return { ...h, start, post, me, logout, signIn };
+  return { ...h, start, post, get, me, logout, signIn };
 }
 
+/**
+ * LogoutResponses SimpleSAMLphp has taken: it logs "Received SAML 2.0 LogoutResponse" only after
+ * validateMessage, which with validate.logout on refuses an unsigned or badly signed one.
+ * (Its own session ends when the logout starts, so a new password prompt proves nothing here.)
+ */
+const answersAccepted = () => (idp.log(Number.MAX_SAFE_INTEGER).match(/Received SAML 2\.0 LogoutResponse/g) ?? []).length;
 const decode = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
 const encode = (xml: string) => Buffer.from(xml).toString('base64');
 /** Starts IdP-initiated logout in `browser` and answers the LogoutRequest form the IdP posts to the agent. */
@@ -144,6 +164,7 @@ describe('SAML single logout against SimpleSAMLphp', () => {
     assert.equal(form.action, `${PUBLIC_URL}/api/agent/auth/saml/slo`);
     assert.match(decode(form.fields.SAMLRequest ?? ''), /<ds:Signature/);
     assert.equal((await h.me(cookie)).status, 200);
+    const accepted = answersAccepted();
     const answered = await h.post(form);
     assert.equal(answered.status, 302, answered.text);
     assert.equal((await h.me(cookie)).status, 401, "dave's Capstan session ended");
@@ -154,7 +175,8 @@ describe('SAML single logout against SimpleSAMLphp', () => {
     // The IdP accepts our signed LogoutResponse and finishes at ReturnTo.
     const done = await browser.go(answered.location ?? '');
     assert.equal(done.kind, 'page', JSON.stringify(done).slice(0, 600));
-    assert.doesNotMatch(idp.log(), /Error|Exception/i, 'SimpleSAMLphp logged no error');
+    assert.equal(answersAccepted(), accepted + 1, `SimpleSAMLphp validated our signed LogoutResponse (validate.logout): ${idp.log(3000)}`);
+    assert.doesNotMatch(idp.log(), /Error|Exception|Unsuccessful logout/i, 'SimpleSAMLphp logged no error');
     assert.equal(await idp.asksForPassword(browser, await h.start()), true);
     // A replay of the same genuine request is refused.
     const replayed = await h.post(form);
@@ -202,5 +224,78 @@ describe('SAML single logout against SimpleSAMLphp', () => {
     const neither = await h.post({ action: form.action, fields: { RelayState: 'x' } });
     assert.equal(neither.status, 400, neither.text);
     assert.match(neither.text, /SAMLRequest/);
+  });
+});
+
+describe('SAML single logout, HTTP-Redirect binding (SimpleSAMLphp given both, prefers it)', () => {
+  /** Starts IdP-initiated logout in `browser`: the IdP's redirect to the agent with a signed LogoutRequest. */
+  async function idpRedirect(browser: Browser): Promise<URL> {
+    const step = await browser.go(`${idp.sloUrl}?ReturnTo=${encodeURIComponent(`${idp.url}/logged-out`)}`);
+    assert.equal(step.kind, 'redirect', `${JSON.stringify(step).slice(0, 600)}\n${idp.log()}`);
+    const url = new URL(step.location);
+    assert.equal(`${url.origin}${url.pathname}`, `${PUBLIC_URL}/api/agent/auth/saml/slo`);
+    assert.ok(url.searchParams.get('SAMLRequest'));
+    assert.equal(url.searchParams.get('SigAlg'), 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
+    return url;
+  }
+
+  it('SP-initiated: the IdP answers by redirect with a signed LogoutResponse; both sessions end', async () => {
+    const h = await setup({ binding: 'redirect' });
+    const browser = idp.newBrowser();
+    const cookie = await h.signIn(browser, 'carol');
+    const out = await h.logout(cookie);
+    assert.equal(out.status, 302, out.text);
+    assert.equal((await h.me(cookie)).status, 401);
+    const step = await browser.go(out.location);
+    assert.equal(step.kind, 'redirect', `${JSON.stringify(step).slice(0, 600)}\n${idp.log()}`);
+    const back = new URL(step.location);
+    assert.ok(back.searchParams.get('SAMLResponse'));
+    assert.ok(back.searchParams.get('Signature'));
+    // Its signature stripped, it is refused; as the IdP sent it, it lands on the return path.
+    const unsigned = new URL(back);
+    unsigned.searchParams.delete('Signature');
+    unsigned.searchParams.delete('SigAlg');
+    const refused = await h.get(unsigned.toString());
+    assert.equal(refused.status, 401, refused.text);
+    assert.match(refused.text, /not signed/);
+    const landed = await h.get(step.location);
+    assert.equal(landed.status, 302, landed.text);
+    assert.equal(landed.location, '/');
+    assert.equal((await h.get(step.location)).status, 401, 'answered once');
+    assert.equal(await idp.asksForPassword(browser, await h.start()), true, 'the IdP session ended');
+  });
+
+  it('IdP-initiated: a signed LogoutRequest ends the session, the IdP accepts our signed answer; unsigned, SHA-1-claimed, altered and replayed ones are refused', async () => {
+    const h = await setup({ binding: 'redirect' });
+    const browser = idp.newBrowser();
+    const cookie = await h.signIn(browser, 'dave');
+    const other = await h.signIn(idp.newBrowser(), 'carol');
+    const request = await idpRedirect(browser);
+    const broken: [string, (u: URL) => void, RegExp][] = [
+      ['its Signature and SigAlg removed', (u) => (u.searchParams.delete('Signature'), u.searchParams.delete('SigAlg')), /not signed/],
+      ['SigAlg claiming RSA-SHA1', (u) => u.searchParams.set('SigAlg', 'http://www.w3.org/2000/09/xmldsig#rsa-sha1'), /RSA-SHA256/],
+      ['another Signature', (u) => u.searchParams.set('Signature', Buffer.alloc(256, 7).toString('base64')), /signature/i],
+    ];
+    for (const [name, edit, message] of broken) {
+      const u = new URL(request);
+      edit(u);
+      const res = await h.get(u.toString());
+      assert.equal(res.status, 401, `${name}: ${res.text}`);
+      assert.match(res.text, message, name);
+      assert.equal((await h.me(cookie)).status, 200, `${name}: the session lives`);
+    }
+    const accepted = answersAccepted();
+    const answered = await h.get(request.toString());
+    assert.equal(answered.status, 302, answered.text);
+    assert.equal((await h.me(cookie)).status, 401, "dave's Capstan session ended");
+    assert.equal((await h.me(other)).status, 200, "carol's lives");
+    const back = new URL(answered.location ?? '');
+    assert.equal(`${back.origin}${back.pathname}`, idp.sloUrl);
+    assert.equal(back.searchParams.get('SigAlg'), 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
+    const done = await browser.go(answered.location ?? '');
+    assert.equal(done.kind, 'page', JSON.stringify(done).slice(0, 600));
+    assert.equal(answersAccepted(), accepted + 1, `SimpleSAMLphp validated our signed LogoutResponse (validate.logout): ${idp.log(3000)}`);
+    assert.equal(await idp.asksForPassword(browser, await h.start()), true, 'the IdP session ended');
+    assert.equal((await h.get(request.toString())).status, 401, 'a replay is refused');
   });
 });

@@ -131,8 +131,8 @@ export interface SimpleSamlPhp {
   /** Whether following `authnUrl` in `browser` asks for a password (no IdP session) or answers at once. */
   asksForPassword(browser: Browser, authnUrl: string): Promise<boolean>;
   newBrowser(): Browser;
-  /** The IdP's log (on failure, the reason it refused). */
-  log(): string;
+  /** The IdP's log, its last `tail` characters (on failure, the reason it refused). */
+  log(tail?: number): string;
   stop(): Promise<void>;
 }
 
@@ -208,14 +208,14 @@ $config['logging.level'] = SimpleSAML\\Logger::DEBUG;
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const log = () => {
+  const log = (tail = 20_000) => {
     let file = '';
     try {
       file = readFileSync(join(dir, 'log/simplesamlphp.log'), 'utf8');
     } catch {
       // Not written yet.
     }
-    return `${file}\n${stderr}`.slice(-20_000);
+    return `${file}\n${stderr}`.slice(-tail);
   };
   // Ready once its metadata answers (bounded: 100 tries, 100 ms apart).
   let metadataXml = '';

@@ -144,6 +144,7 @@ describe('the production route table', () => {
       'GET /auth/oidc/start',
       'GET /auth/saml/logout',
       'GET /auth/saml/metadata',
+      'GET /auth/saml/slo',
       'GET /auth/saml/start',
       'GET /healthz',
       'GET /oauth/authorize',

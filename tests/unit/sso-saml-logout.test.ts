@@ -5,7 +5,8 @@
 // cannot be made to break (issuer, destination, freshness, status, a second SessionIndex).
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { inflateRawSync } from 'node:zlib';
+import { createSign } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { before, describe, it } from 'node:test';
 import * as v from 'valibot';
 import { generateSpKeypair } from '../../runtime/auth/saml-keypair.ts';
@@ -119,6 +120,48 @@ describe('SAML LogoutRequest from the IdP', () => {
     assert.ok(res.ok, JSON.stringify(res));
     assert.deepEqual([...res.value.sessionIds].sort(), [sessions.a1, sessions.a2].sort());
     assert.equal(res.value.sessionIds.includes(sessions.bob), false);
+  });
+});
+
+describe('SAML LogoutRequest by the HTTP-Redirect binding', () => {
+  const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+  /** The query an IdP would redirect with: the deflated message, SigAlg, and the signature over those bytes. */
+  function redirect(xml: string, { sigAlg = RSA_SHA256, key = idpKey, sign = true } = {}) {
+    const samlRequest = deflateRawSync(Buffer.from(xml)).toString('base64');
+    const signed = `SAMLRequest=${encodeURIComponent(samlRequest)}&SigAlg=${encodeURIComponent(sigAlg)}`;
+    const signature = createSign('RSA-SHA256').update(signed).sign(key, 'base64');
+    const rawQuery = sign ? `${signed}&Signature=${encodeURIComponent(signature)}` : signed;
+    return { samlRequest, redirect: { sigAlg, signature: sign ? signature : undefined, relayState: undefined, rawQuery } };
+  }
+  const plain = (m: Msg = {}) => Buffer.from(message({ ...m, sign: 'none' }), 'base64').toString('utf8');
+
+  it('accepts one signed over the query string', async () => {
+    const r = redirect(plain({ sessionIndex: 'idx-2' }));
+    const res = await s.saml.acceptLogoutRequest(config, r.samlRequest, undefined, r.redirect);
+    assert.ok(res.ok, JSON.stringify(res));
+    assert.deepEqual(res.value.sessionIds, [sessions.a2]);
+  });
+
+  const refusals: [string, () => ReturnType<typeof redirect>, RegExp][] = [
+    ['without Signature', () => redirect(plain(), { sign: false }), /not signed/],
+    ['claiming RSA-SHA1', () => redirect(plain(), { sigAlg: 'http://www.w3.org/2000/09/xmldsig#rsa-sha1' }), /RSA-SHA256/],
+    ['signed by another key', () => redirect(plain(), { key: otherKey }), /signature/i],
+    ['from another issuer', () => redirect(plain({ issuer: 'https://evil.test/metadata' })), /not the configured IdP/],
+  ];
+  for (const [name, make, reason] of refusals) {
+    it(`refuses one ${name}`, async () => {
+      const r = make();
+      const res = await s.saml.acceptLogoutRequest(config, r.samlRequest, undefined, r.redirect);
+      assert.equal(res.ok, false);
+      assert.match(res.error.message, reason);
+    });
+  }
+
+  it('refuses a message that inflates past 192 KiB without inflating it all', async () => {
+    const bomb = deflateRawSync(Buffer.alloc(10 * 1024 * 1024, 32)).toString('base64');
+    const res = await s.saml.acceptLogoutRequest(config, bomb, undefined, { sigAlg: RSA_SHA256, signature: 'x', relayState: undefined, rawQuery: '' });
+    assert.equal(res.ok, false);
+    assert.match(res.error.message, /deflated/);
   });
 });
 

@@ -1539,7 +1539,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The SP's SingleLogoutService, HTTP-Redirect binding (the one most IdPs send logout messages by): as POST, the message deflated and signed over the query string (SigAlg RSA-SHA256 and Signature required); 401 for an unsigned, SHA-1, foreign, altered, replayed or unsolicited message, which changes nothing */
+        get: operations["get_auth_saml_slo"];
         put?: never;
         /** The SP's SingleLogoutService (HTTP-POST binding): the IdP's LogoutRequest ends the Capstan sessions of the NameID (and SessionIndex) it names and is answered with a signed LogoutResponse (302 to the IdP); the IdP's LogoutResponse to our request 302s to the return path. 401 for an unsigned, SHA-1, foreign, replayed or unsolicited message, which changes nothing */
         post: operations["post_auth_saml_slo"];
@@ -10416,6 +10417,52 @@ export interface operations {
         parameters: {
             query?: {
                 return_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        location: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_auth_saml_slo: {
+        parameters: {
+            query?: {
+                SAMLRequest?: string;
+                SAMLResponse?: string;
+                RelayState?: string;
+                SigAlg?: string;
+                Signature?: string;
             };
             header?: never;
             path?: never;
