@@ -72,6 +72,14 @@ function NavLink({ href, children }: { href: string; children: string }) {
   );
 }
 
+/**
+ * A SAML session signs out through single logout (docs/sso.md "Single logout"): a full
+ * navigation, since the agent ends the session and answers with redirects to the IdP and back.
+ */
+function samlSignOut() {
+  window.location.assign('/api/agent/auth/saml/logout?return_to=%2F');
+}
+
 function Shell({ me }: { me: Me }) {
   const [theme, toggleTheme] = useTheme();
   const leave = useMutation(signOut(client));
@@ -106,7 +114,7 @@ function Shell({ me }: { me: Me }) {
             {theme === 'dark' ? '☀' : '☾'}
           </button>
           <Link href="/account">{me.username} ({me.role})</Link>
-          <button type="button" onClick={() => leave.mutate()} disabled={leave.isPending}>Sign out</button>
+          <button type="button" onClick={() => (me.auth_method === 'saml' ? samlSignOut() : leave.mutate())} disabled={leave.isPending}>Sign out</button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>
