@@ -12,7 +12,6 @@
 // with the SP key by node-saml when a keypair is configured.
 import { randomBytes } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
-import { createRequire } from 'node:module';
 import type { Clock } from '../../domain/clock.ts';
 import { algorithmRefusal, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS } from '../../domain/sso/saml.ts';
 import { fail, ok, type AppError } from '../../handlers/result.ts';
@@ -20,6 +19,7 @@ import type { SamlEndpoints, SamlLogoutService, SamlRedirectSignature as Redirec
 import type { SamlConfig } from '../../schema/sso.ts';
 import type { Db } from '../store/database.ts';
 import type { Logger } from '../log.ts';
+import { childElements, parseXmlStrict, type XmlElement as Element } from './saml-xml.ts';
 
 interface LogoutProfile {
   ID?: unknown;
@@ -36,23 +36,6 @@ export interface LogoutSaml {
   validatePostResponseAsync(container: Record<string, string>): Promise<{ loggedOut: boolean }>;
   validateRedirectAsync(container: Record<string, string>, originalQuery: string): Promise<{ profile: LogoutProfile | null; loggedOut: boolean }>;
 }
-
-interface Element {
-  localName: string;
-  namespaceURI: string | null;
-  getAttribute(name: string): string | null;
-  childNodes: ArrayLike<{ nodeType: number }>;
-  textContent: string | null;
-}
-interface XmlDom {
-  DOMParser: new (options?: { errorHandler?: { error: (e: string) => void; fatalError: (e: string) => void } }) => {
-    parseFromString(xml: string, type: string): { documentElement: Element | null; getElementsByTagNameNS(ns: string, name: string): ArrayLike<Element> };
-  };
-}
-const { DOMParser } = createRequire(import.meta.url)('@xmldom/xmldom') as XmlDom;
-const throwing = (e: string) => {
-  throw new Error(e);
-};
 
 const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
 const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
@@ -72,10 +55,10 @@ const refused = (message: string): AppError => ({ code: 'unauthenticated', messa
 /** The message's root element and its direct children, from XML node-saml has verified as signed over the root. */
 function parse(xml: string): { root: Element; child(ns: string, name: string): Element | undefined; signed: boolean; signature: string[]; digest: string[] } | null {
   try {
-    const doc = new DOMParser({ errorHandler: { error: throwing, fatalError: throwing } }).parseFromString(xml, 'text/xml');
+    const doc = parseXmlStrict(xml);
     const root = doc.documentElement;
     if (!root) return null;
-    const children = Array.from(root.childNodes).filter((n): n is typeof n & Element => n.nodeType === 1);
+    const children = childElements(root);
     const attr = (name: string) => Array.from(doc.getElementsByTagNameNS(DSIG, name)).map((e) => e.getAttribute('Algorithm') ?? '');
     return {
       root,
@@ -219,7 +202,7 @@ export function createSamlLogout(deps: SamlLogoutDeps): SamlLogoutService {
       if (!request || request.expiresAt <= now()) return fail(refused('it answers no LogoutRequest of ours (InResponseTo missing, unknown or already answered)'));
       pending.delete(inResponseTo);
       const status = msg.child(PROTOCOL, 'Status');
-      const code = status ? Array.from(status.childNodes).filter((n): n is typeof n & Element => n.nodeType === 1).find((c) => c.localName === 'StatusCode')?.getAttribute('Value') : undefined;
+      const code = status ? childElements(status).find((c) => c.localName === 'StatusCode')?.getAttribute('Value') : undefined;
       if (code !== SUCCESS) return fail(refused(`the IdP did not end its session (status ${code ?? 'missing'})`));
       return ok({ returnTo: request.returnTo });
     },

@@ -16,23 +16,10 @@ import type { Db } from '../store/database.ts';
 import type { Logger } from '../log.ts';
 import { checkSpKeypair, generateSpKeypair } from './saml-keypair.ts';
 import { createSamlLogout, type LogoutSaml } from './saml-logout.ts';
+import { parseXmlLenient, parseXmlStrict, type XmlDocument, type XmlElement } from './saml-xml.ts';
 
-// Both libraries are loaded without their type declarations: @xmldom/xmldom's (which
-// node-saml's re-export) pull in TypeScript's DOM lib, whose RequestInit then replaces Node's
-// for the whole program. The few members used here are typed below instead.
-interface XmlElement {
-  getAttribute(name: string): string | null;
-  getElementsByTagNameNS(ns: string, name: string): ArrayLike<XmlElement>;
-  textContent: string | null;
-}
-interface XmlDocument {
-  documentElement: XmlElement | null;
-  getElementsByTagNameNS(ns: string, name: string): ArrayLike<XmlElement>;
-}
-type ErrorHandler = { error: (e: string) => void; fatalError: (e: string) => void };
-interface XmlDom {
-  DOMParser: new (options?: { errorHandler?: ErrorHandler }) => { parseFromString(xml: string, type: string): XmlDocument };
-}
+// node-saml is loaded without its type declarations (see saml-xml.ts for why); the few
+// members used are typed below.
 interface Profile {
   nameID: string;
   inResponseTo?: unknown;
@@ -56,15 +43,6 @@ interface NodeSaml {
 }
 const load = createRequire(import.meta.url);
 const { SAML, ValidateInResponseTo } = load('@node-saml/node-saml') as NodeSaml;
-const { DOMParser } = load('@xmldom/xmldom') as XmlDom;
-const strict: ErrorHandler = {
-  error: (e) => {
-    throw new Error(e);
-  },
-  fatalError: (e) => {
-    throw new Error(e);
-  },
-};
 
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
@@ -89,7 +67,7 @@ export function parseIdpMetadata(xml: string): Result<{ ssoUrl: string; entityId
   const bad = (message: string): Result<never> => fail({ code: 'invalid_input', field: 'idp_metadata_xml', message });
   let doc: XmlDocument;
   try {
-    doc = new DOMParser({ errorHandler: strict }).parseFromString(xml, 'text/xml');
+    doc = parseXmlStrict(xml);
   } catch (err) {
     return bad(`not XML: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -126,7 +104,7 @@ interface Algorithms {
  */
 function algorithmsIn(xml: string): Algorithms | null {
   try {
-    const doc = new DOMParser({ errorHandler: strict }).parseFromString(xml, 'text/xml');
+    const doc = parseXmlStrict(xml);
     const attr = (from: ArrayLike<XmlElement>) => Array.from(from).map((e) => e.getAttribute('Algorithm') ?? '');
     const references = Array.from(doc.getElementsByTagNameNS(DSIG, 'Reference'));
     return {
@@ -145,7 +123,7 @@ function algorithmsIn(xml: string): Algorithms | null {
 function assertionIdentity(profile: Profile): { id: string; expiresAt: number } | null {
   const xml = profile.getAssertionXml?.();
   if (!xml) return null;
-  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  const doc = parseXmlLenient(xml);
   const assertion = doc.getElementsByTagNameNS(ASSERTION, 'Assertion')[0];
   const id = assertion?.getAttribute('ID');
   if (!assertion || !id) return null;
