@@ -12,6 +12,7 @@ import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { defineRoute, type Route } from './route.ts';
 import { errorResponse } from './status.ts';
+import { browserErrorRedirect } from './browser-errors.ts';
 import { bodyFormatOf } from './middleware/request-shape.ts';
 import type { Logger } from '../log.ts';
 import { corsFor } from './cors.ts';
@@ -170,7 +171,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       }
       return c.body(jsonOf(result.value), 200, { 'content-type': 'application/json' });
     };
-    const handlers: MiddlewareHandler<AppEnv>[] = [...stages, endpoint];
+    // Outside the whole chain, so audit and rate limits see a refusal before it becomes a browser's 303.
+    const browserErrors = browserErrorRedirect(route);
+    const handlers: MiddlewareHandler<AppEnv>[] = [...(browserErrors === null ? [] : [browserErrors]), ...stages, endpoint];
     app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
   }
 

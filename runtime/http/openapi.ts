@@ -4,6 +4,7 @@ import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import { ErrorBody } from '../../schema/common.ts';
 import type { Route } from './route.ts';
 import { STATUS_OF } from './status.ts';
+import { BROWSER_ERROR_PAGE, REASON_MAX_CHARS } from './browser-errors.ts';
 
 type SchemaObject = JsonSchema & { properties?: Record<string, JsonSchema>; required?: string[] };
 
@@ -107,6 +108,15 @@ function operation(route: Route): Record<string, unknown> {
         ...(route.files.length === 0 ? {} : { headers: { 'Content-Disposition': { description: 'attachment; filename="..."', schema: { type: 'string' } } } }),
       },
       ...errorResponses(route, Object.keys(properties).length > 0),
+      // A browser flow's refusal, for a top-level navigation only (runtime/http/browser-errors.ts).
+      ...(route.browserErrors === null
+        ? {}
+        : {
+            '303': {
+              description: `A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to ${BROWSER_ERROR_PAGE[route.browserErrors]}?sso_error=<error code>&reason=<message, at most ${REASON_MAX_CHARS} characters> instead of the JSON error, which every other client gets`,
+              headers: { Location: { schema: { type: 'string' } } },
+            },
+          }),
     },
   };
   if (parameters.length > 0) op.parameters = parameters;

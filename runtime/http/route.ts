@@ -32,6 +32,14 @@ export type BodyFormat = 'json' | 'form';
  */
 export type CrossOrigin = 'refuse' | 'allow';
 
+/**
+ * Where a refusal goes when the request is a top-level browser navigation rather than an API
+ * call (./browser-errors.ts). `sign-in`: a 303 to the dashboard's `/sign-in?sso_error=…&reason=…`,
+ * for the SSO redirect flows a browser arrives at from the identity provider, where a JSON
+ * error would be all the tab shows. API clients still get the JSON error.
+ */
+export type BrowserErrors = 'sign-in';
+
 /** The request-shape declarations every route may leave to their defaults. */
 interface BodyPolicy {
   /** Largest body accepted, in bytes (413 payload_too_large past it). */
@@ -97,6 +105,8 @@ interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> 
    * handler's value still matches `output`, which is what the JSON answer would carry.
    */
   files?: readonly string[];
+  /** Refusals of a browser navigation answered as a redirect to this page instead of JSON (null: JSON always). */
+  browserErrors?: BrowserErrors;
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
 }
 
@@ -116,6 +126,7 @@ export type Route = BodyPolicy & {
   namespaceParam: string | null;
   stream: AnySchema | null;
   files: readonly string[];
+  browserErrors: BrowserErrors | null;
   /** Checks the principal the access promises (401 otherwise), validates raw input against `input`, refuses a hidden declared namespace (403), then calls the handler. */
   run(rawInput: unknown, ctx: HandlerContext): Promise<Result<unknown>>;
   /** Null when `value` matches `output`; otherwise a description of the first mismatch. */
@@ -123,7 +134,7 @@ export type Route = BodyPolicy & {
 } & ({ probe: true; rateLimit: null } | { probe: false; rateLimit: RateLimitClass });
 
 export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route {
-  const { handler, killSwitch, namespaceParam, stream, files = [], bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse', ...declaration } = spec;
+  const { handler, killSwitch, namespaceParam, stream, files = [], browserErrors, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse', ...declaration } = spec;
   const metering = spec.probe === true ? ({ probe: true, rateLimit: null } as const) : ({ probe: false, rateLimit: spec.rateLimit } as const);
   return {
     ...declaration,
@@ -133,6 +144,7 @@ export function defineRoute<I extends AnySchema, O extends AnySchema, A extends 
     namespaceParam: namespaceParam ?? null,
     stream: stream ?? null,
     files,
+    browserErrors: browserErrors ?? null,
     bodyLimitBytes,
     bodyFormats,
     crossOrigin,

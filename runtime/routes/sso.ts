@@ -18,6 +18,9 @@ import { noApiKeys } from './access.ts';
 const admin = noApiKeys('admin');
 const enterprise = { ...admin, feature: 'sso' } as const;
 
+// The browser reaches the redirect flows' routes (start, callback, ACS, logout) by navigating,
+// often straight from the identity provider: `browserErrors: 'sign-in'` shows a refusal on the
+// sign-in page instead of as JSON in the tab (runtime/http/browser-errors.ts).
 export const ssoRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
@@ -99,6 +102,7 @@ export const ssoRoutes: readonly Route[] = [
     audit: 'none',
     rateLimit: 'login',
     feature: null,
+    browserErrors: 'sign-in',
     handler: oidcStart,
   }),
   defineRoute({
@@ -111,6 +115,7 @@ export const ssoRoutes: readonly Route[] = [
     audit: 'login',
     rateLimit: 'login',
     feature: null,
+    browserErrors: 'sign-in',
     handler: oidcCallback,
   }),
   defineRoute({
@@ -159,6 +164,7 @@ export const ssoRoutes: readonly Route[] = [
     audit: 'none',
     rateLimit: 'login',
     feature: null,
+    browserErrors: 'sign-in',
     handler: samlStart,
   }),
   defineRoute({
@@ -175,6 +181,7 @@ export const ssoRoutes: readonly Route[] = [
     bodyFormats: ['form'],
     crossOrigin: 'allow',
     bodyLimitBytes: 512 * 1024,
+    browserErrors: 'sign-in',
     handler: samlAcs,
   }),
   // Single logout (docs/sso.md "Single logout"): every logout message received must be signed.
@@ -188,6 +195,7 @@ export const ssoRoutes: readonly Route[] = [
     audit: 'login',
     rateLimit: 'login',
     feature: null,
+    browserErrors: 'sign-in',
     handler: samlLogout,
   }),
   defineRoute({
@@ -204,6 +212,7 @@ export const ssoRoutes: readonly Route[] = [
     bodyFormats: ['form'],
     crossOrigin: 'allow',
     bodyLimitBytes: 192 * 1024,
+    browserErrors: 'sign-in',
     handler: samlSlo,
   }),
   defineRoute({
@@ -216,6 +225,7 @@ export const ssoRoutes: readonly Route[] = [
     audit: 'login',
     rateLimit: 'login',
     feature: null,
+    browserErrors: 'sign-in',
     handler: samlSloRedirect,
   }),
   defineRoute({ ...admin, method: 'GET', path: '/admin/sso/saml', summary: 'The SAML configuration and the SP addresses to give the IdP; 404 before it is configured', input: NoInput, output: SamlView, audit: 'http', rateLimit: 'read', handler: getSaml }),

@@ -10028,6 +10028,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error */
             400: {
                 headers: {
@@ -10072,6 +10080,14 @@ export interface operations {
                         location: string;
                     };
                 };
+            };
+            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error */
             400: {
@@ -10328,6 +10344,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error */
             400: {
                 headers: {
@@ -10374,6 +10398,14 @@ export interface operations {
                         location: string;
                     };
                 };
+            };
+            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error */
             400: {
@@ -10435,6 +10467,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error */
             400: {
                 headers: {
@@ -10480,6 +10520,14 @@ export interface operations {
                         location: string;
                     };
                 };
+            };
+            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error */
             400: {
@@ -10528,6 +10576,14 @@ export interface operations {
                         location: string;
                     };
                 };
+            };
+            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error */
             400: {
