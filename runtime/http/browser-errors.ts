@@ -18,12 +18,16 @@ const CODE = /^[a-z0-9_]{1,64}$/;
 
 /**
  * Whether the request is a top-level browser navigation. Browsers that send Fetch Metadata
- * (every current one) say so: `Sec-Fetch-Mode: navigate`, and any other mode (a fetch(), an
- * <img>) is not one. Without it (an old browser, a client that does not send it) the Accept
- * header decides: a navigation asks for text/html ahead of application/json, while fetch(),
- * curl and API clients send a wildcard or JSON, which keep the JSON answer.
+ * (every current one) say so with `Sec-Fetch-Dest: document` (fetch() sends `empty`, a frame
+ * `iframe`), read first because the dashboard's proxy passes it on untouched while Node's
+ * fetch, which the proxy forwards with, overwrites `Sec-Fetch-Mode` with `cors`. Without a
+ * Dest, `Sec-Fetch-Mode: navigate`. Without either (an old browser, curl) the Accept header
+ * decides: a navigation asks for text/html ahead of application/json, while fetch(), curl and
+ * API clients send a wildcard or JSON, which keep the JSON answer.
  */
 export function isBrowserNavigation(headers: { get(name: string): string | null | undefined }): boolean {
+  const dest = headers.get('sec-fetch-dest');
+  if (dest !== null && dest !== undefined) return dest.trim().toLowerCase() === 'document';
   const mode = headers.get('sec-fetch-mode');
   if (mode !== null && mode !== undefined) return mode.trim().toLowerCase() === 'navigate';
   const accept = headers.get('accept');

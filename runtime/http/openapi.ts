@@ -113,7 +113,7 @@ function operation(route: Route): Record<string, unknown> {
         ? {}
         : {
             '303': {
-              description: `A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to ${BROWSER_ERROR_PAGE[route.browserErrors]}?sso_error=<error code>&reason=<message, at most ${REASON_MAX_CHARS} characters> instead of the JSON error, which every other client gets`,
+              description: `A refusal of a top-level browser navigation (Sec-Fetch-Dest: document; without it Sec-Fetch-Mode: navigate; without either Accept preferring text/html): redirected to ${BROWSER_ERROR_PAGE[route.browserErrors]}?sso_error=<error code>&reason=<message, at most ${REASON_MAX_CHARS} characters> instead of the JSON error, which every other client gets`,
               headers: { Location: { schema: { type: 'string' } } },
             },
           }),

@@ -13,7 +13,11 @@ const CHROME_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,ima
 
 describe('isBrowserNavigation', () => {
   const rows: [string, Record<string, string>, boolean][] = [
-    ['Chromium navigating', { 'sec-fetch-mode': 'navigate', accept: CHROME_ACCEPT }, true],
+    ['Chromium navigating', { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', accept: CHROME_ACCEPT }, true],
+    ['Chromium navigating, through the dashboard proxy (its fetch overwrites the mode)', { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'cors', accept: CHROME_ACCEPT }, true],
+    ['fetch() from the dashboard, through its proxy', { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors', accept: '*/*' }, false],
+    ['a navigation inside a frame is not top-level', { 'sec-fetch-dest': 'iframe', 'sec-fetch-mode': 'navigate', accept: CHROME_ACCEPT }, false],
+    ['Mode alone (no Dest) navigating', { 'sec-fetch-mode': 'navigate', accept: CHROME_ACCEPT }, true],
     ['an IdP form posting (navigation)', { 'sec-fetch-mode': 'navigate', accept: '*/*' }, true],
     ['fetch() from a page', { 'sec-fetch-mode': 'cors', accept: '*/*' }, false],
     ['fetch() asking for HTML is still not a navigation', { 'sec-fetch-mode': 'cors', accept: 'text/html' }, false],
@@ -76,7 +80,7 @@ after(() => new Promise<void>((resolve) => issuerServer.close(() => resolve())))
 
 const enterprise = { tier: 'enterprise', has: (_f: LicensedFeature) => true };
 const NAVIGATION = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', accept: CHROME_ACCEPT };
-const FETCH = { 'sec-fetch-mode': 'cors', accept: '*/*' };
+const FETCH = { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors', accept: '*/*' };
 
 async function withOidc() {
   const h = await testApp({ licensing: enterprise });

@@ -10028,7 +10028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            /** @description A refusal of a top-level browser navigation (Sec-Fetch-Dest: document; without it Sec-Fetch-Mode: navigate; without either Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
             303: {
                 headers: {
                     Location?: string;
@@ -10081,7 +10081,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            /** @description A refusal of a top-level browser navigation (Sec-Fetch-Dest: document; without it Sec-Fetch-Mode: navigate; without either Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
             303: {
                 headers: {
                     Location?: string;
@@ -10344,7 +10344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            /** @description A refusal of a top-level browser navigation (Sec-Fetch-Dest: document; without it Sec-Fetch-Mode: navigate; without either Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
             303: {
                 headers: {
                     Location?: string;
@@ -10399,7 +10399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            /** @description A refusal of a top-level browser navigation (Sec-Fetch-Dest: document; without it Sec-Fetch-Mode: navigate; without either Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
             303: {
                 headers: {
                     Location?: string;
@@ -10467,7 +10467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            /** @description A refusal of a top-level browser navigation (Sec-Fetch-Dest: document; without it Sec-Fetch-Mode: navigate; without either Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
             303: {
                 headers: {
                     Location?: string;
@@ -10521,7 +10521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            /** @description A refusal of a top-level browser navigation (Sec-Fetch-Dest: document; without it Sec-Fetch-Mode: navigate; without either Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
             303: {
                 headers: {
                     Location?: string;
@@ -10577,7 +10577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A refusal of a browser navigation (Sec-Fetch-Mode: navigate, or Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
+            /** @description A refusal of a top-level browser navigation (Sec-Fetch-Dest: document; without it Sec-Fetch-Mode: navigate; without either Accept preferring text/html): redirected to /sign-in?sso_error=<error code>&reason=<message, at most 200 characters> instead of the JSON error, which every other client gets */
             303: {
                 headers: {
                     Location?: string;
