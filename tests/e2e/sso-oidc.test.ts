@@ -4,7 +4,8 @@
 // shows the redirect URI dex has registered; an admin configures OIDC there (a wrong issuer is
 // refused beside its field first), signs out, and on the sign-in page the OIDC button takes the
 // browser through dex's own login form and back to Capstan signed in as the dex user, whose dex
-// group, made admin in Admin → Groups, makes them admin in their open session. SAML is configured
+// group, made admin in Admin → Groups, makes them admin in their open session. A refused callback
+// shows its reason on the sign-in page. SAML is configured
 // by hand beside it (a generated SP keypair) and offered on the sign-in page too. Without an
 // Enterprise license (a second agent on the Free tier), saving shows the upgrade card.
 import assert from 'node:assert/strict';
@@ -117,6 +118,14 @@ describe('OIDC sign-in in the dashboard', () => {
 
     // Signed out, the sign-in page offers OIDC; the button goes through dex's own form and back.
     await page.getByRole('button', { name: 'Sign out' }).click();
+    // A refused callback (no flow cookie here: a stale or forged redirect) lands on the sign-in
+    // page with the agent's reason as the page's error, not its JSON, and the query is cleared.
+    await page.goto(`${ui.url}/api/agent/auth/oidc/callback?code=x&state=y`);
+    await page.getByRole('alert').filter({ hasText: 'Single sign-on did not sign you in: no sign-in was started in this browser (the flow cookie is missing or expired)' }).waitFor();
+    await page.waitForURL(`${ui.url}/sign-in`);
+    await page.getByRole('button', { name: 'Sign in with OIDC' }).waitFor();
+    await assertAccessible(page, 'sign-in showing a refused OIDC callback');
+    await screenshot(page, 'oidc-callback-refused');
     await page.goto(`${ui.url}/overview`);
     await page.getByRole('button', { name: 'Sign in with OIDC' }).waitFor();
     await page.getByRole('button', { name: 'Sign in with SAML' }).waitFor();

@@ -121,6 +121,8 @@ function Shell({ me }: { me: Me }) {
         <Suspense fallback={<Loading what="screen" />}>
           <Switch>
             <Route path="/"><Redirect to="/overview" /></Route>
+            {/* Where a redirect sign-in refused by the agent lands; once signed in there is nothing to show there. */}
+            <Route path="/sign-in"><Redirect to="/overview" /></Route>
             <Route path="/overview" component={Overview} />
             <Route path="/incidents" component={IncidentList} />
             <Route path="/incidents/:namespace/:pod">{(p) => <IncidentStory namespace={p.namespace} pod={p.pod} />}</Route>

@@ -3,8 +3,10 @@
 // has one. With sso.local_login off only the directory is offered. Each enabled redirect method
 // (OIDC, SAML) is a button that sends the browser to its start path under /api/agent, so the
 // identity provider's redirects happen in the page and the browser comes back to where it was.
+// A refused redirect sign-in comes back here too (the agent's 303 to /sign-in?sso_error=…&reason=…,
+// runtime/http/browser-errors.ts): its reason is shown as the page's error, as text.
 import { useMutation, useQuery, type QueryClient } from '@tanstack/react-query';
-import { useState, type SyntheticEvent } from 'react';
+import { useEffect, useState, type SyntheticEvent } from 'react';
 import { ApiError } from '../api/client';
 import { signIn } from '../api/queries/session';
 import { authMethods, ldapSignIn, type AuthMethods } from '../api/queries/sso';
@@ -17,6 +19,32 @@ function problem(err: unknown, sentCode: boolean): string | null {
   if (err === null) return null;
   if (needsSecondFactor(err)) return sentCode ? 'That code was not accepted. Try the next one.' : null;
   return err instanceof ApiError ? err.body.message : 'Sign-in failed: the agent could not be reached.';
+}
+
+/** As the agent bounds it; a hand-made link cannot make the page show more. */
+const REASON_MAX_CHARS = 200;
+
+/**
+ * The refusal the agent sent the browser here with, read once at mount, then taken out of the
+ * address bar so a reload or a bookmark does not show it again. Always under a fixed lead-in:
+ * the query is anyone's to write, so it is never shown as if it were the page's own words.
+ */
+function useSsoRefusal(): string | null {
+  const [refusal] = useState(() => {
+    const query = new URLSearchParams(window.location.search);
+    const code = query.get('sso_error');
+    if (code === null) return null;
+    const reason = Array.from(query.get('reason') ?? '').slice(0, REASON_MAX_CHARS).join('').trim();
+    return `Single sign-on did not sign you in: ${reason === '' ? code.slice(0, 64) : reason}`;
+  });
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (!url.searchParams.has('sso_error') && !url.searchParams.has('reason')) return;
+    url.searchParams.delete('sso_error');
+    url.searchParams.delete('reason');
+    window.history.replaceState(window.history.state, '', `${url.pathname}${url.search}${url.hash}`);
+  }, []);
+  return refusal;
 }
 
 type Method = 'ldap' | 'password';
@@ -49,6 +77,7 @@ export function SignIn({ client }: { client: QueryClient }) {
   const [code, setCode] = useState('');
   const [needsCode, setNeedsCode] = useState(false);
   const [picked, setPicked] = useState<Method | null>(null);
+  const refusal = useSsoRefusal();
 
   // Until the methods are known (or if asking fails) the password form stands, as before SSO.
   const ldapOn = methods.data?.sso.some((m) => m.provider === 'ldap') ?? false;
@@ -75,6 +104,7 @@ export function SignIn({ client }: { client: QueryClient }) {
     return (
       <main id="main" className="sign-in">
         <h1>Sign in to Capstan</h1>
+        {refusal ? <p role="alert" className="error">{refusal}</p> : null}
         <RedirectMethods methods={redirects} />
       </main>
     );
@@ -83,6 +113,7 @@ export function SignIn({ client }: { client: QueryClient }) {
     <main id="main" className="sign-in">
       <form onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in to Capstan</h1>
+        {refusal && login.isIdle ? <p role="alert" className="error">{refusal}</p> : null}
         <RedirectMethods methods={redirects} />
         {offered.length > 1 ? (
           <fieldset>
