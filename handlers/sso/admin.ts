@@ -73,8 +73,8 @@ export async function authMethods(_input: object, ctx: HandlerContext): Promise<
     local_login,
     sso: [
       ...(ldap?.enabled ? [{ provider: 'ldap' as const, path: '/auth/ldap/login', totp: ldap.config.totp }] : []),
-      ...(saml?.enabled ? [{ provider: 'saml' as const, path: '/auth/saml/start', totp: false }] : []),
-      ...(oidc?.enabled ? [{ provider: 'oidc' as const, path: '/auth/oidc/start', totp: false }] : []),
+      ...(saml?.enabled ? [{ provider: 'saml' as const, path: '/auth/saml/login', totp: false }] : []),
+      ...(oidc?.enabled ? [{ provider: 'oidc' as const, path: '/auth/oidc/login', totp: false }] : []),
     ],
   });
 }

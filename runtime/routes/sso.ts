@@ -94,7 +94,7 @@ export const ssoRoutes: readonly Route[] = [
   // OpenID Connect (docs/sso.md "OIDC"): authorization code + PKCE, ID tokens checked against the issuer's JWKS.
   defineRoute({
     method: 'GET',
-    path: '/auth/oidc/start',
+    path: '/auth/oidc/login',
     summary: 'Start OIDC sign-in: 302 to the provider (code + PKCE S256, state, nonce in a sealed 10-minute SameSite=Lax cookie); return_to is a same-origin path to land on afterwards. 404 while OIDC is off',
     input: OidcStartInput,
     output: OidcRedirect,
@@ -156,7 +156,7 @@ export const ssoRoutes: readonly Route[] = [
   }),
   defineRoute({
     method: 'GET',
-    path: '/auth/saml/start',
+    path: '/auth/saml/login',
     summary: 'Start SAML sign-in: 302 to the IdP with an AuthnRequest (redirect binding); return_to is a same-origin path to land on afterwards',
     input: SamlStartInput,
     output: SamlRedirect,

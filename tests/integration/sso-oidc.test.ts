@@ -40,9 +40,9 @@ async function setup() {
   const admin = await h.signIn('admin');
   const config = (over: Record<string, unknown> = {}) => ({ issuer: dex.issuer, client_id: CLIENT.id, client_secret: CLIENT.secret, public_url: PUBLIC_URL, ...over });
   const configure = (over: Record<string, unknown> = {}) => h.call('PUT', '/api/agent/admin/sso/oidc', { cookie: admin, body: config(over) });
-  /** GET /auth/oidc/start: where the agent sends the browser and the flow cookie it sets. */
+  /** GET /auth/oidc/login: where the agent sends the browser and the flow cookie it sets. */
   const start = async (returnTo?: string) => {
-    const res = await h.call('GET', `/api/agent/auth/oidc/start${returnTo === undefined ? '' : `?return_to=${encodeURIComponent(returnTo)}`}`);
+    const res = await h.call('GET', `/api/agent/auth/oidc/login${returnTo === undefined ? '' : `?return_to=${encodeURIComponent(returnTo)}`}`);
     assert.equal(res.status, 302, res.text);
     const flowLine = cookieIn(res, 'capstan_oidc');
     return { location: res.headers.get('location') ?? '', flowLine: flowLine ?? '', flow: valueOf(flowLine) };
@@ -66,7 +66,7 @@ async function setup() {
 describe('OIDC sign-in against dex', () => {
   it('configuring needs Enterprise; sealed and masked; the code flow through dex signs a user in with a Lax session at the return path', async () => {
     const h = await setup();
-    assert.equal((await h.call('GET', '/api/agent/auth/oidc/start')).status, 404, 'gone until configured');
+    assert.equal((await h.call('GET', '/api/agent/auth/oidc/login')).status, 404, 'gone until configured');
     h.lic.lapse();
     const unlicensed = await h.configure();
     assert.equal(unlicensed.status, 402);
@@ -85,7 +85,7 @@ describe('OIDC sign-in against dex', () => {
     const view = await g.call('GET', '/api/agent/admin/sso', { cookie: g.admin });
     assert.equal(((view.body.oidc as Record<string, unknown>).config as Record<string, unknown>).client_secret, '••••');
     assert.ok((await g.call('GET', '/api/agent/auth/methods')).body.sso instanceof Array);
-    assert.deepEqual((await g.call('GET', '/api/agent/auth/methods')).body.sso, [{ provider: 'oidc', path: '/auth/oidc/start', totp: false }]);
+    assert.deepEqual((await g.call('GET', '/api/agent/auth/methods')).body.sso, [{ provider: 'oidc', path: '/auth/oidc/login', totp: false }]);
     // Sending the mask back keeps the stored secret (the sign-in below proves dex still accepts it).
     assert.equal((await g.configure({ client_secret: '••••', groups_claim: 'groups' })).status, 200);
 
@@ -118,7 +118,7 @@ describe('OIDC sign-in against dex', () => {
 
     // Turning OIDC off: sign-in is gone; the account stays.
     assert.equal((await g.call('DELETE', '/api/agent/admin/sso/oidc', { cookie: g.admin })).status, 200);
-    assert.equal((await g.call('GET', '/api/agent/auth/oidc/start')).status, 404);
+    assert.equal((await g.call('GET', '/api/agent/auth/oidc/login')).status, 404);
   });
 
   it("dex's groups map to roles: a group made admin applies to the open session and to the next sign-in", async () => {

@@ -38,7 +38,7 @@ async function setup() {
   const put = async (extra: Record<string, unknown>) => h.call('PUT', '/api/agent/admin/sso/saml', { cookie: admin, body: { public_url: PUBLIC_URL, idp_metadata_xml: await idp.metadata(), email_attribute: MAIL, ...extra } });
   const metadata = async () => (await h.app.request('/api/agent/auth/saml/metadata', {}, IP)).text();
   const start = async () => {
-    const res = await h.app.request('/api/agent/auth/saml/start', {}, IP);
+    const res = await h.app.request('/api/agent/auth/saml/login', {}, IP);
     assert.equal(res.status, 302, await res.clone().text());
     return res.headers.get('location') ?? '';
   };

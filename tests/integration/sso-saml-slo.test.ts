@@ -47,7 +47,7 @@ async function setup({ keypair = true, binding = 'post' }: { keypair?: boolean; 
   assert.match(xml, REDIRECT_SLO);
   idp.putServiceProvider(binding === 'post' ? xml.replace(REDIRECT_SLO, '') : xml);
   const start = async () => {
-    const res = await h.app.request('/api/agent/auth/saml/start', {}, from);
+    const res = await h.app.request('/api/agent/auth/saml/login', {}, from);
     assert.equal(res.status, 302, await res.clone().text());
     return res.headers.get('location') ?? '';
   };

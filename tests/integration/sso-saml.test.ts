@@ -28,9 +28,9 @@ async function setup(tier = 'enterprise', from: SamlIdp = idp) {
   const h = await testApp({ licensing, rateLimits: UNLIMITED_RATE_LIMITS });
   const admin = await h.signIn('admin');
   const configure = async () => h.call('PUT', '/api/agent/admin/sso/saml', { cookie: admin, body: { public_url: PUBLIC_URL, idp_metadata_xml: await from.metadata(), email_attribute: MAIL, groups_attribute: GROUPS } });
-  /** The agent's redirect to the IdP (GET /auth/saml/start). */
+  /** The agent's redirect to the IdP (GET /auth/saml/login). */
   const start = async (returnTo?: string) => {
-    const res = await h.app.request(`/api/agent/auth/saml/start${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ''}`, {}, { incoming: { socket: { remoteAddress: '192.0.2.10' } } });
+    const res = await h.app.request(`/api/agent/auth/saml/login${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ''}`, {}, { incoming: { socket: { remoteAddress: '192.0.2.10' } } });
     assert.equal(res.status, 302, await res.clone().text());
     return res.headers.get('location') ?? '';
   };
@@ -69,11 +69,11 @@ describe('SAML sign-in against crewjam/saml samlidp', () => {
     assert.equal(refused.status, 402, refused.text);
 
     const h = await setup();
-    assert.equal((await h.call('GET', '/api/agent/auth/saml/start')).status, 404, 'SAML sign-in is gone until configured');
+    assert.equal((await h.call('GET', '/api/agent/auth/saml/login')).status, 404, 'SAML sign-in is gone until configured');
     await configured(h);
     const stored = await h.services.db.selectFrom('sso_providers').selectAll().where('provider', '=', 'saml').executeTakeFirstOrThrow();
     assert.equal(stored.config_sealed.includes('capstan.test'), false, 'the configuration is encrypted at rest');
-    assert.deepEqual((await h.call('GET', '/api/agent/auth/methods')).body.sso, [{ provider: 'saml', path: '/auth/saml/start', totp: false }]);
+    assert.deepEqual((await h.call('GET', '/api/agent/auth/methods')).body.sso, [{ provider: 'saml', path: '/auth/saml/login', totp: false }]);
 
     // ops-admins is admin: set before alice's first sign-in needs the group known, so sign bob in first.
     const bobPost = await idp.signIn(await h.start('/workloads?ns=default'), 'bob', 'bob password');
@@ -155,7 +155,7 @@ describe('SAML sign-in against crewjam/saml samlidp', () => {
     const h = await setup();
     await configured(h);
     const ip = { incoming: { socket: { remoteAddress: '192.0.2.10' } } };
-    const started = await h.app.request('https://capstan.test/api/agent/auth/saml/start', {}, ip);
+    const started = await h.app.request('https://capstan.test/api/agent/auth/saml/login', {}, ip);
     assert.equal(started.status, 302);
     const setCookie = started.headers.get('set-cookie') ?? '';
     assert.match(setCookie, /capstan_saml=[^;]+;.*HttpOnly.*SameSite=None; Secure/);
@@ -170,7 +170,7 @@ describe('SAML sign-in against crewjam/saml samlidp', () => {
     // Another browser (no flow cookie, or another sign-in's) posting this response: refused.
     const elsewhere = await acs(null);
     assert.equal(elsewhere.status, 401, await elsewhere.text());
-    const other = /capstan_saml=([^;]+)/.exec((await h.app.request('https://capstan.test/api/agent/auth/saml/start', {}, ip)).headers.get('set-cookie') ?? '')?.[1] ?? '';
+    const other = /capstan_saml=([^;]+)/.exec((await h.app.request('https://capstan.test/api/agent/auth/saml/login', {}, ip)).headers.get('set-cookie') ?? '')?.[1] ?? '';
     const wrong = await acs(`capstan_saml=${other}`);
     assert.equal(wrong.status, 401, await wrong.text());
     // The starting browser: signed in, the flow cookie cleared, the session cookie set.

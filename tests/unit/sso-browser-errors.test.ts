@@ -138,7 +138,7 @@ describe('a refused OIDC callback', () => {
 });
 
 describe('SSO redirect routes while SSO is off', () => {
-  for (const path of ['/auth/oidc/start', '/auth/saml/start', '/auth/oidc/callback?code=x&state=y', '/auth/saml/slo?SAMLRequest=x']) {
+  for (const path of ['/auth/oidc/login', '/auth/saml/login', '/auth/oidc/callback?code=x&state=y', '/auth/saml/slo?SAMLRequest=x']) {
     it(`GET ${path}: a navigation lands on sign-in saying not_found, fetch gets the 404 JSON`, async () => {
       const h = await testApp();
       const nav = await h.call('GET', `/api/agent${path}`, { headers: NAVIGATION });

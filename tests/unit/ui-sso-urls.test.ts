@@ -29,8 +29,8 @@ describe('the dashboard derives the SSO addresses as the agent does', () => {
 
 describe('redirectSignInUrl', () => {
   const cases: [string, string, string][] = [
-    ['/auth/oidc/start', '/overview', '/api/agent/auth/oidc/start?return_to=%2Foverview'],
-    ['/auth/saml/start', '/security?severity=high&ns=a b', '/api/agent/auth/saml/start?return_to=%2Fsecurity%3Fseverity%3Dhigh%26ns%3Da+b'],
+    ['/auth/oidc/login', '/overview', '/api/agent/auth/oidc/login?return_to=%2Foverview'],
+    ['/auth/saml/login', '/security?severity=high&ns=a b', '/api/agent/auth/saml/login?return_to=%2Fsecurity%3Fseverity%3Dhigh%26ns%3Da+b'],
   ];
   for (const [path, returnTo, expected] of cases) {
     it(`${path} back to ${returnTo}`, () => {

@@ -1412,7 +1412,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/auth/oidc/start": {
+    "/auth/oidc/login": {
         parameters: {
             query?: never;
             header?: never;
@@ -1420,7 +1420,7 @@ export interface paths {
             cookie?: never;
         };
         /** Start OIDC sign-in: 302 to the provider (code + PKCE S256, state, nonce in a sealed 10-minute SameSite=Lax cookie); return_to is a same-origin path to land on afterwards. 404 while OIDC is off */
-        get: operations["get_auth_oidc_start"];
+        get: operations["get_auth_oidc_login"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1481,7 +1481,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/auth/saml/start": {
+    "/auth/saml/login": {
         parameters: {
             query?: never;
             header?: never;
@@ -1489,7 +1489,7 @@ export interface paths {
             cookie?: never;
         };
         /** Start SAML sign-in: 302 to the IdP with an AuthnRequest (redirect binding); return_to is a same-origin path to land on afterwards */
-        get: operations["get_auth_saml_start"];
+        get: operations["get_auth_saml_login"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10006,7 +10006,7 @@ export interface operations {
             };
         };
     };
-    get_auth_oidc_start: {
+    get_auth_oidc_login: {
         parameters: {
             query?: {
                 return_to?: string;
@@ -10322,7 +10322,7 @@ export interface operations {
             };
         };
     };
-    get_auth_saml_start: {
+    get_auth_saml_login: {
         parameters: {
             query?: {
                 return_to?: string;
