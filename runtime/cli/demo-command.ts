@@ -24,6 +24,30 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     },
   });
   const say = (line: string) => process.stderr.write(`[demo] ${line}\n`);
+  // A demo that fails on its way up takes down what it started: nothing is left running unseen.
+  let started: Awaited<ReturnType<typeof startDemo>>;
+  try {
+    started = await startDemo(values, say);
+  } catch (err) {
+    say(`failed; stopping the cluster: ${err instanceof Error ? err.message : String(err)}`);
+    await down(values.dir);
+    throw err;
+  }
+  const { ui, agent } = started;
+  await untilSignal();
+  say('stopping');
+  try {
+    // The cluster must go down even if the agent does not close in time.
+    await Promise.race([Promise.all([ui.close(), agent.close()]), new Promise((resolve) => setTimeout(resolve, 5000))]);
+  } finally {
+    await down(values.dir);
+  }
+  say('cluster stopped; nothing left running');
+  return 0;
+}
+
+/** Cluster, scenario, scanner reports, agent and dashboard; prints how to reach them. */
+async function startDemo(values: { dir: string; port: string; 'ui-port': string; scenario: string }, say: (line: string) => void) {
   const cluster = await up({ dir: values.dir, scenario: values.scenario, progress: (l) => say(l) });
   if (cluster.alreadyRunning) say(`reusing the cluster already running in ${cluster.dir}`);
   if (values.scenario === 'demo') {
@@ -63,16 +87,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       '',
     ].join('\n'),
   );
-  await untilSignal();
-  say('stopping');
-  try {
-    // The cluster must go down even if the agent does not close in time.
-    await Promise.race([Promise.all([ui.close(), agent.close()]), new Promise((resolve) => setTimeout(resolve, 5000))]);
-  } finally {
-    await down(values.dir);
-  }
-  say('cluster stopped; nothing left running');
-  return 0;
+  return { ui, agent };
 }
 
 /** `preferred` when it is free on loopback, else any free port. */

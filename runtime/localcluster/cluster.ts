@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { join, resolve } from 'node:path';
 import { ensureControlPlaneBinaries } from './binaries.ts';
 import { kwokConfig, nodeManifests, planLogs } from './kwok-config.ts';
-import { kubectl, waitFor } from './kubectl.ts';
+import { kubectl, waitFor, waitForNodesReady } from './kubectl.ts';
 import { defaultScenarioSpec, loadScenario, type ScenarioSpec } from './scenario.ts';
 
 const CLUSTER_NAME = 'capstan';
@@ -138,7 +138,7 @@ type Kubectl = { binDir: string; kubeconfig: string };
 async function applyNodes(k: Kubectl, count: number, capacity: ScenarioSpec['nodeCapacity']): Promise<void> {
   const version = JSON.parse(await kubectl(['version', '-o', 'json'], k)) as { serverVersion?: { gitVersion?: string } };
   await kubectl(['apply', '-f', '-'], { ...k, input: nodeManifests(count, capacity, version.serverVersion?.gitVersion ?? 'v0.0.0') });
-  await kubectl(['wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s'], { ...k, timeoutMs: 130_000 });
+  await waitForNodesReady((args) => kubectl(args, k), count);
 }
 
 /**

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { vulnerabilityReport, type TrivyImageReport } from '../../scripts/trivy-reports.ts';
-import { kubectl, waitFor, type KubectlOptions } from './kubectl.ts';
+import { kubectl, waitFor, waitForCrdsEstablished, type KubectlOptions } from './kubectl.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../tests/fixtures/', import.meta.url));
 const CRD_DIR = `${FIXTURES}trivy-operator/crds`;
@@ -32,7 +32,7 @@ interface ReplicaSetList {
 export async function applyDemoScannerReports(options: Pick<KubectlOptions, 'kubeconfig' | 'binDir'>, now: Date = new Date()): Promise<number> {
   const k = (args: string[], input?: string) => kubectl(args, { ...options, input });
   await k(['apply', '--server-side', '-f', CRD_DIR]);
-  await k(['wait', '--for=condition=Established', '--timeout=60s', 'crd/vulnerabilityreports.aquasecurity.github.io']);
+  await waitForCrdsEstablished(k, ['vulnerabilityreports.aquasecurity.github.io', 'configauditreports.aquasecurity.github.io']);
   await waitFor('the VulnerabilityReport CRD served', () => k(['get', 'vulnerabilityreports', '-A']).then(() => true, () => false), 30_000, 250);
   const scan = JSON.parse(readFileSync(SCAN, 'utf8')) as TrivyImageReport;
   const reports: object[] = [];

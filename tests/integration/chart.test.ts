@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { schemaLeaves, type SchemaNode } from '../../scripts/generate-chart-readme.ts';
 import { CHART_DIR, helmResult as helm, k, kJson, testCluster, WRITE_VERBS } from '../support/cluster.ts';
+import { waitForCrdsEstablished } from '../../runtime/localcluster/kubectl.ts';
 
 const NAMESPACE = 'capstan-system';
 /** Namespaces of the demo scenario, so Roles and RoleBindings there pass admission. */
@@ -279,7 +280,7 @@ before(async () => {
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
     },
   }));
-  await k(['wait', '--for=condition=Established', 'crd/managedcertificates.networking.gke.io', '--timeout=60s']);
+  await waitForCrdsEstablished(k, ['managedcertificates.networking.gke.io']);
   for (const ns of TENANTS) await k(['get', 'namespace', ns]);
 });
 

@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { configAuditReport, vulnerabilityReport, type ReportOwner, type TrivyConfigReport, type TrivyImageReport } from '../../scripts/trivy-reports.ts';
+import { waitForCrdsEstablished } from '../../runtime/localcluster/kubectl.ts';
 import { k, waitFor } from './cluster.ts';
 
 const run = promisify(execFile);
@@ -22,7 +23,7 @@ export const CRDS = ['vulnerabilityreports.aquasecurity.github.io', 'configaudit
 /** Applies trivy-operator's two report CRDs and waits until the API server serves them. */
 export async function installTrivyOperatorCrds(): Promise<void> {
   await k(['apply', '--server-side', '-f', CRD_DIR]);
-  for (const crd of CRDS) await k(['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd}`]);
+  await waitForCrdsEstablished(k, CRDS);
   // Established can precede the discovery cache by a moment: a LIST answering is the proof.
   await waitFor('the report CRDs served', () => k(['get', 'vulnerabilityreports,configauditreports', '-A']).then(() => true, () => false), 30_000, 250);
 }
