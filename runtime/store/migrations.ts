@@ -432,4 +432,23 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE INDEX saml_sessions_name_id ON saml_sessions(name_id)`.execute(db);
     },
   },
+  {
+    version: 15,
+    name: 'oauth clients: last authorization and deletion',
+    async up(db) {
+      // Registration is anonymous, so clients no user ever authorized expire (runtime/auth/oauth.ts):
+      // that needs to know whether, and when, a user last approved one. A client an admin deleted
+      // stays as a row (deleted_at) while its tokens do, so they answer "revoked", not "unknown".
+      await sql`ALTER TABLE oauth_clients ADD COLUMN last_authorized_at INTEGER`.execute(db);
+      await sql`ALTER TABLE oauth_clients ADD COLUMN deleted_at INTEGER`.execute(db);
+      // Clients authorized before this migration: their newest token or code says when.
+      await sql`UPDATE oauth_clients SET last_authorized_at = (
+        SELECT max(t) FROM (
+          SELECT max(created_at) AS t FROM oauth_tokens WHERE oauth_tokens.client_id = oauth_clients.id
+          UNION ALL
+          SELECT max(expires_at) - 600000 AS t FROM oauth_codes WHERE oauth_codes.client_id = oauth_clients.id
+        )
+      )`.execute(db);
+    },
+  },
 ];
