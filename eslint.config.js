@@ -1,6 +1,13 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
 
+// What ships in the images never reaches the development tree (tests/unit/shipped-imports.test.ts
+// checks the same over every import form, dynamic ones included).
+const devTree = [
+  { group: ['**/dev', '**/dev/**'], message: 'dev/ (local cluster, demo) is not in the images; runtime/ must not import it.' },
+  { group: ['**/tests/**', '**/scripts/**'], message: 'tests/ and scripts/ are not in the images; move the shared piece into runtime/, domain/ or schema/.' },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'ui/web/dist/**', '.localcluster/**'] },
   ...tseslint.configs.strictTypeChecked,
@@ -38,10 +45,15 @@ export default tseslint.config(
             { group: ['kysely/*'], message: 'SQL belongs to runtime/; reach the store through a service.' },
             { group: ['node:*'], message: 'I/O belongs to runtime/; take it as a service in the handler context.' },
             { group: ['**/runtime', '**/runtime/**'], message: 'runtime/ implements handlers, not the other way round: move the shared piece to domain/ or schema/, or inject it as a service.' },
+            ...devTree,
           ],
         },
       ],
     },
+  },
+  {
+    files: ['runtime/**', 'ui/server.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: devTree }] },
   },
   {
     files: ['**/*.js'],

@@ -4,8 +4,8 @@
 // scenario pod created, and no pod Pending but the ones the scenario keeps Pending on purpose),
 // so what the agent is then timed on is a finished cluster, not the scheduler's progress.
 // Times both; reports, never asserts.
-import { extend, up, type LocalCluster } from '../runtime/localcluster/cluster.ts';
-import { kubectl } from '../runtime/localcluster/kubectl.ts';
+import { extend, up, type LocalCluster } from '../dev/localcluster/cluster.ts';
+import { kubectl } from '../dev/localcluster/kubectl.ts';
 import { expectedCounts, OBJECTS_PER_NAMESPACE, scaleShape } from './generate-scale-scenario.ts';
 
 export interface ClusterBringUp {

@@ -20,7 +20,7 @@ import type { HandlerContext } from '../handlers/context.ts';
 import { runContext } from '../handlers/copilot/run.ts';
 import { narrowToAiScope } from '../handlers/copilot/scope.ts';
 import type { RunningAgent } from '../runtime/agent.ts';
-import { down, up } from '../runtime/localcluster/cluster.ts';
+import { down, up } from '../dev/localcluster/cluster.ts';
 import type { RootCause } from '../schema/diagnosis.ts';
 import { agentDiagnose, diagnosisApiKey, startBenchAgent } from '../tests/diagnosis/agent.ts';
 import { removeLeftovers, runScenarios, type ScenarioResult } from '../tests/diagnosis/harness.ts';

@@ -1,5 +1,5 @@
 // `npm run bench:diagnosis`: every scenario of tests/diagnosis/ at once on one local control
-// plane (started as the suite starts its own, `runtime/localcluster`) against an in-process
+// plane (started as the suite starts its own, `dev/localcluster`) against an in-process
 // agent; writes tests/bench/results/diagnosis.json and diagnosis.md. Reported, not asserted:
 // tests/integration/diagnosis-scenarios.test.ts is the test.
 //
@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { down, up } from '../runtime/localcluster/cluster.ts';
+import { down, up } from '../dev/localcluster/cluster.ts';
 import { agentDiagnose, diagnosisApiKey, startBenchAgent } from '../tests/diagnosis/agent.ts';
 import { holdScenarios, removeLeftovers, runScenarios } from '../tests/diagnosis/harness.ts';
 import { createKube } from '../tests/diagnosis/kube.ts';

@@ -43,8 +43,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadKubeConfig } from '../runtime/kube/client.ts';
-import { down } from '../runtime/localcluster/cluster.ts';
-import { waitFor } from '../runtime/localcluster/kubectl.ts';
+import { down } from '../dev/localcluster/cluster.ts';
+import { waitFor } from '../dev/localcluster/kubectl.ts';
 import { ADMIN_PASSWORD, createApiKey, sampleRss, signIn, startAgent, stop, stopAll, waitForAllPods, type Started } from './bench-agent.ts';
 import { bringUp } from './bench-cluster.ts';
 import { benchDashboard } from './bench-dashboard.ts';

@@ -25,7 +25,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, re
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureControlPlaneBinaries } from '../runtime/localcluster/binaries.ts';
+import { ensureControlPlaneBinaries } from '../dev/localcluster/binaries.ts';
 import { CAPSTAN_VERSION } from '../runtime/version.ts';
 
 /** The Node this repository runs and is tested on (`node --version`); the images carry exactly it. */

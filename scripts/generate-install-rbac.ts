@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { ensureControlPlaneBinaries } from '../runtime/localcluster/binaries.ts';
+import { ensureControlPlaneBinaries } from '../dev/localcluster/binaries.ts';
 
 export const INSTALL_DOC = fileURLToPath(new URL('../docs/install.md', import.meta.url));
 const CHART = fileURLToPath(new URL('../chart', import.meta.url));

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { down, up } from '../runtime/localcluster/cluster.ts';
+import { down, up } from '../dev/localcluster/cluster.ts';
 
 const requested = process.argv.slice(2);
 const files =

@@ -1,17 +1,18 @@
-// Each command's module is imported when that command runs: the agent does not load the local
-// control plane, the UI server or the demo (tests/bench/results/memory.md).
-type Command = { summary: string; run: (args: string[]) => Promise<number> };
+// Each command's module is imported when that command runs: the agent does not load the UI
+// server (tests/bench/results/memory.md). The development commands (`localcluster`, `demo`) live
+// in dev/, which runtime/ never imports and the images do not contain: bin/capstan.js passes them
+// in where dev/ exists.
+export type Command = { summary: string; run: (args: string[]) => Promise<number> };
 
 const COMMANDS: Record<string, Command> = {
   agent: { summary: 'Run the REST agent (default :8080)', run: async (args) => (await import('./agent-command.ts')).runAgentCommand(args) },
   ui: { summary: 'Serve the dashboard (default :3000), proxying /api/agent/* to the agent', run: async (args) => (await import('./ui-command.ts')).runUiCommand(args) },
-  localcluster: { summary: 'Start, inspect or stop a local control plane with KWOK nodes', run: async (args) => (await import('./localcluster-command.ts')).runLocalClusterCommand(args) },
-  demo: { summary: 'Local control plane + demo scenario + agent, all in one', run: async (args) => (await import('./demo-command.ts')).runDemoCommand(args) },
   'recover-admin': { summary: 'Reset an admin password, second factor, IP bans and password sign-in (run in the agent pod)', run: async (args) => (await import('./recovery-commands.ts')).runRecoverAdminCommand(args) },
   'enable-local-login': { summary: 'Turn password sign-in back on (--admin-only for admins only)', run: async (args) => (await import('./recovery-commands.ts')).runEnableLocalLoginCommand(args) },
 };
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], extraCommands: Record<string, Command> = {}): Promise<number> {
+  const commands: Record<string, Command> = { ...COMMANDS, ...extraCommands };
   const [name, ...rest] = argv;
   // The one thing the container images are checked by (tests/integration/images.test.ts):
   // it loads no command module, so it proves only that Node, tsx and the sources start.
@@ -19,9 +20,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`capstan ${(await import('../version.ts')).CAPSTAN_VERSION}\n`);
     return 0;
   }
-  const command = name ? COMMANDS[name] : undefined;
+  const command = name ? commands[name] : undefined;
   if (!command) {
-    const list = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(14)}${c.summary}`).join('\n');
+    const list = Object.entries(commands).map(([n, c]) => `  ${n.padEnd(14)}${c.summary}`).join('\n');
     process.stderr.write(`usage: capstan <command> [options]\n       capstan --version\n\ncommands:\n${list}\n`);
     return name === undefined || name === '--help' || name === '-h' ? 0 : 2;
   }

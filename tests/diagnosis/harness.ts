@@ -4,7 +4,7 @@
 // deadline passes, scores it, and cleans up. Format and rules: tests/diagnosis/README.md.
 import { isNodeKind, nodeId } from '../../domain/cluster/node-id.ts';
 import type { Diagnosis } from '../../schema/diagnosis.ts';
-import { kubectl } from '../../runtime/localcluster/kubectl.ts';
+import { kubectl } from '../../dev/localcluster/kubectl.ts';
 import { createKube, type ApiObject, type Kube } from './kube.ts';
 import { nameMatches, resolveTimes, rfc3339, SCENARIO_PREFIX, type Scenario, type StatusPatch, type UnmanagedNode } from './scenario.ts';
 import { scenarioRoots, scoreAnswer, type Score } from './score.ts';

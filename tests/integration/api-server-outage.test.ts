@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startAgent } from '../../runtime/agent.ts';
 import { STALE_HEADER } from '../../runtime/http/app.ts';
-import { down, startApiServer, status, stopApiServer, up } from '../../runtime/localcluster/cluster.ts';
-import { kubectl } from '../../runtime/localcluster/kubectl.ts';
+import { down, startApiServer, status, stopApiServer, up } from '../../dev/localcluster/cluster.ts';
+import { kubectl } from '../../dev/localcluster/kubectl.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { waitFor } from '../support/cluster.ts';
 

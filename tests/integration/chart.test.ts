@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { schemaLeaves, type SchemaNode } from '../../scripts/generate-chart-readme.ts';
 import { CHART_DIR, helmResult as helm, k, kJson, testCluster, WRITE_VERBS } from '../support/cluster.ts';
-import { waitForCrdsEstablished } from '../../runtime/localcluster/kubectl.ts';
+import { waitForCrdsEstablished } from '../../dev/localcluster/kubectl.ts';
 
 const NAMESPACE = 'capstan-system';
 /** Namespaces of the demo scenario, so Roles and RoleBindings there pass admission. */

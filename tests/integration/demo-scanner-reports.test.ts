@@ -1,4 +1,4 @@
-// `capstan demo`'s scanner reports (runtime/localcluster/scanner-reports.ts) on the suite's
+// `capstan demo`'s scanner reports (dev/localcluster/scanner-reports.ts) on the suite's
 // cluster, which runs the demo scenario: the CRDs go in, each scanned Deployment gets trivy's
 // nine findings on the fixture image under its own image, and the agent reads them as it reads
 // any cluster's. The CRDs (and with them every report) are removed afterwards, as the other
@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningAgent } from '../../runtime/agent.ts';
-import { applyDemoScannerReports, DEMO_SCANNED } from '../../runtime/localcluster/scanner-reports.ts';
+import { applyDemoScannerReports, DEMO_SCANNED } from '../../dev/localcluster/scanner-reports.ts';
 import type { FindingsAnswer } from '../../schema/security.ts';
 import { startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
 import { uninstallTrivyOperatorCrds } from '../support/trivy-reports.ts';

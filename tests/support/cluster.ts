@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { CHART_DIR } from '../../scripts/generate-chart-readme.ts';
 import { startAgent, type AgentOptions, type RunningAgent } from '../../runtime/agent.ts';
-import { kubectl, waitFor } from '../../runtime/localcluster/kubectl.ts';
+import { kubectl, waitFor } from '../../dev/localcluster/kubectl.ts';
 import { silentLogger } from '../../runtime/log.ts';
 
 export interface TestCluster {

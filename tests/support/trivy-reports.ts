@@ -1,6 +1,6 @@
 // trivy-operator in the tests' control plane, without the operator: its two report CRDs
 // (tests/fixtures/trivy-operator/crds, v0.29.0), and its reports made from the real trivy
-// binary's JSON on the offline DB (docs/trivy-offline.md) by scripts/trivy-reports.ts.
+// binary's JSON on the offline DB (docs/trivy-offline.md) by dev/trivy-reports.ts.
 // trivy's JSON is cached per input (the DB's generator hash, the command, the input's bytes)
 // under $CAPSTAN_CACHE_DIR/trivy-json, so a warm run does not scan again. Never the network:
 // every scan runs with trivy's offline flags and a dead proxy.
@@ -11,8 +11,8 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { configAuditReport, vulnerabilityReport, type ReportOwner, type TrivyConfigReport, type TrivyImageReport } from '../../scripts/trivy-reports.ts';
-import { waitForCrdsEstablished } from '../../runtime/localcluster/kubectl.ts';
+import { configAuditReport, vulnerabilityReport, type ReportOwner, type TrivyConfigReport, type TrivyImageReport } from '../../dev/trivy-reports.ts';
+import { waitForCrdsEstablished } from '../../dev/localcluster/kubectl.ts';
 import { k, waitFor } from './cluster.ts';
 
 const run = promisify(execFile);

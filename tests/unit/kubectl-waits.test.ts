@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { waitForCrdsEstablished, waitForNodesReady } from '../../runtime/localcluster/kubectl.ts';
+import { waitForCrdsEstablished, waitForNodesReady } from '../../dev/localcluster/kubectl.ts';
 
 /** kubectl as the API server answers over time: one answer (or failure) per call, the last repeated. */
 function kubectlAnswering(answers: readonly (string | Error)[]) {

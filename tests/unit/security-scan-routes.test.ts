@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { slimVulnerabilityReport } from '../../runtime/kube/slim-reports.ts';
-import { vulnerabilityReport, type TrivyImageReport } from '../../scripts/trivy-reports.ts';
+import { vulnerabilityReport, type TrivyImageReport } from '../../dev/trivy-reports.ts';
 import type { ClusterView, ControllerObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { slimDeployment } from '../../runtime/kube/slim.ts';
 import { SELF_SCAN_HARD_DISABLED, SELF_SCAN_NO_EXPERT_MODE, SELF_SCAN_NOT_LICENSED } from '../../domain/security/scan-mode.ts';

@@ -1,7 +1,7 @@
 // trivy's real JSON (tests/fixtures/trivy: `trivy image` on the bookworm-before-fixes layout,
 // `trivy config` on bad-deployment.yaml, both v0.74.0 on the offline DB) through the whole
 // read path without a cluster: written as trivy-operator v0.29.0 writes its reports
-// (scripts/trivy-reports.ts), slimmed as the informer keeps them (runtime/kube/slim-reports.ts),
+// (dev/trivy-reports.ts), slimmed as the informer keeps them (runtime/kube/slim-reports.ts),
 // mapped to findings (domain/security/trivy-reports.ts).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import type { ControllerObject } from '../../domain/cluster/model.ts';
 import { controllerOwners, misconfigFindings, scannerResults, vulnFindings } from '../../domain/security/trivy-reports.ts';
 import { slimConfigAuditReport, slimVulnerabilityReport } from '../../runtime/kube/slim-reports.ts';
 import { FIXTURE_VULN_ROWS, vulnRow } from '../support/trivy-fixture.ts';
-import { configAuditReport, parseImageRef, vulnerabilityReport, type TrivyConfigReport, type TrivyImageReport } from '../../scripts/trivy-reports.ts';
+import { configAuditReport, parseImageRef, vulnerabilityReport, type TrivyConfigReport, type TrivyImageReport } from '../../dev/trivy-reports.ts';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/trivy/${name}`, import.meta.url), 'utf8'));
 const image = fixture('image-bookworm-before-fixes.json') as TrivyImageReport;

@@ -10,7 +10,7 @@ import { ClusterCache } from '../../runtime/kube/cluster-cache.ts';
 import { ReportSource, slimVulnerabilityReport } from '../../runtime/kube/slim-reports.ts';
 import { Informer } from '../../runtime/kube/informer.ts';
 import { silentLogger } from '../../runtime/log.ts';
-import { waitFor } from '../../runtime/localcluster/kubectl.ts';
+import { waitFor } from '../../dev/localcluster/kubectl.ts';
 
 const REPORT = { metadata: { name: 'replicaset-web-abc-app', namespace: 'shop', resourceVersion: '1', labels: { 'trivy-operator.resource.kind': 'ReplicaSet', 'trivy-operator.resource.name': 'web-abc', 'trivy-operator.container.name': 'app' } }, report: { registry: { server: 'ghcr.io' }, artifact: { repository: 'acme/web', tag: '1' }, vulnerabilities: [{ vulnerabilityID: 'CVE-2023-4911', resource: 'libc6', installedVersion: '2.36-9+deb12u2', fixedVersion: '2.36-9+deb12u3', severity: 'HIGH', score: 7.8 }] } };
 

@@ -1,13 +1,13 @@
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startAgent } from '../agent.ts';
-import { readInitialAdminPassword } from '../auth/accounts.ts';
+import { startAgent } from '../../runtime/agent.ts';
+import { readInitialAdminPassword } from '../../runtime/auth/accounts.ts';
 import { down, up } from '../localcluster/cluster.ts';
 import { applyDemoScannerReports } from '../localcluster/scanner-reports.ts';
-import { createLogger } from '../log.ts';
-import { agentOptionsFromEnv } from './env-options.ts';
-import { untilSignal } from './signals.ts';
+import { createLogger } from '../../runtime/log.ts';
+import { agentOptionsFromEnv } from '../../runtime/cli/env-options.ts';
+import { untilSignal } from '../../runtime/cli/signals.ts';
 import { startUiServer } from '../../ui/server.ts';
 
 const DEFAULT_DIR = fileURLToPath(new URL('../../.localcluster/demo', import.meta.url));

@@ -7,7 +7,7 @@
 // Only `capstan demo` does this; the test suite's cluster has no reports unless a test adds them.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { vulnerabilityReport, type TrivyImageReport } from '../../scripts/trivy-reports.ts';
+import { vulnerabilityReport, type TrivyImageReport } from '../trivy-reports.ts';
 import { kubectl, waitFor, waitForCrdsEstablished, type KubectlOptions } from './kubectl.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../tests/fixtures/', import.meta.url));

@@ -13,8 +13,8 @@
 // them): `resource-spec-hash` here is an FNV-1a of the pod spec's JSON, and a name too long for
 // a label is hashed the same way.
 //
-//   node --import tsx scripts/trivy-reports.ts vuln   <trivy.json> <kind> <namespace> <name> <uid> <container> <image>
-//   node --import tsx scripts/trivy-reports.ts config <trivy.json> <kind> <namespace> <name> <uid>
+//   node --import tsx dev/trivy-reports.ts vuln   <trivy.json> <kind> <namespace> <name> <uid> <container> <image>
+//   node --import tsx dev/trivy-reports.ts config <trivy.json> <kind> <namespace> <name> <uid>
 // prints the report as JSON (pipe it to `kubectl apply -f -`).
 import { readFileSync } from 'node:fs';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { CONTAINER_METRICS_PATH_ANNOTATION } from '../kube/slim.ts';
+import { CONTAINER_METRICS_PATH_ANNOTATION } from '../../runtime/kube/slim.ts';
 import type { ScenarioSpec } from './scenario.ts';
 
 const STAGES = fileURLToPath(new URL('./kwok/stages.yaml', import.meta.url));
