@@ -24,10 +24,17 @@ function flowCookie(value: string, maxAge: number, ctx: HandlerContext): string 
 export async function setOidc(input: Out<typeof OidcConfig>, ctx: HandlerContext): Promise<Result<Out<typeof OidcView>>> {
   ctx.request.noteAudit({ provider: 'oidc', issuer: input.issuer, client_id: input.client_id });
   let config = input;
-  // The masked secret sent back means "keep the stored one" (the admin edits other fields).
+  // The masked secret sent back means "keep the stored one" (the admin edits other fields). The
+  // stored secret belongs to the issuer it was entered for, as the AI provider key and the audit
+  // webhook token belong to theirs: it is sent to that issuer's token endpoint (from its own
+  // discovery document) at every sign-in, so a new issuer needs the secret typed again, or a
+  // session could send it to a host of its choosing. Issuers are compared exactly, as `iss` is.
   if (input.client_secret === MASKED_SECRET) {
     const stored = await ctx.oidc.stored();
     if (!stored) return fail({ code: 'invalid_input', field: 'client_secret', message: 'client_secret is required' });
+    if (stored.config.issuer !== input.issuer) {
+      return fail({ code: 'invalid_input', field: 'client_secret', message: 'client_secret must be given again when the issuer changes: the stored secret is only sent to the issuer it was entered for' });
+    }
     config = { ...input, client_secret: stored.config.client_secret };
   }
   const saved = await ctx.oidc.configure(config);

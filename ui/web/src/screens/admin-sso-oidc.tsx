@@ -34,12 +34,14 @@ export function OidcForm({ view }: { view: SsoView }) {
     groups_claim: stored?.config.groups_claim ?? 'groups',
   });
   const set = (change: Partial<typeof config>) => setConfig((c) => ({ ...c, ...change }));
+  // The stored secret is only sent to the issuer it was entered for: a new issuer needs it typed again (else 400 on client_secret).
+  const keepsSecret = stored !== null && config.issuer.trim() === stored.config.issuer;
   const submit = (e: SyntheticEvent<HTMLFormElement>) => {
     e.preventDefault();
     const body: OidcConfig = {
       issuer: config.issuer,
       client_id: config.client_id,
-      client_secret: config.client_secret === '' && stored ? MASKED_SECRET : config.client_secret,
+      client_secret: config.client_secret === '' && keepsSecret ? MASKED_SECRET : config.client_secret,
       public_url: config.public_url,
       scopes: config.scopes.split(/\s+/).filter((s) => s !== ''),
       groups_claim: config.groups_claim,
@@ -55,10 +57,10 @@ export function OidcForm({ view }: { view: SsoView }) {
       <Field id="oidc-client-id" label="Client ID" field="client_id" error={save.error} input={(a) => <input {...a} required spellCheck={false} autoComplete="off" value={config.client_id} onChange={(e) => set({ client_id: e.target.value })} />} />
       <Field
         id="oidc-client-secret"
-        label={stored ? 'Client secret (stored; leave blank to keep it)' : 'Client secret'}
+        label={keepsSecret ? 'Client secret (stored; leave blank to keep it)' : stored ? 'Client secret (the issuer changed: type it again)' : 'Client secret'}
         field="client_secret"
         error={save.error}
-        input={(a) => <input {...a} type="password" required={!stored} autoComplete="new-password" placeholder={stored ? MASKED_SECRET : ''} value={config.client_secret} onChange={(e) => set({ client_secret: e.target.value })} />}
+        input={(a) => <input {...a} type="password" required={!keepsSecret} autoComplete="new-password" placeholder={keepsSecret ? MASKED_SECRET : ''} value={config.client_secret} onChange={(e) => set({ client_secret: e.target.value })} />}
       />
       <Field
         id="oidc-public-url"
