@@ -98,6 +98,18 @@ export async function openDatabase(dataDir: string, clock: Clock, options: OpenO
 export async function migrate(db: Db, clock: Clock, migrations: readonly Migration[], auditChainKey: Buffer | null = null): Promise<number[]> {
   await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`.execute(db);
   const applied = new Set((await db.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version));
+  // A downgrade guard: rows a later release wrote may mean things this release cannot read (or
+  // would overwrite), so refuse before anything is written rather than run on a schema it
+  // does not know.
+  const known = new Set(migrations.map((m) => m.version));
+  const unknown = [...applied].filter((v) => !known.has(v)).sort((a, b) => a - b);
+  if (unknown.length > 0) {
+    const newest = unknown[unknown.length - 1];
+    throw new Error(
+      `capstan.db was written by a newer Capstan (schema version ${newest}); this release knows versions up to ${Math.max(0, ...known)}. ` +
+        'Refusing to open it: run the release that wrote it, or restore the backup taken before the upgrade (docs/install.md, "Upgrade").',
+    );
+  }
   const ran: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(migration.version)) continue;

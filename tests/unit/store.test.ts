@@ -51,6 +51,25 @@ describe('embedded database', () => {
     await db.destroy();
   });
 
+  it('refuses a database a newer release migrated (a downgrade), naming both versions, and leaves it untouched', async () => {
+    const dir = freshDir();
+    const newer = [...migrations, { version: 999, name: 'from a later release', async up(db: Parameters<(typeof migrations)[number]['up']>[0]) { await sql`CREATE TABLE later_table (id INTEGER)`.execute(db); } }];
+    const written = await openDatabase(dir, clock, { migrations: newer });
+    await written.destroy();
+    const known = Math.max(...migrations.map((m) => m.version));
+    await assert.rejects(openDatabase(dir, clock), (err: Error) => {
+      assert.match(err.message, /written by a newer Capstan/);
+      assert.match(err.message, /schema version 999/);
+      assert.match(err.message, new RegExp(`knows versions up to ${known}`));
+      return true;
+    });
+    // Opened again by the release that wrote it, nothing was lost or half-done.
+    const again = await openDatabase(dir, clock, { migrations: newer });
+    const versions = (await again.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version);
+    assert.ok(versions.includes(999));
+    await again.destroy();
+  });
+
   it('returns plain rows without driver metadata', async () => {
     const db = await openDatabase(freshDir(), clock);
     await db.insertInto('users').values({ username: 'ada', role: 'admin', password_hash: null, active: 1, created_at: 1 }).execute();
