@@ -20,7 +20,7 @@ import { subgraph } from '../graph/queries.ts';
 import { offeredTools } from '../mcp/tools.ts';
 import { namespaceRefusal } from '../namespaces/scope.ts';
 import { fail, ok, type Result } from '../result.ts';
-import { admitRun, type RunKind } from './admission.ts';
+import { admitRun, reservationRefusal, runLimits, type RunKind } from './admission.ts';
 import { narrowToAiScope } from './scope.ts';
 import type { CopilotServices, Turn } from './service.ts';
 import { modelReadiness } from './settings.ts';
@@ -74,7 +74,8 @@ const focusNamespace = (focus: string | null): string | null => {
 
 export async function prepareRun(ask: RunAsk, ctx: HandlerContext): Promise<Result<PreparedRun>> {
   const guardrails = await ctx.runtimeSettings.get('ai_guardrails');
-  const refused = admitRun({ kind: ask.kind, role: ask.role, licensing: ctx.licensing, guardrails, usage: await ctx.copilot.store.usageToday(ask.actor) });
+  const admission = { kind: ask.kind, role: ask.role, licensing: ctx.licensing, guardrails };
+  const refused = admitRun({ ...admission, usage: await ctx.copilot.store.usageToday(ask.actor) });
   if (refused) return fail(refused);
   const scoped = narrowToAiScope(ctx, guardrails.namespace_scope);
   if (ask.focus !== null) {
@@ -83,7 +84,11 @@ export async function prepareRun(ask: RunAsk, ctx: HandlerContext): Promise<Resu
     const hidden = namespaceRefusal(scoped.cluster, focusNamespace(ask.focus));
     if (hidden) return fail(hidden);
   }
-  await ctx.copilot.store.countRun(ask.actor, ask.kind);
+  // The check above read the counts without taking one: parallel prompts all pass it. The
+  // reservation checks and counts in one step, after every refusal that costs the caller nothing.
+  const limits = runLimits(admission);
+  const reservation = await ctx.copilot.store.reserveRun(ask.actor, ask.kind, limits);
+  if (!reservation.reserved) return fail(reservationRefusal(limits, reservation.usage));
   return ok({ ...ask, ctx: scoped, services: ctx.copilot, settings: await ctx.runtimeSettings.get('ai'), guardrails });
 }
 

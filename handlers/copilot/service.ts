@@ -7,7 +7,7 @@ import type { DocumentHit, SearchableDocument } from '../../domain/copilot/searc
 import type { AiContextDoc, AiContextDocInput, AiContextDocSummary, Citation, Conversation, ConversationSummary, CopilotAnswer, PromptLogEntry, CopilotEvent, StoredAnswer, StoredAnswerKind, StoredAnswerSummary } from '../../schema/copilot.ts';
 import type { HandlerContext } from '../context.ts';
 import type { McpTool } from '../mcp/tools.ts';
-import type { RunKind, UsageToday } from './admission.ts';
+import type { RunKind, RunLimits, UsageToday } from './admission.ts';
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -17,8 +17,12 @@ export interface Turn {
 export interface CopilotStore {
   /** What `actor` and the whole install used today (UTC). */
   usageToday(actor: string): Promise<UsageToday>;
-  /** Counts a run at admission (a chat prompt too), so parallel prompts cannot overrun a limit. */
-  countRun(actor: string, kind: RunKind): Promise<void>;
+  /**
+   * Checks `limits` and counts the run (a chat prompt too) in one atomic step, so parallel
+   * prompts cannot all be judged before any counts. Refused, nothing is counted and the counts
+   * that refused it are returned. A counted run is never given back (docs/copilot.md#limits).
+   */
+  reserveRun(actor: string, kind: RunKind, limits: RunLimits): Promise<{ reserved: true } | { reserved: false; usage: Pick<UsageToday, 'chat_prompts' | 'runs'> }>;
   addTokens(actor: string, usage: { input_tokens: number; output_tokens: number }): Promise<void>;
   /** AI Context documents marked include-in-AI, oldest first. */
   standingDocuments(): Promise<StandingDocument[]>;

@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { WITHOUT_MODEL_LABEL } from '../../domain/copilot/explain.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { StandingDocument } from '../../domain/copilot/context.ts';
-import type { RunKind, UsageToday } from '../../handlers/copilot/admission.ts';
+import type { RunKind, RunLimits, UsageToday } from '../../handlers/copilot/admission.ts';
 import type { CopilotStore, Turn } from '../../handlers/copilot/service.ts';
 import { Conversation, StoredAnswer, type Citation, type ConversationSummary, type PromptLogEntry, type StoredAnswerSummary } from '../../schema/copilot.ts';
 import type { Db } from '../store/database.ts';
@@ -56,7 +56,30 @@ export function createCopilotStore(db: Db, clock: Clock): CopilotStore {
         install_tokens: rows.reduce((n, r) => n + r.input_tokens + r.output_tokens, 0),
       };
     },
-    countRun: (actor: string, kind: RunKind) => bump(actor, { runs: 1, chat_prompts: kind === 'chat' ? 1 : 0 }),
+    async reserveRun(actor: string, kind: RunKind, limits: RunLimits) {
+      const day = utcDay(clock.now());
+      const chat = kind === 'chat' ? 1 : 0;
+      // One statement checks today's counts and takes one unit, as the sign-in lockout counts an
+      // attempt, so no other run (in this process or another on the same database) is judged
+      // between the two; a count at its limit matches the WHERE of no update and returns no row.
+      // A first run of the day inserts its row: every limit here is at least 1.
+      const underRuns = limits.runs === null ? sql<boolean>`1` : sql<boolean>`ai_usage.runs < ${limits.runs}`;
+      const underChat = limits.chat_prompts === null || chat === 0 ? sql<boolean>`1` : sql<boolean>`ai_usage.chat_prompts < ${limits.chat_prompts}`;
+      const row = await db
+        .insertInto('ai_usage')
+        .values({ actor, day, runs: 1, chat_prompts: chat, input_tokens: 0, output_tokens: 0 })
+        .onConflict((oc) =>
+          oc
+            .columns(['actor', 'day'])
+            .doUpdateSet({ runs: sql<number>`ai_usage.runs + 1`, chat_prompts: sql<number>`ai_usage.chat_prompts + ${chat}` })
+            .where(sql<boolean>`(${underRuns}) AND (${underChat})`),
+        )
+        .returning('runs')
+        .executeTakeFirst();
+      if (row) return { reserved: true as const };
+      const used = await db.selectFrom('ai_usage').select(['runs', 'chat_prompts']).where('actor', '=', actor).where('day', '=', day).executeTakeFirst();
+      return { reserved: false as const, usage: { runs: used?.runs ?? 0, chat_prompts: used?.chat_prompts ?? 0 } };
+    },
     addTokens: (actor, usage) => bump(actor, usage),
     async standingDocuments(): Promise<StandingDocument[]> {
       return db.selectFrom('ai_context_docs').select(['title', 'body']).where('include_in_ai', '=', 1).orderBy('id').execute();

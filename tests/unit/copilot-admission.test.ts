@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { admitRun, FREE_DAILY_CHAT_PROMPTS, type RunKind, type UsageToday } from '../../handlers/copilot/admission.ts';
+import { admitRun, FREE_DAILY_CHAT_PROMPTS, reservationRefusal, runLimits, type RunKind, type RunLimits, type UsageToday } from '../../handlers/copilot/admission.ts';
 import type { Licensing } from '../../handlers/access/service.ts';
 import type { Role } from '../../schema/access.ts';
 import { DEFAULT_GUARDRAILS, type AiGuardrails } from '../../schema/copilot.ts';
@@ -35,6 +35,33 @@ describe('admitting an AI run', () => {
         assert.equal(refusal.feature, 'copilot');
         assert.ok(refusal.upgrade.length > 0);
       }
+    });
+  }
+});
+
+describe('the daily counts a run reserves', () => {
+  const viewerCap = (n: number): AiGuardrails => ({ ...DEFAULT_GUARDRAILS, cost_caps: { ...DEFAULT_GUARDRAILS.cost_caps, viewer_ai_daily_limit: n } });
+  const cases: [string, RunKind, Role, Licensing, AiGuardrails, RunLimits][] = [
+    ['Free: a chat prompt of an admin', 'chat', 'admin', free, DEFAULT_GUARDRAILS, { chat_prompts: FREE_DAILY_CHAT_PROMPTS, runs: null }],
+    ['Free: a chat prompt of a viewer counts both', 'chat', 'viewer', free, viewerCap(3), { chat_prompts: FREE_DAILY_CHAT_PROMPTS, runs: 3 }],
+    ['Free: a Diagnose is no chat prompt', 'diagnose', 'viewer', free, viewerCap(3), { chat_prompts: null, runs: 3 }],
+    ['licensed: no chat limit', 'chat', 'viewer', pro, viewerCap(3), { chat_prompts: null, runs: 3 }],
+    ['an admin has no run limit', 'report', 'admin', pro, viewerCap(3), { chat_prompts: null, runs: null }],
+    ['0 means no viewer limit', 'diagnose', 'viewer', pro, viewerCap(0), { chat_prompts: null, runs: null }],
+  ];
+  for (const [name, kind, role, licensing, guardrails, want] of cases) it(name, () => assert.deepEqual(runLimits({ kind, role, licensing, guardrails }), want));
+
+  const refusals: [string, RunLimits, { chat_prompts: number; runs: number }, RegExp][] = [
+    ['the Free limit reached', { chat_prompts: 15, runs: 3 }, { chat_prompts: 15, runs: 2 }, /Free tier allows 15/],
+    ['the viewer limit reached', { chat_prompts: 15, runs: 3 }, { chat_prompts: 2, runs: 3 }, /viewers may start 3/],
+    ['the day turned between the refusal and the read: the limit that applies', { chat_prompts: null, runs: 3 }, { chat_prompts: 0, runs: 0 }, /viewers may start 3/],
+    ['nothing could refuse it: refused all the same', { chat_prompts: null, runs: null }, { chat_prompts: 0, runs: 0 }, /today's AI runs are used/],
+  ];
+  for (const [name, limits, usage, message] of refusals) {
+    it(`a refused reservation: ${name}`, () => {
+      const refusal = reservationRefusal(limits, usage);
+      assert.equal(refusal.code, 'ai_limit_reached');
+      assert.match(refusal.message, message);
     });
   }
 });
