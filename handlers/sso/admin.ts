@@ -1,7 +1,9 @@
 import type * as v from 'valibot';
 import type { AdminEmailsInput, AuthMethods, LdapConfig, LdapDisabled, LdapTestInput, LdapTestOutput, SsoView } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
-import { ok, type Result } from '../result.ts';
+import { lockedOut } from '../auth/login.ts';
+import { fail, ok, type Result } from '../result.ts';
+import { ldapLockoutKey } from './ldap-login.ts';
 import { oidcView } from './oidc.ts';
 import { view as samlView } from './saml.ts';
 
@@ -33,10 +35,24 @@ export async function setLdap(input: Out<typeof LdapConfig>, ctx: HandlerContext
   return getSso({}, ctx);
 }
 
-/** Binds as the given user with the given (unsaved) configuration: what sign-in would see, nothing provisioned or stored. */
+/**
+ * Binds as the given user with the given (unsaved) configuration: what sign-in would see, nothing
+ * provisioned or stored. A password check like sign-in's, so under sign-in's lockout: the same
+ * `ldap:<username>` allowance per address (six attempts, then 429 for 15 minutes), counted before
+ * the bind, or a session could guess directory passwords here without limit. A success gives back
+ * its own attempt but never clears the count: the configuration tried is the caller's, and a
+ * directory of their choosing that accepts any password must not reset the allowance.
+ */
 export async function testLdap(input: Out<typeof LdapTestInput>, ctx: HandlerContext): Promise<Result<Out<typeof LdapTestOutput>>> {
   ctx.request.noteAudit({ provider: 'ldap', url: input.config.url, username: input.username });
+  const lockKey = ldapLockoutKey(input.username);
+  const ip = ctx.request.ip;
+  const attempt = await ctx.auth.beginAttempt(lockKey, ip);
+  if (!attempt.admitted) return fail(lockedOut(attempt.lockedUntil, ctx.clock.now()));
   const bound = await ctx.ldap.authenticate(input.config, input.username, input.password);
+  // A wrong password counts (the last one allowed answers 429, as at sign-in); anything else (an unreachable directory) is given back.
+  if (!bound.ok && bound.error.code === 'unauthenticated') return fail(attempt.lockedUntil ? lockedOut(attempt.lockedUntil, ctx.clock.now()) : bound.error);
+  await ctx.auth.refundAttempt(lockKey, ip);
   if (!bound.ok) return bound;
   const role = await ctx.sso.previewRole({ provider: 'ldap', subject: bound.value.subject, email: bound.value.email, groups: bound.value.groups });
   return ok({ subject: bound.value.subject, dn: bound.value.dn, email: bound.value.email, groups: bound.value.groups, role });

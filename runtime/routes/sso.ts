@@ -62,7 +62,7 @@ export const ssoRoutes: readonly Route[] = [
     ...enterprise,
     method: 'POST',
     path: '/admin/sso/ldap/test',
-    summary: 'Try an LDAP configuration by signing in as a user: the DN, subject, email, groups and role sign-in would see; nothing stored',
+    summary: 'Try an LDAP configuration by signing in as a user: the DN, subject, email, groups and role sign-in would see; nothing stored. Under LDAP sign-in\'s lockout: 429 after 6 failures for one username from one address, counted with sign-in\'s',
     input: LdapTestInput,
     output: LdapTestOutput,
     audit: 'auth',

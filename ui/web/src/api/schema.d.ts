@@ -1387,7 +1387,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Try an LDAP configuration by signing in as a user: the DN, subject, email, groups and role sign-in would see; nothing stored */
+        /** Try an LDAP configuration by signing in as a user: the DN, subject, email, groups and role sign-in would see; nothing stored. Under LDAP sign-in's lockout: 429 after 6 failures for one username from one address, counted with sign-in's */
         post: operations["post_admin_sso_ldap_test"];
         delete?: never;
         options?: never;
