@@ -57,6 +57,8 @@ export interface AgentOptions {
   rateLimits?: RateLimits;
   /** security.trustedProxyCidrs, comma-separated; empty trusts nobody. */
   trustedProxyCidrs?: string;
+  /** CAPSTAN_UI_PROXY_SECRET: the secret `capstan ui` vouches for the client address with (runtime/http/client-ip.ts). */
+  proxySecret?: string | null;
   /** CAPSTAN_CORS_ORIGINS: browser origins besides the agent's own (the install's public URL). */
   corsOrigins?: readonly string[];
   validateOutput?: boolean;
@@ -156,6 +158,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     middleware: services.middleware,
     cookieSecure: options.cookieSecure ?? 'auto',
     trustedProxies: parseTrustedProxies(options.trustedProxyCidrs ?? ''),
+    proxySecret: options.proxySecret ?? null,
     validateOutput: options.validateOutput ?? false,
     apiDocs: options.apiDocs ? { version: CAPSTAN_VERSION } : undefined,
     corsOrigins: services.corsOrigins,

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
+import type { BlockList } from 'node:net';
 import { boundedBody } from '../runtime/http/bounded-body.ts';
+import { CLIENT_IP_HEADER, PROXY_SECRET_HEADER, resolveClientIp, resolveClientIpByHops } from '../runtime/http/client-ip.ts';
 
 export const DEFAULT_DIST = fileURLToPath(new URL('./web/dist', import.meta.url));
 
@@ -22,8 +24,10 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
-// Hop-by-hop headers (RFC 9110 §7.6.1) are the proxy's own, never forwarded.
+// Hop-by-hop headers (RFC 9110 §7.6.1) are the proxy's own, never forwarded; nor is a
+// caller's copy of the headers this proxy vouches for the client address with.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+const NEVER_FROM_CLIENT = new Set([...HOP_BY_HOP, CLIENT_IP_HEADER, PROXY_SECRET_HEADER]);
 
 /** Largest request body the proxy passes on: the largest any agent route declares (a unit test checks). */
 export const UI_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -45,6 +49,30 @@ function clientScheme(forwarded: string | undefined, own: URL): string {
 export interface UiServerOptions {
   agentUrl: string;
   dist?: string;
+  /**
+   * CAPSTAN_UI_PROXY_SECRET, the per-install secret the agent shares: sent beside the client
+   * address this server determined, so the agent tells its clients apart without trusting the
+   * dashboard's pod addresses as proxies (runtime/http/client-ip.ts). Absent: not sent.
+   */
+  proxySecret?: string | null;
+  /** CAPSTAN_TRUSTED_PROXY_CIDRS: proxies in front of this server allowed to set X-Forwarded-For. */
+  trustedProxies?: BlockList;
+  /**
+   * CAPSTAN_UI_FORWARDED_HOPS, used when no trusted proxy is listed: how many proxies in front
+   * of this server append to X-Forwarded-For (0: the socket peer is the client).
+   */
+  forwardedHops?: number;
+  /** CAPSTAN_UI_HSTS: send Strict-Transport-Security (the chart sets it when the Ingress has TLS). */
+  hsts?: boolean;
+}
+
+/** One year; no includeSubDomains or preload: this install speaks for its own host only. */
+export const HSTS_HEADER = 'max-age=31536000';
+
+/** The client's address as this server sees it: its trusted proxies' word, else the hop count's, else the socket peer. */
+export function uiClientIp(options: Pick<UiServerOptions, 'trustedProxies' | 'forwardedHops'>, peer: string, forwardedFor: string | undefined): string {
+  if (options.trustedProxies !== undefined && options.trustedProxies.rules.length > 0) return resolveClientIp(peer, forwardedFor, options.trustedProxies);
+  return resolveClientIpByHops(peer, forwardedFor, options.forwardedHops ?? 0);
 }
 
 export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBindings }> {
@@ -58,18 +86,24 @@ export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBind
   app.use('*', async (c, next) => {
     await next();
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+    if (options.hsts === true) c.res.headers.set('Strict-Transport-Security', HSTS_HEADER);
   });
 
   const proxy = async (c: Context<{ Bindings: HttpBindings }>) => {
     const url = new URL(c.req.url);
     const headers = new Headers();
     c.req.raw.headers.forEach((value, name) => {
-      if (!HOP_BY_HOP.has(name.toLowerCase())) headers.set(name, value);
+      if (!NEVER_FROM_CLIENT.has(name.toLowerCase())) headers.set(name, value);
     });
-    // The agent trusts X-Forwarded-For only from addresses in security.trustedProxyCidrs.
+    // The agent trusts X-Forwarded-For only from addresses in security.trustedProxyCidrs; the
+    // client address this server vouches for with the install secret, always.
     const peer = c.env.incoming.socket.remoteAddress ?? '';
     const forwarded = c.req.header('x-forwarded-for');
     headers.set('x-forwarded-for', forwarded ? `${forwarded}, ${peer}` : peer);
+    if (options.proxySecret) {
+      headers.set(CLIENT_IP_HEADER, uiClientIp(options, peer, forwarded));
+      headers.set(PROXY_SECRET_HEADER, options.proxySecret);
+    }
     headers.set('x-forwarded-proto', clientScheme(c.req.header('x-forwarded-proto'), url));
     // OAuth metadata and token audiences name the origin the client used: this one.
     headers.set('x-forwarded-host', c.req.header('host') ?? url.host);

@@ -3,6 +3,7 @@
 import { parseCidrList } from '../access/cidr.ts';
 import type { AgentOptions } from '../agent.ts';
 import type { CookieSecure } from '../http/app.ts';
+import { parseProxySecret } from '../http/client-ip.ts';
 import { parseCorsOrigins } from '../http/cors.ts';
 import { DEFAULT_SHEDDING } from '../http/middleware/load-shedding.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../http/middleware/rate-limit.ts';
@@ -12,7 +13,7 @@ import { DEFAULT_SCANNING, ScanMode, type ScanningConfig } from '../../schema/se
 import { SsoPublicUrl } from '../../schema/sso.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license' | 'ssoPublicUrl'>;
+type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'proxySecret' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license' | 'ssoPublicUrl'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
@@ -32,6 +33,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     encryptionKey: nonEmpty(env.CAPSTAN_ENCRYPTION_KEY) ?? undefined,
     cookieSecure: parseCookieSecure(env.CAPSTAN_COOKIE_SECURE),
     trustedProxyCidrs: env.CAPSTAN_TRUSTED_PROXY_CIDRS ?? '',
+    proxySecret: parseProxySecret(env.CAPSTAN_UI_PROXY_SECRET),
     corsOrigins: parseCorsOrigins(env.CAPSTAN_CORS_ORIGINS, 'CAPSTAN_CORS_ORIGINS'),
     shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
     rateLimits: parseRateLimits(env.CAPSTAN_RATE_LIMITS),

@@ -5,7 +5,7 @@ import type { HandlerContext, Services } from '../../handlers/context.ts';
 import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { BlockList } from 'node:net';
-import { normalizeAddress, resolveClientIp } from './client-ip.ts';
+import { CLIENT_IP_HEADER, normalizeAddress, PROXY_SECRET_HEADER, resolveClientIp, vouchedClientIp } from './client-ip.ts';
 import { listContains } from '../access/cidr.ts';
 import { clientIp, requestOrigin, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
@@ -79,6 +79,12 @@ export interface AppOptions {
   validateOutput?: boolean;
   /** security.trustedProxyCidrs: peers allowed to set X-Forwarded-For. Empty: trust nobody. */
   trustedProxies?: BlockList;
+  /**
+   * CAPSTAN_UI_PROXY_SECRET: the per-install secret `capstan ui` sends beside the client address
+   * it saw (./client-ip.ts); a request carrying it is from the dashboard, whose client address,
+   * host and scheme are believed as a trusted proxy's. Absent: no such header is believed.
+   */
+  proxySecret?: string | null;
   /** Serve `/openapi.json` and `/docs` (CAPSTAN_ENABLE_API_DOCS); absent, both are 404. */
   apiDocs?: { version: string };
   /** CAPSTAN_CORS_ORIGINS: other browser origins answered with CORS headers (./cors.ts). */
@@ -95,12 +101,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const trusted = options.trustedProxies ?? new BlockList();
   // With no trusted proxy (the default) no peer is one: skip building a SocketAddress per request to find that out.
   const trustsAnyProxy = trusted.rules.length > 0;
+  const proxySecret = options.proxySecret ?? null;
   const resolveIp: MiddlewareHandler<AppEnv> = async (c, next) => {
     const peer = socketAddress(c);
-    c.set('clientIp', trustsAnyProxy ? resolveClientIp(peer, c.req.header('x-forwarded-for'), trusted) : normalizeAddress(peer));
+    const vouched = vouchedClientIp(proxySecret, c.req.header(PROXY_SECRET_HEADER), c.req.header(CLIENT_IP_HEADER));
+    c.set('clientIp', vouched ?? (trustsAnyProxy ? resolveClientIp(peer, c.req.header('x-forwarded-for'), trusted) : normalizeAddress(peer)));
     // Behind the dashboard or an ingress, the client's origin is the proxy's to tell: the
     // host, the scheme (TLS often ends at the ingress, which keeps Host), or both.
-    if (trustsAnyProxy && listContains(trusted, peer)) {
+    if (vouched !== null || (trustsAnyProxy && listContains(trusted, peer))) {
       const forwardedHost = c.req.header('x-forwarded-host');
       // A chain of proxies appends: the last entry is the one our trusted peer vouches for.
       const forwardedProto = c.req.header('x-forwarded-proto')?.split(',').at(-1)?.trim().toLowerCase();

@@ -23,10 +23,10 @@ export interface Answer {
   body: Record<string, unknown>;
 }
 
-export async function testApp(options: TestServiceOptions & { trustedProxies?: string } = {}) {
+export async function testApp(options: TestServiceOptions & { trustedProxies?: string; proxySecret?: string } = {}) {
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock();
   const services = await testServices({ ...options, clock });
-  const app = createApp({ routes, rawEndpoints, services, middleware: services.middleware, validateOutput: true, trustedProxies: parseTrustedProxies(options.trustedProxies ?? ''), corsOrigins: services.corsOrigins, log: silentLogger });
+  const app = createApp({ routes, rawEndpoints, services, middleware: services.middleware, validateOutput: true, trustedProxies: parseTrustedProxies(options.trustedProxies ?? ''), proxySecret: options.proxySecret ?? null, corsOrigins: services.corsOrigins, log: silentLogger });
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseTrustedProxies, resolveClientIp } from '../../runtime/http/client-ip.ts';
+import { MIN_PROXY_SECRET_LENGTH, parseProxySecret, parseTrustedProxies, proxySecretMatches, resolveClientIp, resolveClientIpByHops, vouchedClientIp } from '../../runtime/http/client-ip.ts';
 
 const proxies = parseTrustedProxies('10.0.0.0/8, 192.168.1.1, fd00::/8');
 const none = parseTrustedProxies('');
@@ -44,4 +44,50 @@ describe('client IP resolution', () => {
       { numRuns: 100_000 },
     );
   });
+});
+
+describe('the dashboard vouching for the client address (CAPSTAN_UI_PROXY_SECRET)', () => {
+  const SECRET = 's'.repeat(MIN_PROXY_SECRET_LENGTH);
+  const cases: [string, string | null, string | undefined, string | undefined, string | null][] = [
+    ['the right secret and an address', SECRET, SECRET, '198.51.100.7', '198.51.100.7'],
+    ['an IPv4-mapped address, normalised', SECRET, SECRET, '::ffff:198.51.100.7', '198.51.100.7'],
+    ['an IPv6 address', SECRET, SECRET, '2001:db8::7', '2001:db8::7'],
+    ['no secret configured on the agent', null, SECRET, '198.51.100.7', null],
+    ['no secret sent', SECRET, undefined, '198.51.100.7', null],
+    ['an empty secret sent', SECRET, '', '198.51.100.7', null],
+    ['a wrong secret of the same length', SECRET, 't'.repeat(MIN_PROXY_SECRET_LENGTH), '198.51.100.7', null],
+    ['the secret with a byte more', SECRET, `${SECRET}s`, '198.51.100.7', null],
+    ['a prefix of the secret', SECRET, SECRET.slice(1), '198.51.100.7', null],
+    ['the right secret, no address', SECRET, SECRET, undefined, null],
+    ['the right secret, a list of addresses', SECRET, SECRET, '198.51.100.7, 10.0.0.1', null],
+    ['the right secret, not an address', SECRET, SECRET, 'evil.example', null],
+  ];
+  for (const [what, configured, sent, claimed, expected] of cases) {
+    it(what, () => assert.equal(vouchedClientIp(configured, sent, claimed), expected));
+  }
+
+  it('compares the secret in constant time over digests and refuses short secrets at start', () => {
+    assert.equal(proxySecretMatches(SECRET, SECRET), true);
+    assert.equal(proxySecretMatches(SECRET, undefined), false);
+    assert.equal(parseProxySecret(''), null);
+    assert.equal(parseProxySecret(undefined), null);
+    assert.equal(parseProxySecret(` ${SECRET} `), SECRET);
+    assert.throws(() => parseProxySecret('short'), /CAPSTAN_UI_PROXY_SECRET must be at least 32 characters/);
+  });
+});
+
+describe('client address by proxy hop count (the dashboard behind an ingress, no trusted list)', () => {
+  const cases: [string, string, string | undefined, number, string][] = [
+    ['no hops: the socket', '10.1.1.1', '198.51.100.1', 0, '10.1.1.1'],
+    ['one hop appending its peer', '10.1.1.1', '198.51.100.1', 1, '198.51.100.1'],
+    ['one hop: what the client claimed to its left is ignored', '10.1.1.1', '6.6.6.6, 198.51.100.1', 1, '198.51.100.1'],
+    ['GKE: client then load balancer', '35.191.0.9', '6.6.6.6, 198.51.100.1, 34.120.0.1', 2, '198.51.100.1'],
+    ['fewer entries than hops: did not come through them', '10.1.1.1', '198.51.100.1', 2, '10.1.1.1'],
+    ['no header at all', '10.1.1.1', undefined, 1, '10.1.1.1'],
+    ['a malformed entry', '10.1.1.1', 'garbage', 1, '10.1.1.1'],
+    ['IPv4-mapped socket', '::ffff:10.1.1.1', undefined, 1, '10.1.1.1'],
+  ];
+  for (const [what, socket, header, hops, expected] of cases) {
+    it(what, () => assert.equal(resolveClientIpByHops(socket, header, hops), expected));
+  }
 });

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serve, type ServerType } from '@hono/node-server';
-import { SECURITY_HEADERS, startUiServer, UI_BODY_LIMIT_BYTES, type RunningUi } from '../../ui/server.ts';
+import { HSTS_HEADER, SECURITY_HEADERS, startUiServer, UI_BODY_LIMIT_BYTES, type RunningUi } from '../../ui/server.ts';
+import { uiOptionsFromEnv } from '../../runtime/cli/ui-command.ts';
 import { testApp } from '../support/app.ts';
 import { ADMIN_PASSWORD } from '../support/services.ts';
 
@@ -151,5 +152,121 @@ describe('capstan ui server', () => {
       req.end();
     });
     assert.notEqual(outcome, 'upgraded');
+  });
+});
+
+/** One request from a given loopback source address (Linux routes all of 127/8 to lo). */
+function fromAddress(base: string, localAddress: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: init.method ?? 'GET', localAddress, headers: { 'content-type': 'application/json', ...init.headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+// The default chart: an Ingress in front of the dashboard, security.trustedProxyCidrs empty, so
+// the agent trusts no proxy. The dashboard vouches for the client address with the per-install
+// secret both pods share (Secret capstan-ui-proxy); without that secret the header is nobody's.
+describe('capstan ui tells the agent who the client is, vouched for by the install secret', () => {
+  const SECRET = 'per-install-secret-for-the-test-0123456789';
+  let agent: ServerType;
+  let agentAt = '';
+  let front: RunningUi;
+  before(async () => {
+    const h = await testApp({ proxySecret: SECRET });
+    agent = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: h.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    });
+    agentAt = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+    front = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: agentAt, dist: fakeBuild(), proxySecret: SECRET });
+  });
+  after(async () => {
+    await front.close();
+    agent.close();
+  });
+
+  const signIn = async (base: string, from: string, headers: Record<string, string> = {}) => {
+    const res = await fromAddress(base, from, '/api/agent/auth/login', { method: 'POST', headers, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
+    const setCookie = res.headers['set-cookie'];
+    return { status: res.status, cookie: (Array.isArray(setCookie) ? setCookie[0] ?? '' : '').split(';')[0] ?? '' };
+  };
+  /** The address the agent recorded for this cookie's own session. */
+  const sessionIps = async (base: string, from: string, cookie: string) => {
+    const res = await fromAddress(base, from, '/api/agent/me/sessions', { headers: { cookie } });
+    assert.equal(res.status, 200, res.text);
+    return (JSON.parse(res.text) as { sessions: { ip: string; current: boolean }[] }).sessions.filter((s) => s.current).map((s) => s.ip);
+  };
+
+  it('two clients behind the dashboard get two addresses, and one flooding forged cookies cannot lock out the other', async () => {
+    const admin = await signIn(front.url, '127.0.0.3');
+    assert.equal(admin.status, 200);
+    assert.deepEqual(await sessionIps(front.url, '127.0.0.3', admin.cookie), ['127.0.0.3'], 'the agent saw the client, not the dashboard pod');
+    // An anonymous client forges session cookies until its address is banned (auth_flood: 20 a minute).
+    let last = 0;
+    for (let i = 0; i < 25; i++) last = (await fromAddress(front.url, '127.0.0.2', '/api/agent/me', { headers: { cookie: `capstan_session=forged${String(i)}` } })).status;
+    assert.equal(last, 403, 'the flooder is banned');
+    assert.equal((await signIn(front.url, '127.0.0.2')).status, 403, 'its address stays banned');
+    // The admin, behind the same dashboard, is not.
+    const again = await signIn(front.url, '127.0.0.3');
+    assert.equal(again.status, 200, 'another client behind the dashboard still signs in');
+    assert.equal((await fromAddress(front.url, '127.0.0.3', '/api/agent/me', { headers: { cookie: admin.cookie } })).status, 200);
+  });
+
+  it('ignores a client address header that the dashboard did not vouch for', async () => {
+    // Sent to the dashboard: it strips the caller's copies and names the socket peer.
+    const through = await signIn(front.url, '127.0.0.4', { 'x-capstan-client-ip': '127.0.0.3', 'x-capstan-proxy-secret': SECRET });
+    assert.equal(through.status, 200);
+    assert.deepEqual(await sessionIps(front.url, '127.0.0.4', through.cookie), ['127.0.0.4']);
+    // Sent straight to the agent without the secret (or with a wrong one): the socket address.
+    const forged: Record<string, string>[] = [{ 'x-capstan-client-ip': '127.0.0.3' }, { 'x-capstan-client-ip': '127.0.0.3', 'x-capstan-proxy-secret': `${SECRET}x` }, { 'x-capstan-client-ip': '127.0.0.3', 'x-capstan-proxy-secret': '' }];
+    for (const headers of forged) {
+      const direct = await signIn(agentAt, '127.0.0.5', headers);
+      assert.equal(direct.status, 200);
+      assert.deepEqual(await sessionIps(agentAt, '127.0.0.5', direct.cookie), ['127.0.0.5'], JSON.stringify(headers));
+    }
+    // With the secret, the agent believes it (this is what the dashboard sends).
+    const vouched = await signIn(agentAt, '127.0.0.5', { 'x-capstan-client-ip': '198.51.100.7', 'x-capstan-proxy-secret': SECRET });
+    assert.deepEqual(await sessionIps(agentAt, '127.0.0.5', vouched.cookie), ['198.51.100.7']);
+  });
+});
+
+describe('capstan ui behind TLS (the chart sets CAPSTAN_UI_HSTS when the Ingress has TLS)', () => {
+  it('sends Strict-Transport-Security on the app, assets, errors and proxied answers only when told to', async () => {
+    const dist = fakeBuild();
+    const tls = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: 'http://127.0.0.1:9', dist, hsts: true });
+    const plain = await startUiServer({ hostname: '127.0.0.1', port: 0, agentUrl: 'http://127.0.0.1:9', dist });
+    try {
+      for (const path of ['/', '/assets/app.js', '/assets/missing.js', '/api/agent/overview', '/healthz']) {
+        const res = await fetch(`${tls.url}${path}`);
+        assert.equal(res.headers.get('strict-transport-security'), HSTS_HEADER, path);
+        assert.equal((await fetch(`${plain.url}${path}`)).headers.get('strict-transport-security'), null, `no HSTS over plain HTTP: ${path}`);
+      }
+      assert.match(HSTS_HEADER, /^max-age=(\d+)$/);
+      assert.ok(Number(/\d+/.exec(HSTS_HEADER)?.[0]) >= 31536000, 'at least a year');
+    } finally {
+      await tls.close();
+      await plain.close();
+    }
+  });
+});
+
+describe("capstan ui's environment (what the chart sets)", () => {
+  it('reads the install secret, trusted proxies, hop count and HSTS, refusing unusable values by name', () => {
+    const secret = 'x'.repeat(48);
+    const options = uiOptionsFromEnv({ CAPSTAN_UI_PROXY_SECRET: secret, CAPSTAN_UI_FORWARDED_HOPS: '2', CAPSTAN_UI_HSTS: 'true', CAPSTAN_TRUSTED_PROXY_CIDRS: '10.0.0.0/8' });
+    assert.equal(options.proxySecret, secret);
+    assert.equal(options.forwardedHops, 2);
+    assert.equal(options.hsts, true);
+    assert.equal(options.trustedProxies?.check('10.1.2.3'), true);
+    assert.deepEqual({ ...uiOptionsFromEnv({}), trustedProxies: undefined }, { proxySecret: null, trustedProxies: undefined, forwardedHops: 0, hsts: false });
+    assert.throws(() => uiOptionsFromEnv({ CAPSTAN_UI_FORWARDED_HOPS: 'two' }), /CAPSTAN_UI_FORWARDED_HOPS/);
+    assert.throws(() => uiOptionsFromEnv({ CAPSTAN_UI_HSTS: 'yes' }), /CAPSTAN_UI_HSTS/);
+    assert.throws(() => uiOptionsFromEnv({ CAPSTAN_UI_PROXY_SECRET: 'short' }), /CAPSTAN_UI_PROXY_SECRET/);
   });
 });
