@@ -15,7 +15,7 @@ import type { PodLogs } from './incidents/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
 import type { LicenseService } from './license/service.ts';
-import type { RuntimeSettings, Secrets } from './settings/service.ts';
+import type { OutboundUrls, RuntimeSettings, Secrets } from './settings/service.ts';
 import type { LdapDirectory, SsoService } from './sso/service.ts';
 import type { OidcService } from './sso/oidc-service.ts';
 import type { SamlService } from './sso/saml-service.ts';
@@ -80,6 +80,8 @@ export interface Services {
   secrets: Secrets;
   ipBans: IpBans;
   addressLists: AddressLists;
+  /** Whether a URL configured for outbound calls may be saved (refused ranges, no query or fragment: docs/security.md). */
+  outbound: OutboundUrls;
   licensing: Licensing;
   /** The key in force and the admin's hold on it (Admin → License). */
   license: LicenseService;

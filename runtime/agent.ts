@@ -11,6 +11,8 @@ import type { SheddingOptions } from './http/middleware/load-shedding.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/middleware/rate-limit.ts';
 import { auditChainKey, loadEncryptionKey } from './crypto/secret-box.ts';
 import { assembleServices, type SettingDefaults } from './services.ts';
+import { outboundPolicyFromEnv } from './outbound/client.ts';
+import type { OutboundPolicy } from '../domain/outbound/address.ts';
 import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { kubeletDirect, kubeletThroughProxy, type KubeletScrapeMode } from './kube/kubelet.ts';
@@ -66,6 +68,8 @@ export interface AgentOptions {
   apiDocs?: boolean;
   /** CAPSTAN_CHAT_WEBHOOK_URL (`alerting.chatWebhookUrl`): where SRE reports are posted. */
   chatWebhookUrl?: string | null;
+  /** Where outbound calls may go (CAPSTAN_OUTBOUND_ALLOW_LOOPBACK, KUBERNETES_SERVICE_HOST; docs/security.md "Outbound calls"); default: from the environment. */
+  outbound?: OutboundPolicy;
   /** Licensing (docs/licensing.md). */
   license?: {
     /** `license.key` (CAPSTAN_LICENSE_KEY): the install key; an admin's key (PUT /admin/license) wins over it. */
@@ -134,6 +138,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     shedding: options.shedding,
     rateLimits,
     chatWebhookUrl: options.chatWebhookUrl ?? null,
+    outbound: options.outbound ?? outboundPolicyFromEnv(),
     corsOrigins: options.corsOrigins ?? [],
     scanning: options.scanning,
     license: { installKey: options.license?.key ?? null, publicKeyPem: options.license?.publicKeyPem },

@@ -35,6 +35,8 @@ import { LicenseManager } from './access/license.ts';
 import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from './access/license-keys.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { AuditWebhookForwarder } from './audit/webhook-forwarder.ts';
+import { createOutboundClient, type OutboundClient, type Resolver } from './outbound/client.ts';
+import type { OutboundPolicy } from '../domain/outbound/address.ts';
 import { createSecondFactor } from './auth/second-factor.ts';
 import { createAuthService, type AgentAuth } from './auth/service.ts';
 import { createUserDirectory } from './auth/users.ts';
@@ -145,6 +147,14 @@ export function createDiagnosisService(cluster: ClusterView, clock: Clock, memo:
   return { current: () => memo.get('diagnosis', DIAGNOSIS_TTL_MS, () => diagnose(cluster, clock.now(), analyzers ? { analyzers } : {})).value };
 }
 
+/**
+ * Each outbound caller's limits (runtime/outbound/client.ts): a collector or a chat answers a
+ * POST with little; a model's answer (a streamed tool loop step) may take a while and be long.
+ */
+const AUDIT_WEBHOOK_LIMITS = { timeoutMs: 5000, maxResponseBytes: 64 * 1024 };
+const CHAT_WEBHOOK_LIMITS = { timeoutMs: 10_000, maxResponseBytes: 64 * 1024 };
+const PROVIDER_LIMITS = { timeoutMs: 120_000, maxResponseBytes: 8 * 1024 * 1024 };
+
 /** auth_flood: 20 forged or malformed credentials within a minute ban the address for an hour. */
 export const DEFAULT_AUTO_BAN = { threshold: 20, window_secs: 60, ban_secs: 3600 };
 
@@ -192,6 +202,12 @@ export interface ServiceOptions {
   anonymousPerMin?: number;
   /** The chat incoming webhook SRE reports are posted to (`alerting.chatWebhookUrl`). */
   chatWebhookUrl?: string | null;
+  /**
+   * Where outbound calls to configured endpoints may go (runtime/outbound/client.ts): the agent
+   * reads it from the environment (CAPSTAN_OUTBOUND_ALLOW_LOOPBACK, KUBERNETES_SERVICE_HOST);
+   * tests say explicitly that their fakes on 127.0.0.1 may be reached.
+   */
+  outbound: OutboundPolicy & { resolve?: Resolver };
   /** CAPSTAN_CORS_ORIGINS: other browser origins whose writes are not cross-site (runtime/http/cors.ts). */
   corsOrigins?: readonly string[];
   /** security.scanning.* (CAPSTAN_SCANNING_*); DEFAULT_SCANNING when absent. */
@@ -209,6 +225,8 @@ export interface AssembledServices extends Services {
   settingsStore: SettingsStore;
   license: LicenseManager;
   forwarder: AuditWebhookForwarder;
+  /** The one client every outbound call to a configured endpoint goes through. */
+  outboundClient: OutboundClient;
   /** Counts requests refused for carrying no credential; writes their summary rows. */
   unauthenticatedSummary: UnauthenticatedSummary;
   /** The chain every route is wrapped in, outermost first. */
@@ -224,6 +242,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const { db, clock, log } = options;
   const secrets = createSecretBox(options.encryptionKey);
   const settingsStore = new SettingsStore(db, clock, settingValues(options.defaults ?? {}, secrets));
+  const outboundClient = createOutboundClient({ policy: { allowLoopback: options.outbound.allowLoopback, kubernetesApiHosts: options.outbound.kubernetesApiHosts }, ...(options.outbound.resolve ? { resolve: options.outbound.resolve } : {}) });
   // Loaded once so the forwarder's synchronous view starts from what is stored.
   await settingsStore.get('audit_stream');
   const forwarder = new AuditWebhookForwarder({
@@ -233,6 +252,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
       return { url: stream.webhook_url, token: stream.webhook_token_sealed === null ? null : secrets.open(stream.webhook_token_sealed) };
     },
     log: log.child('audit-stream'),
+    fetch: outboundClient.fetcher(AUDIT_WEBHOOK_LIMITS),
   });
   const audit = new AuditLog(db, clock, auditChainKey(options.encryptionKey), forwarder);
   const auth = createAuthService(
@@ -290,6 +310,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     secrets,
     ipBans: ipGuard,
     addressLists,
+    outbound: { problem: (url) => outboundClient.urlProblem(url) },
     licensing: license,
     license: licenseManager,
     memo,
@@ -301,7 +322,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),
-    copilot: { store: createCopilotStore(db, clock), documents: createAiContextStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore), chatWebhook: createChatWebhook(options.chatWebhookUrl ?? null, log) },
+    copilot: { store: createCopilotStore(db, clock), documents: createAiContextStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore, outboundClient.fetcher(PROVIDER_LIMITS)), chatWebhook: createChatWebhook(options.chatWebhookUrl ?? null, log, outboundClient.fetcher(CHAT_WEBHOOK_LIMITS)) },
     oauth,
     sso: createSsoService(db, clock, secrets, async () => (await settingsStore.get('sso_roles')).default_role),
     ldap: createLdapDirectory(log.child('ldap')),
@@ -319,6 +340,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     settingsStore,
     license: licenseManager,
     forwarder,
+    outboundClient,
     middleware,
     corsOrigins: options.corsOrigins ?? [],
     unauthenticatedSummary,
@@ -329,6 +351,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
       scans.stop();
       reportScheduler.stop();
       forwarder.stop();
+      void outboundClient.close().catch(() => undefined);
     },
   };
 }

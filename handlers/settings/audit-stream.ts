@@ -20,6 +20,10 @@ export async function getAuditStream(_input: object, ctx: HandlerContext): Promi
  * streaming off (a null URL) forgets the token, so no later URL can inherit it.
  */
 export async function updateAuditStream(input: Out<typeof AuditStreamInput>, ctx: HandlerContext): Promise<Result<Out<typeof AuditStreamView>>> {
+  if (input.webhook_url !== null) {
+    const problem = ctx.outbound.problem(input.webhook_url);
+    if (problem !== null) return fail({ code: 'invalid_input', field: 'webhook_url', message: `webhook_url ${problem}` });
+  }
   const stored = await ctx.runtimeSettings.get('audit_stream');
   const token = input.webhook_token;
   const keepsStored = token === undefined || token === MASK;

@@ -11,3 +11,12 @@ export interface Secrets {
   seal(plaintext: string): string;
   open(sealed: string): string;
 }
+
+/**
+ * The outbound policy's save-time check of a URL an admin configures for outbound calls (the AI
+ * provider's base URL, the audit webhook): why it cannot be saved, or null (runtime/outbound/,
+ * domain/outbound/address.ts; docs/security.md "Outbound calls").
+ */
+export interface OutboundUrls {
+  problem(url: string): string | null;
+}

@@ -23,8 +23,8 @@ export interface ForwarderOptions {
   retryBaseMs?: number;
   retryMaxMs?: number;
   log: { warn(msg: string, fields?: Record<string, unknown>): void };
-  /** Injectable; default globalThis.fetch. */
-  fetch?: typeof fetch;
+  /** The outbound client's fetch (runtime/outbound/client.ts): refused addresses, no redirects, a size cap. */
+  fetch: typeof fetch;
 }
 
 export type ForwarderStats = v.InferOutput<typeof AuditStreamStats>;
@@ -81,7 +81,7 @@ export class AuditWebhookForwarder {
     this.retryBaseMs = positiveInt(options.retryBaseMs, 1000);
     this.retryMaxMs = Math.max(this.retryBaseMs, positiveInt(options.retryMaxMs, 60_000));
     this.log = options.log;
-    this.fetchFn = options.fetch ?? globalThis.fetch;
+    this.fetchFn = options.fetch;
   }
 
   /** Never throws, never awaits the network: queues the event and schedules a flush. */

@@ -11,20 +11,24 @@ import { parseWatchScope } from '../kube/watch-scope.ts';
 import { RateLimitClass } from '../../schema/access.ts';
 import { DEFAULT_SCANNING, ScanMode, type ScanningConfig } from '../../schema/security-scan.ts';
 import { SsoPublicUrl } from '../../schema/sso.ts';
+import { configuredUrlProblem, type OutboundPolicy } from '../../domain/outbound/address.ts';
+import { outboundPolicyFromEnv } from '../outbound/client.ts';
 import * as v from 'valibot';
 
 type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'proxySecret' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license' | 'ssoPublicUrl'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
-export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions {
+export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions & Pick<AgentOptions, 'outbound'> {
+  const outbound = outboundPolicyFromEnv(env);
   return {
+    outbound,
     watchScope: parseWatchScope(env.CAPSTAN_WATCH_SCOPE, 'CAPSTAN_WATCH_SCOPE'),
     apiDocs: env.CAPSTAN_ENABLE_API_DOCS === 'true',
     kubeletScrape: parseKubeletScrape(env.METRICS_KUBELET_SCRAPE, parseBoolean(env.METRICS_KUBELET_INSECURE_TLS, false, 'METRICS_KUBELET_INSECURE_TLS')),
     accounts: { adminPassword: env.CAPSTAN_ADMIN_PASSWORD, viewerPassword: env.CAPSTAN_VIEWER_PASSWORD },
     settingDefaults: {
       sessionIdleTimeoutSecs: parseWholeNumber(env.CAPSTAN_SESSION_IDLE_TIMEOUT, 28800, 'CAPSTAN_SESSION_IDLE_TIMEOUT'),
-      auditWebhookUrl: parseWebhookUrl(env.CAPSTAN_AUDIT_WEBHOOK_URL, 'CAPSTAN_AUDIT_WEBHOOK_URL'),
+      auditWebhookUrl: parseOutboundUrl(env.CAPSTAN_AUDIT_WEBHOOK_URL, 'CAPSTAN_AUDIT_WEBHOOK_URL', outbound),
       auditWebhookToken: nonEmpty(env.CAPSTAN_AUDIT_WEBHOOK_TOKEN),
       activityRetentionDays: parsePositive(env.CLUSTER_EVENTS_RETENTION_DAYS, 7, 'CLUSTER_EVENTS_RETENTION_DAYS'),
       allowlist: parseCidrs(env.CAPSTAN_IP_ALLOWLIST, 'CAPSTAN_IP_ALLOWLIST'),
@@ -37,7 +41,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     corsOrigins: parseCorsOrigins(env.CAPSTAN_CORS_ORIGINS, 'CAPSTAN_CORS_ORIGINS'),
     shedding: { ...DEFAULT_SHEDDING, maxInFlight: parsePositive(env.CAPSTAN_MAX_IN_FLIGHT, DEFAULT_SHEDDING.maxInFlight, 'CAPSTAN_MAX_IN_FLIGHT') },
     rateLimits: parseRateLimits(env.CAPSTAN_RATE_LIMITS),
-    chatWebhookUrl: parseWebhookUrl(env.CAPSTAN_CHAT_WEBHOOK_URL, 'CAPSTAN_CHAT_WEBHOOK_URL'),
+    chatWebhookUrl: parseOutboundUrl(env.CAPSTAN_CHAT_WEBHOOK_URL, 'CAPSTAN_CHAT_WEBHOOK_URL', outbound),
     scanning: parseScanning(env),
     ssoPublicUrl: parseSsoPublicUrl(env.CAPSTAN_SSO_PUBLIC_URL),
     license: {
@@ -136,6 +140,14 @@ function nonEmpty(value: string | undefined): string | null {
 function parseWebhookUrl(value: string | undefined, name: string): string | null {
   const url = nonEmpty(value);
   if (url !== null && (!/^https?:\/\/[^\s]+$/i.test(url) || !URL.canParse(url))) throw new Error(`${name} must be an http(s) URL, got "${url}"`);
+  return url;
+}
+
+/** A webhook the outbound client posts to: refused at start by the rules a saved URL meets (docs/security.md "Outbound calls"). */
+function parseOutboundUrl(value: string | undefined, name: string, policy: OutboundPolicy): string | null {
+  const url = parseWebhookUrl(value, name);
+  const problem = url === null ? null : configuredUrlProblem(url, policy);
+  if (problem !== null) throw new Error(`${name} ${problem}, got "${url ?? ''}"`);
   return url;
 }
 

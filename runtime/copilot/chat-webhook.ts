@@ -1,7 +1,8 @@
 // Posting to a chat incoming webhook (`alerting.chatWebhookUrl`, env CAPSTAN_CHAT_WEBHOOK_URL):
 // a JSON body `{"text": ...}`, the shape Slack, Mattermost and Rocket.Chat incoming webhooks
 // take. Bounded (10 s, 40,000 characters); a failure is logged and answered, never thrown, so a
-// report is stored whether or not the chat took it.
+// report is stored whether or not the chat took it. Sent through the outbound client
+// (docs/security.md "Outbound calls").
 import type { ChatWebhook } from '../../handlers/copilot/service.ts';
 import type { Logger } from '../log.ts';
 
@@ -9,7 +10,8 @@ const TIMEOUT_MS = 10_000;
 /** Slack cuts a message's text at 40,000 characters. */
 const MAX_TEXT_CHARS = 40_000;
 
-export function createChatWebhook(url: string | null, log: Logger): ChatWebhook | null {
+/** `fetch`: the outbound client's (runtime/outbound/client.ts): no redirects, refused addresses, a size cap. */
+export function createChatWebhook(url: string | null, log: Logger, fetch: typeof globalThis.fetch): ChatWebhook | null {
   if (url === null) return null;
   const host = new URL(url).host;
   return {

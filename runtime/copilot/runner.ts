@@ -16,12 +16,13 @@ const PRUNE_INTERVAL_MS = 3600 * 1000;
 /** The prompt audit keeps at most this much of each side of a run. */
 const MAX_LOGGED_CHARS = 64 * 1024;
 
-export function createModelRunner(db: Db, clock: Clock, secrets: Secrets, settings: RuntimeSettings): ModelRunner {
+/** `fetch`: the outbound client's (runtime/outbound/client.ts), every provider request goes through it. */
+export function createModelRunner(db: Db, clock: Clock, secrets: Secrets, settings: RuntimeSettings, fetch: typeof globalThis.fetch): ModelRunner {
   let prunedAt = 0;
   return {
     async run(request: RunRequest): Promise<RunResult> {
       const apiKey = request.requestKey ?? (request.settings.api_key_sealed === null ? null : secrets.open(request.settings.api_key_sealed));
-      const model = languageModel({ provider: request.settings.provider, model: request.settings.model, url: request.url, apiKey });
+      const model = languageModel({ provider: request.settings.provider, model: request.settings.model, url: request.url, apiKey, fetch });
       const result = await runLoop({
         model,
         system: request.system,
@@ -56,7 +57,7 @@ export function createModelRunner(db: Db, clock: Clock, secrets: Secrets, settin
       try {
         const apiKey = probeSettings.api_key_sealed === null ? null : secrets.open(probeSettings.api_key_sealed);
         await generateText({
-          model: languageModel({ provider: probeSettings.provider, model: probeSettings.model, url, apiKey }),
+          model: languageModel({ provider: probeSettings.provider, model: probeSettings.model, url, apiKey, fetch }),
           prompt: 'Reply with the single word OK.',
           maxOutputTokens: 8,
           maxRetries: 0,

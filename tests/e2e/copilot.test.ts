@@ -14,7 +14,8 @@ import { fakeLlmForFile } from '../support/fake-llm.ts';
 const ADMIN_PASSWORD = 'copilot-e2e-admin-password';
 const llm = fakeLlmForFile();
 
-const dashboard = dashboardForFile('copilot-e2e', { accounts: { adminPassword: ADMIN_PASSWORD } });
+// The fake provider listens on 127.0.0.1: the outbound dev switch, said explicitly (docs/security.md "Outbound calls").
+const dashboard = dashboardForFile('copilot-e2e', { accounts: { adminPassword: ADMIN_PASSWORD }, outbound: { allowLoopback: true, kubernetesApiHosts: [] } });
 const signIn = (page: Page) => signInAt(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
 
 /** A crash-looping checkout pod of the demo, read through the dashboard's own session. */

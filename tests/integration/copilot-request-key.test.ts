@@ -31,7 +31,7 @@ function filesUnder(dir: string): string {
 
 it('a per-request provider key never lands in the database, its files or the agent logs', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-request-key-'));
-  const agent = await spawnAgent({ kubeconfig: testCluster().kubeconfig, dataDir, env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD, CAPSTAN_RATE_LIMITS: 'ai=1000' } });
+  const agent = await spawnAgent({ kubeconfig: testCluster().kubeconfig, dataDir, env: { ...process.env, CAPSTAN_ADMIN_PASSWORD: PASSWORD, CAPSTAN_RATE_LIMITS: 'ai=1000', CAPSTAN_OUTBOUND_ALLOW_LOOPBACK: '1' } });
   const { url } = agent;
   try {
     const call = async (method: string, path: string, body: unknown, cookie: string, accept = 'application/json') => {

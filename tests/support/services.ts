@@ -11,6 +11,8 @@ import { seedAccounts } from '../../runtime/auth/accounts.ts';
 import { auditChainKey, loadEncryptionKey } from '../../runtime/crypto/secret-box.ts';
 import type { RateLimits } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';
+import type { OutboundPolicy } from '../../domain/outbound/address.ts';
+import type { Resolver } from '../../runtime/outbound/client.ts';
 import { assembleServices, type AssembledServices, type SettingDefaults } from '../../runtime/services.ts';
 import { openDatabase, type Db } from '../../runtime/store/database.ts';
 import type { ScanningConfig } from '../../schema/security-scan.ts';
@@ -74,6 +76,8 @@ export interface TestServiceOptions {
   network?: NetworkView;
   analyzers?: readonly AnalyzerEntry[];
   chatWebhookUrl?: string;
+  /** Where outbound calls may go; default: loopback allowed (the dev switch), for the fakes on 127.0.0.1. */
+  outbound?: OutboundPolicy & { resolve?: Resolver };
   corsOrigins?: readonly string[];
   scanning?: ScanningConfig;
   /** Where a scan's collection is queued after POST answers (default: the next event-loop turn). */
@@ -106,6 +110,9 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
     network: options.network,
     analyzers: options.analyzers,
     chatWebhookUrl: options.chatWebhookUrl ?? null,
+    // The dev switch, said explicitly: the fakes these tests talk to (tests/support/fake-llm.ts,
+    // webhook receivers) listen on 127.0.0.1. Everything else the guard refuses stays refused.
+    outbound: options.outbound ?? { allowLoopback: true, kubernetesApiHosts: [] },
     corsOrigins: options.corsOrigins ?? [],
     scanning: options.scanning,
     scanSchedule: options.scanSchedule,

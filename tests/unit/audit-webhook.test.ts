@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { AuditWebhookForwarder, type ForwarderOptions, type WebhookTarget } from '../../runtime/audit/webhook-forwarder.ts';
+import { createOutboundClient } from '../../runtime/outbound/client.ts';
 import { testApp } from '../support/app.ts';
 
 interface Received {
@@ -81,6 +82,8 @@ interface Warning {
   fields: Record<string, unknown> | undefined;
 }
 
+const outbound = createOutboundClient({ policy: { allowLoopback: true, kubernetesApiHosts: [] } });
+
 function forwarder(t: TestContext, target: () => WebhookTarget | null, options: Partial<ForwarderOptions> = {}) {
   const warnings: Warning[] = [];
   const fwd = new AuditWebhookForwarder({
@@ -90,6 +93,8 @@ function forwarder(t: TestContext, target: () => WebhookTarget | null, options: 
     retryBaseMs: 60_000,
     timeoutMs: 2000,
     log: { warn: (msg, fields) => warnings.push({ msg, fields }) },
+    // The production client with the dev switch on: the collectors here listen on 127.0.0.1.
+    fetch: outbound.fetcher({ timeoutMs: 2000, maxResponseBytes: 64 * 1024 }),
     ...options,
   });
   t.after(() => fwd.stop());

@@ -85,7 +85,7 @@ describe('copilot tool loop', () => {
       const events: CopilotEvent[] = [];
       const ctx = context();
       const outcome = await runLoop({
-        model: languageModel({ provider, model: 'fake', url: `${llm.url}/v1`, apiKey: 'provider-key-123' }),
+        model: languageModel({ provider, model: 'fake', url: `${llm.url}/v1`, apiKey: 'provider-key-123', fetch: services.outboundClient.fetcher() }),
         system: 'Cite node ids in brackets.',
         context: assembleContext({ focus: 'namespace:shop', diagnosis: { namespace: 'shop', root_causes: [], notes: [], hidden_causes: [], silent: [], total_findings: 0, generated_at: '2026-11-23T10:00:00Z' }, detail: null, subgraph: null, documents: [], budgetTokens: 4000 }),
         history: [],

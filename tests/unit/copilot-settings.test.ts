@@ -67,6 +67,15 @@ describe('AI Settings', () => {
     ['an unknown provider', { provider: 'skynet' }, 'provider'],
     ['a base URL that is not http', { provider: 'ollama', base_url: 'file:///etc/passwd' }, 'base_url'],
     ['an empty model', { provider: 'ollama', model: '' }, 'model'],
+    // Outbound calls (docs/security.md): the SDK appends its path, which a query or fragment would swallow.
+    ['a base URL with a query', { provider: 'openai_compatible', base_url: 'https://llm.example.com/v1?x=/admin' }, 'base_url'],
+    ['a base URL with a fragment', { provider: 'openai_compatible', base_url: 'https://llm.example.com/v1#' }, 'base_url'],
+    ['a base URL with credentials', { provider: 'openai_compatible', base_url: 'https://user:pw@llm.example.com/v1' }, 'base_url'],
+    ['a base URL at the metadata service', { provider: 'openai_compatible', base_url: 'http://169.254.169.254/latest' }, 'base_url'],
+    ['a base URL at the IPv6 metadata service', { provider: 'openai_compatible', base_url: 'http://[fd00:ec2::254]/v1' }, 'base_url'],
+    ['a base URL at a mapped metadata address', { provider: 'openai_compatible', base_url: 'http://[::ffff:169.254.169.254]/v1' }, 'base_url'],
+    ['a base URL at the Kubernetes API', { provider: 'openai_compatible', base_url: 'https://kubernetes.default.svc/api' }, 'base_url'],
+    ['a base URL at a link-local address', { provider: 'openai_compatible', base_url: 'http://[fe80::1]/v1' }, 'base_url'],
   ];
   for (const [name, body, field] of bad) {
     it(`refuses ${name}, naming the field`, async () => {
