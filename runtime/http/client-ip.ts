@@ -81,6 +81,14 @@ export function resolveClientIpByHops(socketAddress: string, forwardedFor: strin
   const entries = forwardedFor.split(',');
   const entry = entries[entries.length - hops];
   if (entries.length < hops || entry === undefined) return peer;
-  const address = normalizeAddress(entry.trim());
+  const address = normalizeAddress(withoutPort(entry.trim()));
   return isIP(address) === 0 ? peer : address;
+}
+
+/** Azure's Application Gateway appends `address:port`: `203.0.113.9:51234` → `203.0.113.9`, `[2001:db8::7]:443` → `2001:db8::7`. */
+function withoutPort(entry: string): string {
+  const v4 = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(entry);
+  if (v4?.[1] !== undefined) return v4[1];
+  const v6 = /^\[([0-9A-Fa-f:.]+)\](?::\d+)?$/.exec(entry);
+  return v6?.[1] ?? entry;
 }

@@ -86,6 +86,9 @@ describe('client address by proxy hop count (the dashboard behind an ingress, no
     ['no header at all', '10.1.1.1', undefined, 1, '10.1.1.1'],
     ['a malformed entry', '10.1.1.1', 'garbage', 1, '10.1.1.1'],
     ['IPv4-mapped socket', '::ffff:10.1.1.1', undefined, 1, '10.1.1.1'],
+    ['Application Gateway: address and port', '10.1.1.1', '198.51.100.1:51234', 1, '198.51.100.1'],
+    ['a bracketed IPv6 address with a port', '10.1.1.1', '[2001:db8::7]:443', 1, '2001:db8::7'],
+    ['a port on something that is no address', '10.1.1.1', 'evil:80', 1, '10.1.1.1'],
   ];
   for (const [what, socket, header, hops, expected] of cases) {
     it(what, () => assert.equal(resolveClientIpByHops(socket, header, hops), expected));
