@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Clock } from '../../../domain/clock.ts';
 import type { RouteMiddleware } from '../app.ts';
 import { clientIp, type AppEnv } from '../env.ts';
+import { clientRateKey } from './client-key.ts';
 import { errorResponse } from '../status.ts';
 import { presentsCredential } from './authenticate.ts';
 
@@ -33,7 +34,8 @@ export function anonymousLimit(clock: Clock, perMinute: number = DEFAULT_ANONYMO
     if (route.probe || route.audit === 'none') return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       if (presentsCredential(c)) return next();
-      const ip = clientIp(c);
+      // A whole IPv6 /64 is one client here (./client-key.ts).
+      const ip = clientRateKey(clientIp(c));
       const t = clock.now().getTime();
       const bucket = buckets.get(ip) ?? { tokens: perMinute, at: t };
       bucket.tokens = Math.min(perMinute, bucket.tokens + (Math.max(0, t - bucket.at) * perMinute) / 60_000);

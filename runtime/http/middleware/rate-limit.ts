@@ -3,6 +3,7 @@ import type { Clock } from '../../../domain/clock.ts';
 import type { RateLimitClass } from '../../../schema/access.ts';
 import type { RouteMiddleware } from '../app.ts';
 import { clientIp, type AppEnv } from '../env.ts';
+import { clientRateKey } from './client-key.ts';
 import { errorResponse } from '../status.ts';
 
 /**
@@ -39,7 +40,8 @@ export function rateLimiting(clock: Clock, limits: RateLimits = DEFAULT_RATE_LIM
     const perMinute = limits[rateClass];
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       const principal = c.get('principal');
-      const key = `${rateClass}:${principal ? `user:${String(principal.userId)}` : `ip:${clientIp(c)}`}`;
+      // Before sign-in the address's bucket: a whole IPv6 /64, an IPv4 address (./client-key.ts).
+      const key = `${rateClass}:${principal ? `user:${String(principal.userId)}` : `ip:${clientRateKey(clientIp(c))}`}`;
       const t = clock.now().getTime();
       const bucket = buckets.get(key) ?? { tokens: perMinute, at: t };
       bucket.tokens = Math.min(perMinute, bucket.tokens + (Math.max(0, t - bucket.at) * perMinute) / 60_000);
