@@ -265,7 +265,8 @@ export const SamlStartInput = v.object({ return_to: v.optional(v.pipe(v.string()
 /** The POST binding's form fields (the IdP's auto-submitted form). */
 export const SamlAcsInput = v.object({
   SAMLResponse: v.pipe(v.string(), v.nonEmpty('SAMLResponse is required'), v.maxLength(256 * 1024)),
-  RelayState: v.optional(v.pipe(v.string(), v.maxLength(512))),
+  // The flow's nonce (https public URL), or over plain HTTP the sealed flow itself (its return path at most 2 KiB).
+  RelayState: v.optional(v.pipe(v.string(), v.maxLength(4096))),
 });
 export const SamlMetadataOutput = v.object({ xml: v.string() });
 /** Answered as a 302 to `location`. */

@@ -37,6 +37,20 @@ export function sameOriginPath(raw: string | undefined): string {
 }
 
 /**
+ * Whether the ACS requires the flow cookie: whenever the configured public URL is https, decided
+ * from configuration and never from how one request arrived (a proxy that does not tell the
+ * scheme must not let a response skip the browser binding). The IdP's form posts cross-site,
+ * which carries only `SameSite=None` cookies, and browsers keep those only with `Secure`: over a
+ * plain-HTTP public URL (development) no cookie can make the trip, so none is asked for.
+ */
+export function samlFlowCookieRequired(publicUrl: string): boolean {
+  return /^https:/i.test(publicUrl.trim());
+}
+
+/** A return path carried in a flow (a cookie or RelayState) at most this many UTF-8 bytes; a longer one lands on `/`. */
+export const MAX_FLOW_RETURN_BYTES = 2048;
+
+/**
  * Assertion IDs already accepted, each kept until the assertion itself could no longer be
  * accepted (its NotOnOrAfter plus the clock skew). Bounded: when full of IDs that are all still
  * live, `accept` refuses (`full`) rather than forgetting one, which would re-open a replay.

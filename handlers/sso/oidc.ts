@@ -2,7 +2,7 @@ import type * as v from 'valibot';
 import { safeReturnPath } from '../../domain/sso/oidc.ts';
 import { MASKED_SECRET, type OidcCallbackInput, type OidcConfig, type OidcDisabled, type OidcRedirect, type OidcStartInput, type OidcView } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
-import { fail, ok, type Result } from '../result.ts';
+import { fail, ok, type ResponseEffect, type Result } from '../result.ts';
 import { OIDC_FLOW_COOKIE, type StoredOidc } from './oidc-service.ts';
 import { ssoSession } from './session.ts';
 
@@ -14,11 +14,11 @@ export function oidcView(stored: StoredOidc, ctx: HandlerContext): Out<typeof Oi
   return { enabled: stored.enabled, config: { ...stored.config, client_secret: MASKED_SECRET }, redirect_uri: ctx.oidc.redirectUri(stored.config), updated_at: stored.updatedAt.toISOString() };
 }
 
-/** The flow cookie: HttpOnly, Lax (the provider's redirect back is a cross-site top-level GET that must carry it), 10 minutes. */
-function flowCookie(value: string, maxAge: number, ctx: HandlerContext): string {
-  const secure = ctx.request.origin.startsWith('https:') ? '; Secure' : '';
-  return `${OIDC_FLOW_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
-}
+/**
+ * The flow cookie: HttpOnly, Lax (the provider's redirect back is a cross-site top-level GET that
+ * must carry it), 10 minutes; Secure as security.cookieSecure says (the runtime decides).
+ */
+const flowCookie = (value: string, maxAgeSecs: number): ResponseEffect => ({ kind: 'cookie', name: OIDC_FLOW_COOKIE, value, maxAgeSecs, path: '/', sameSite: 'Lax', httpOnly: true });
 
 /** Admin: configure and enable OIDC (Enterprise, the route's feature); the issuer's discovery must answer; stored sealed. */
 export async function setOidc(input: Out<typeof OidcConfig>, ctx: HandlerContext): Promise<Result<Out<typeof OidcView>>> {
@@ -59,7 +59,7 @@ export async function oidcStart(input: Out<typeof OidcStartInput>, ctx: HandlerC
   const started = await ctx.oidc.start(stored.config, safeReturnPath(input.return_to));
   if (!started.ok) return started;
   const { location } = started.value;
-  return ok({ location }, [{ kind: 'headers', headers: { 'set-cookie': flowCookie(started.value.flowCookie, 600, ctx), 'cache-control': 'no-store' } }, { kind: 'redirect', location }]);
+  return ok({ location }, [{ kind: 'headers', headers: { 'cache-control': 'no-store' } }, flowCookie(started.value.flowCookie, 600), { kind: 'redirect', location }]);
 }
 
 /**
@@ -79,8 +79,8 @@ export async function oidcCallback(input: Out<typeof OidcCallbackInput>, ctx: Ha
   const session = await ssoSession(identity, ctx);
   if (!session.ok) return session;
   return ok({ location: returnTo }, [
-    // First: a plain header set; the session cookie is appended after it.
-    { kind: 'headers', headers: { 'set-cookie': flowCookie('', 0, ctx), 'cache-control': 'no-store' } },
+    { kind: 'headers', headers: { 'cache-control': 'no-store' } },
+    flowCookie('', 0),
     { kind: 'set-session', token: session.value.token, username: session.value.username, sameSite: 'Lax' },
     { kind: 'redirect', location: returnTo },
   ]);

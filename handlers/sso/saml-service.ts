@@ -63,13 +63,18 @@ export interface SamlService extends SamlLogoutService {
   disable(): Promise<boolean>;
   /** The SP metadata XML for the IdP. */
   metadata(config: SamlConfig): string;
-  /** An AuthnRequest (redirect binding): the IdP URL to send the browser to; its ID is remembered briefly with the return path. */
-  start(config: SamlConfig, returnTo: string): Promise<Result<{ location: string; nonce: string }>>;
+  /**
+   * An AuthnRequest (redirect binding): the IdP URL to send the browser to, and the flow cookie's
+   * value (request ID, nonce, return path and expiry, sealed, 10 minutes) when the configured
+   * public URL is https; null over plain HTTP, where the sealed flow is the RelayState instead.
+   * Nothing is kept server-side.
+   */
+  start(config: SamlConfig, returnTo: string): Promise<Result<{ location: string; flowCookie: string | null }>>;
   /**
    * Verifies a POSTed SAMLResponse: signature (RSA-SHA256 only), audience, time window with
-   * 5 minutes' skew, InResponseTo one of our outstanding requests and matching the signed
-   * RelayState, assertion ID never seen before; when `browserNonce` is given (HTTPS: the flow
-   * cookie), it must be that RelayState's nonce. `unauthenticated` otherwise.
+   * 5 minutes' skew, InResponseTo the request the sealed flow names (the flow cookie, required
+   * whenever the configured public URL is https, with the RelayState its nonce; else the sealed
+   * RelayState), unexpired and answered once, assertion ID never seen before. `unauthenticated` otherwise.
    */
-  consume(config: SamlConfig, samlResponse: string, relayState: string | undefined, browserNonce: string | null): Promise<Result<{ identity: SsoIdentity; returnTo: string; session: SamlSessionName }>>;
+  consume(config: SamlConfig, samlResponse: string, relayState: string | undefined, flowCookie: string | undefined): Promise<Result<{ identity: SsoIdentity; returnTo: string; session: SamlSessionName }>>;
 }

@@ -1,8 +1,8 @@
 import type * as v from 'valibot';
-import { sameOriginPath } from '../../domain/sso/saml.ts';
+import { sameOriginPath, samlFlowCookieRequired } from '../../domain/sso/saml.ts';
 import { MASKED_SECRET, type SamlAcsInput, type SamlConfigInput, type SamlDisabled, type SamlMetadataOutput, type SamlStartInput, type SamlView } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
-import { fail, ok, type Result } from '../result.ts';
+import { fail, ok, type ResponseEffect, type Result } from '../result.ts';
 import type { StoredSaml } from './saml-service.ts';
 import { ssoSession } from './session.ts';
 
@@ -11,12 +11,13 @@ const off = { code: 'not_found', message: 'SAML sign-in is not enabled' } as con
 export const SAML_FLOW_COOKIE = 'capstan_saml';
 
 /**
- * The flow cookie binding the IdP's answer to the browser that asked (login CSRF). The IdP's
- * form posts cross-site, which carries only `SameSite=None` cookies, and browsers take those
- * only with `Secure`: so over HTTPS only. Over plain HTTP (development) no binding is possible.
+ * The flow cookie carrying the started sign-in (sealed) and binding the IdP's answer to the
+ * browser that asked (login CSRF). The IdP's form posts cross-site, which carries only
+ * `SameSite=None` cookies, and browsers take those only with `Secure` (the runtime adds it): so
+ * only while the configured public URL is https (`samlFlowCookieRequired`). Over a plain-HTTP
+ * public URL (development) no binding is possible.
  */
-const flowCookie = (value: string, maxAge: number) => `${SAML_FLOW_COOKIE}=${value}; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=${maxAge}`;
-const isHttps = (ctx: HandlerContext) => ctx.request.origin.startsWith('https:');
+const flowCookie = (value: string, maxAgeSecs: number): ResponseEffect => ({ kind: 'cookie', name: SAML_FLOW_COOKIE, value, maxAgeSecs, path: '/', sameSite: 'None', httpOnly: true });
 
 /** The admin's view (also part of GET /admin/sso). */
 export function view(stored: StoredSaml, ctx: HandlerContext): Out<typeof SamlView> {
@@ -65,10 +66,8 @@ export async function samlStart(input: Out<typeof SamlStartInput>, ctx: HandlerC
   if (!stored?.enabled) return fail(off);
   const started = await ctx.saml.start(stored.config, sameOriginPath(input.return_to));
   if (!started.ok) return started;
-  const { location, nonce } = started.value;
-  const headers: Record<string, string> = { 'cache-control': 'no-store' };
-  if (isHttps(ctx)) headers['set-cookie'] = flowCookie(nonce, 600);
-  return ok({ location }, [{ kind: 'headers', headers }, { kind: 'redirect', location }]);
+  const { location, flowCookie: flow } = started.value;
+  return ok({ location }, [{ kind: 'headers', headers: { 'cache-control': 'no-store' } }, ...(flow === null ? [] : [flowCookie(flow, 600)]), { kind: 'redirect', location }]);
 }
 
 /**
@@ -80,8 +79,8 @@ export async function samlAcs(input: Out<typeof SamlAcsInput>, ctx: HandlerConte
   ctx.request.noteAudit({ provider: 'saml' });
   const stored = await ctx.saml.stored();
   if (!stored?.enabled) return fail(off);
-  const browserNonce = isHttps(ctx) ? (ctx.request.cookie?.(SAML_FLOW_COOKIE) ?? '') : null;
-  const consumed = await ctx.saml.consume(stored.config, input.SAMLResponse, input.RelayState, browserNonce);
+  // Whether the flow cookie is required is the configuration's call (its public URL), not this request's scheme.
+  const consumed = await ctx.saml.consume(stored.config, input.SAMLResponse, input.RelayState, ctx.request.cookie?.(SAML_FLOW_COOKIE));
   if (!consumed.ok) return consumed;
   const { identity, returnTo } = consumed.value;
   const session = await ssoSession(identity, ctx);
@@ -89,8 +88,7 @@ export async function samlAcs(input: Out<typeof SamlAcsInput>, ctx: HandlerConte
   // The IdP's name for this session, which its LogoutRequest will carry (single logout).
   await ctx.saml.recordSession(session.value.sessionId, consumed.value.session);
   return ok({ location: returnTo }, [
-    // First: a plain header set (clearing the flow cookie); the session cookie is appended after it.
-    ...(isHttps(ctx) ? [{ kind: 'headers' as const, headers: { 'set-cookie': flowCookie('', 0) } }] : []),
+    ...(samlFlowCookieRequired(stored.config.public_url) ? [flowCookie('', 0)] : []),
     { kind: 'set-session', token: session.value.token, username: session.value.username, sameSite: 'Lax' },
     { kind: 'redirect', location: returnTo },
   ]);

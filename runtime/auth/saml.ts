@@ -2,12 +2,15 @@
 // which verifies XML signatures through xml-crypto on @xmldom/xmldom and only ever reads the
 // signed bytes (signature wrapping is the classic failure of hand-rolled checks). On top of it:
 // RSA-SHA256 pinned (SHA-1 refused before verification), InResponseTo always required and
-// matched to the signed RelayState, and each assertion ID accepted once.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// matched to the request the sealed flow names, and each assertion ID accepted once. A started
+// sign-in keeps no state here: its request ID, nonce, return path and expiry travel sealed
+// (AES-256-GCM with the at-rest key, as OIDC's flow cookie) in the flow cookie, or, over a
+// plain-HTTP public URL where no cookie can ride the IdP's cross-site POST, in the RelayState.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import * as v from 'valibot';
 import type { Clock } from '../../domain/clock.ts';
-import { algorithmRefusal, encryptedRefusalMessage, encryptionRefusal, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS, samlEmail, samlGroups } from '../../domain/sso/saml.ts';
+import { algorithmRefusal, encryptedRefusalMessage, encryptionRefusal, MAX_FLOW_RETURN_BYTES, ReplayMemory, SAML_CLOCK_SKEW_MS, SAML_REQUEST_TTL_MS, samlEmail, samlFlowCookieRequired, samlGroups } from '../../domain/sso/saml.ts';
 import type { SamlEndpoints, SamlService, StoredSaml } from '../../handlers/sso/saml-service.ts';
 import type { Secrets } from '../../handlers/settings/service.ts';
 import { fail, ok, type AppError, type Result } from '../../handlers/result.ts';
@@ -49,17 +52,25 @@ const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const XENC = 'http://www.w3.org/2001/04/xmlenc#';
 const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
-/** Outstanding AuthnRequests kept at most (each a few hundred bytes); past it, new ones are refused until some expire. */
-const MAX_PENDING = 10_000;
 /** Assertion IDs remembered at most (until each assertion expires). */
 const MAX_REPLAY = 100_000;
+/**
+ * Answered request IDs remembered (until their flow expires), so each AuthnRequest is answered
+ * once; only a verified response adds one, and past the bound the oldest goes (the assertion-ID
+ * memory above still refuses that response's replay).
+ */
+const MAX_ANSWERED = 10_000;
 
 const refused = (message: string): AppError => ({ code: 'unauthenticated', message: `SAML response refused: ${message}` });
 
-interface Pending {
-  nonce: string;
-  returnTo: string;
-  expiresAt: number;
+/** One started sign-in, sealed into the flow cookie (or the RelayState over plain HTTP). */
+const Flow = v.object({ p: v.literal('saml-flow'), requestId: v.string(), nonce: v.string(), returnTo: v.string(), expiresAt: v.number() });
+type Flow = v.InferOutput<typeof Flow>;
+
+function sameString(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** The IdP's SSO URL (redirect binding), entity ID and signing certificate from its metadata. */
@@ -149,30 +160,42 @@ export function withRedirectLogout(metadata: string, sloUrl: string): string {
 
 export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: Logger): SamlService {
   const now = () => clock.now().getTime();
-  const pending = new Map<string, Pending>();
   const replay = new ReplayMemory(MAX_REPLAY);
-  // Signs RelayState nonces; pending requests live in this process, so a per-process key suffices.
-  const relayKey = randomBytes(32);
-  const sign = (nonce: string) => createHmac('sha256', relayKey).update(nonce).digest('base64url').slice(0, 22);
+  /** Request IDs already answered, each until its flow would have expired; insertion order is age. */
+  const answered = new Map<string, number>();
 
-  const prunePending = () => {
+  function markAnswered(requestId: string, expiresAt: number): void {
     const t = now();
-    for (const [id, p] of pending) if (p.expiresAt <= t) pending.delete(id);
-  };
+    for (const [id, until] of answered) if (until <= t) answered.delete(id);
+    while (answered.size >= MAX_ANSWERED) {
+      const oldest = answered.keys().next();
+      if (oldest.done) break;
+      answered.delete(oldest.value);
+    }
+    answered.set(requestId, expiresAt);
+  }
 
-  // node-saml's InResponseTo store: the outstanding requests above.
-  const cacheProvider: CacheProvider = {
+  /**
+   * node-saml's InResponseTo store for one response: only the request the sealed flow names,
+   * while unanswered. node-saml reads the value as the request's creation time and compares it
+   * with its own Date.now(); the flow's lifetime was judged by the injected clock, so a live one
+   * reads as created just now. Starting a sign-in saves nothing.
+   */
+  const flowCache = (flow: Flow | null): CacheProvider => ({
     saveAsync: () => Promise.resolve(null),
-    getAsync: (key) => {
-      const p = pending.get(key);
-      // node-saml reads the value as the request's creation time and compares it with its own
-      // Date.now(); the request's lifetime is judged here, by the injected clock, so a live one
-      // reads as created just now.
-      return Promise.resolve(p && p.expiresAt > now() ? new Date().toISOString() : null);
-    },
-    // Forgotten in consume, which still needs the request's RelayState nonce and return path.
+    getAsync: (key) => Promise.resolve(flow !== null && key === flow.requestId && !answered.has(key) ? new Date().toISOString() : null),
     removeAsync: (key) => Promise.resolve(key),
-  };
+  });
+
+  /** The sealed flow, or null when it is not one this agent issued for SAML. */
+  function openFlow(sealed: string | undefined): Flow | null {
+    if (sealed === undefined || sealed === '') return null;
+    try {
+      return v.parse(Flow, JSON.parse(secrets.open(sealed)));
+    } catch {
+      return null;
+    }
+  }
 
   function endpoints(config: SamlConfig): SamlEndpoints {
     const base = config.public_url.replace(/\/$/, '') + '/api/agent/auth/saml';
@@ -196,7 +219,7 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       acceptedClockSkewMs: SAML_CLOCK_SKEW_MS,
       validateInResponseTo: ValidateInResponseTo.always,
       requestIdExpirationPeriodMs: SAML_REQUEST_TTL_MS,
-      cacheProvider,
+      cacheProvider: flowCache(null),
       identifierFormat: null,
       disableRequestedAuthnContext: true,
       ...(requestId ? { generateUniqueId: () => requestId } : {}),
@@ -281,16 +304,21 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
     },
 
     async start(config, returnTo) {
-      if (pending.size >= MAX_PENDING) prunePending();
-      if (pending.size >= MAX_PENDING) return fail({ code: 'not_ready', message: 'too many SAML sign-ins in progress; try again in a few minutes' });
       const requestId = `_${randomBytes(20).toString('hex')}`;
       const nonce = randomBytes(16).toString('base64url');
-      pending.set(requestId, { nonce, returnTo, expiresAt: now() + SAML_REQUEST_TTL_MS });
-      const location = await samlFor(config, requestId).getAuthorizeUrlAsync(`${nonce}.${sign(nonce)}`, undefined, {});
-      return ok({ location, nonce });
+      // Bounded so the sealed flow fits a cookie (4 KiB) and the ACS's RelayState field.
+      const carried = Buffer.byteLength(returnTo, 'utf8') <= MAX_FLOW_RETURN_BYTES ? returnTo : '/';
+      const flow: Flow = { p: 'saml-flow', requestId, nonce, returnTo: carried, expiresAt: now() + SAML_REQUEST_TTL_MS };
+      const sealed = secrets.seal(JSON.stringify(flow));
+      // https: the flow rides in the browser's cookie and the RelayState is the short nonce
+      // (within SAML bindings' 80 bytes). Plain HTTP: no cookie survives the IdP's cross-site
+      // POST, so the sealed flow itself is the RelayState (bound to no browser: development).
+      const cookie = samlFlowCookieRequired(config.public_url);
+      const location = await samlFor(config, requestId).getAuthorizeUrlAsync(cookie ? nonce : sealed, undefined, {});
+      return ok({ location, flowCookie: cookie ? sealed : null });
     },
 
-    async consume(config, samlResponse, relayState, browserNonce) {
+    async consume(config, samlResponse, relayState, flowCookie) {
       let xml: string;
       try {
         xml = Buffer.from(samlResponse, 'base64').toString('utf8');
@@ -306,27 +334,32 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       if (config.sp_private_key_pem && config.require_encrypted_assertions && !algorithms.encrypted) return fail(refused('the assertion is not encrypted (an SP keypair is configured and require_encrypted_assertions is on)'));
       // Said plainly (the structure is no secret): the IdP still encrypts to a key that was removed.
       if (!config.sp_private_key_pem && algorithms.encrypted) return fail(refused('the assertion is encrypted but no SP keypair is configured (give the IdP the current metadata)'));
-      // RelayState: a nonce we signed, bound below to the request the response answers.
-      const [nonce = '', mac = ''] = (relayState ?? '').split('.');
-      const expected = Buffer.from(sign(nonce));
-      if (!nonce || expected.length !== Buffer.from(mac).length || !timingSafeEqual(expected, Buffer.from(mac))) return fail(refused('RelayState is missing or not ours'));
-      // The browser that started the sign-in carries the nonce in its flow cookie (HTTPS only).
-      if (browserNonce !== null && browserNonce !== nonce) return fail(refused('this sign-in was not started in this browser (the flow cookie is missing or another)'));
+      // The sign-in this response may answer: the browser's flow cookie, whose nonce the
+      // RelayState must carry (an https public URL, decided by configuration, never by how this
+      // request arrived), or over plain HTTP the sealed RelayState itself.
+      let flow: Flow | null;
+      if (samlFlowCookieRequired(config.public_url)) {
+        if (flowCookie === undefined || flowCookie === '') return fail(refused('this sign-in was not started in this browser (the flow cookie is missing or expired)'));
+        flow = openFlow(flowCookie);
+        if (!flow) return fail(refused('the flow cookie is not one this agent issued'));
+        if (!sameString(flow.nonce, relayState ?? '')) return fail(refused('RelayState does not belong to the sign-in this browser started'));
+      } else {
+        flow = openFlow(relayState);
+        if (!flow) return fail(refused('RelayState is missing or not ours'));
+      }
+      if (flow.expiresAt <= now()) return fail(refused('the sign-in took longer than 10 minutes; start again'));
       let profile: Profile | null;
       try {
-        ({ profile } = await samlFor(config).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+        ({ profile } = await samlFor(config, undefined, { cacheProvider: flowCache(flow) }).validatePostResponseAsync({ SAMLResponse: samlResponse }));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log.warn('SAML response refused', { error: message });
         return fail(refused(algorithms.encrypted ? encryptedRefusalMessage(message) : message));
       }
       if (!profile) return fail(refused('no assertion'));
+      // node-saml checked InResponseTo against the flow's request (and only it); held again here.
       const requestId = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : '';
-      // node-saml checked InResponseTo against the outstanding requests; each is answerable
-      // once, and only with the RelayState nonce issued with it.
-      const issued = pending.get(requestId);
-      pending.delete(requestId);
-      if (!issued || issued.nonce !== nonce) return fail(refused('RelayState does not belong to the request this response answers'));
+      if (!sameString(requestId, flow.requestId)) return fail(refused('the response does not answer the request this sign-in made'));
       // An encrypted assertion's signature was out of sight above: hold its algorithms to the same pin now.
       const inner = algorithms.encrypted ? algorithmsIn(profile.getAssertionXml?.() ?? '') : null;
       const innerRefusal = inner && algorithmRefusal(inner.signature, inner.digest);
@@ -338,10 +371,13 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       const verdict = replay.accept(assertion.id, assertion.expiresAt, Date.now());
       if (verdict === 'replayed') return fail(refused(`assertion ${assertion.id} was already used`));
       if (verdict === 'full') return fail({ code: 'not_ready', message: 'too many recent SAML sign-ins to remember; try again in a few minutes' });
+      // Each request is answered once: a second response to it (or this one again) finds it answered.
+      if (answered.has(requestId)) return fail(refused('InResponseTo is not valid (the request was already answered)'));
+      markAnswered(requestId, flow.expiresAt);
       const attributes = (profile.attributes ?? {}) as Record<string, unknown>;
       return ok({
         identity: { provider: 'saml', subject: profile.nameID, email: samlEmail(attributes[config.email_attribute] ?? profile[config.email_attribute], profile.nameID), groups: samlGroups(attributes[config.groups_attribute] ?? profile[config.groups_attribute]) },
-        returnTo: issued.returnTo,
+        returnTo: flow.returnTo,
         session: { nameId: profile.nameID, nameIdFormat: typeof profile.nameIDFormat === 'string' ? profile.nameIDFormat : null, sessionIndex: typeof profile.sessionIndex === 'string' ? profile.sessionIndex : null },
       });
     },

@@ -216,9 +216,19 @@ function applyEffect(c: Context<AppEnv>, effect: Exclude<ResponseEffect, { kind:
     for (const [name, value] of Object.entries(effect.headers)) c.header(name, value);
     return;
   }
-  // `auto` follows the scheme the client used, which a trusted proxy terminating TLS reports.
+  // The one place security.cookieSecure is applied, to every cookie the agent sets: `auto`
+  // follows the scheme the client used, which a trusted proxy terminating TLS reports.
   const isSecure = secure === 'auto' ? requestOrigin(c).startsWith('https:') : secure === 'true';
-  if (effect.kind === 'set-session') {
+  if (effect.kind === 'cookie') {
+    setCookie(c, effect.name, effect.value, {
+      httpOnly: effect.httpOnly,
+      sameSite: effect.sameSite,
+      // Browsers refuse SameSite=None without Secure, whatever the setting says.
+      secure: isSecure || effect.sameSite === 'None',
+      path: effect.path,
+      maxAge: effect.maxAgeSecs,
+    });
+  } else if (effect.kind === 'set-session') {
     c.set('signedIn', effect.username);
     setCookie(c, SESSION_COOKIE, effect.token, {
       httpOnly: true,
