@@ -40,14 +40,14 @@ export type ResponseEffect =
   /** SameSite is Strict for password sign-in, Lax after SSO (spec §5 "Password login" 3). */
   | { kind: 'set-session'; token: string; username: string; sameSite?: 'Strict' | 'Lax' }
   | { kind: 'clear-session' }
-  /** Answer 302 to this URL (OAuth's authorization endpoint). */
-  | { kind: 'redirect'; location: string }
   /**
    * Any other cookie (the SSO flow cookies); an empty value with `maxAgeSecs: 0` clears it. The
    * runtime decides `Secure` from security.cookieSecure, as for the session cookie, and always
    * for `SameSite=None` (browsers drop a None cookie without it).
    */
   | { kind: 'cookie'; name: string; value: string; maxAgeSecs: number; path: string; sameSite: 'Strict' | 'Lax' | 'None'; httpOnly: boolean }
+  /** Answer 302 to this URL (OAuth's authorization endpoint). */
+  | { kind: 'redirect'; location: string }
   | { kind: 'headers'; headers: Readonly<Record<string, string>> }
   /** Answer with this body instead of the JSON value (an export in another format). */
   | { kind: 'download'; filename: string; contentType: string; body: string };
