@@ -3,8 +3,9 @@
 // (its chain to the root cause, with evidence), the root causes touching the focus's namespace,
 // then the cluster model around the focus, nearest and unhealthy first. Tokens are estimated as
 // the graph does (characters / 4). What is included is also the set of node ids the model was
-// given, against which its citations are checked. Pure: the caller has already cut every input
-// to what the caller may see and redacted it.
+// given, against which its citations are checked. The standing instructions are kept apart from
+// the rest: they are the administrators' instructions, the rest is data (domain/copilot/fence.ts).
+// Pure: the caller has already cut every input to what the caller may see and redacted it.
 import type { Diagnosis, DiagnosisDetail, Finding, RootCause } from '../../schema/diagnosis.ts';
 import type { Subgraph } from '../../schema/graph.ts';
 import { collectNodeIds } from './citations.ts';
@@ -27,7 +28,12 @@ export interface ContextInput {
 }
 
 export interface AssembledContext {
+  /** The whole context as assembled (what the prompt audit keeps and the grounding benchmark reads). */
   text: string;
+  /** Its standing instructions (the administrators' documents), '' when none: instructions, sent in the system message. */
+  standing: string;
+  /** The rest: cluster facts, much of it text whoever runs workloads wrote; sent as data, never as instructions. */
+  data: string;
   tokens: number;
   /** Every node id the text names: what a citation may verify against. */
   nodeIds: Set<string>;
@@ -58,13 +64,17 @@ function rootsByRelevance(roots: readonly RootCause[], focus: string | null): Ro
 
 class Budget {
   readonly lines: string[] = [];
+  /** The standing instructions' lines (also in `lines`). */
+  readonly standing: string[] = [];
+  readonly data: string[] = [];
   used = 0;
   constructor(readonly limit: number) {}
   /** Adds the line when it fits; says whether it did. */
-  add(line: string, cap = this.limit): boolean {
+  add(line: string, cap = this.limit, section: 'standing' | 'data' = 'data'): boolean {
     const cost = estimateTokens(line) + 1;
     if (this.used + cost > Math.min(cap, this.limit)) return false;
     this.lines.push(line);
+    this[section].push(line);
     this.used += cost;
     return true;
   }
@@ -80,8 +90,8 @@ export function assembleContext(input: ContextInput): AssembledContext {
 
   if (input.documents.length > 0) {
     const cap = budget.used + Math.floor(input.budgetTokens * DOCUMENTS_SHARE);
-    budget.add('## Standing instructions from your administrators (AI Context documents)', cap);
-    for (const doc of input.documents) if (!budget.add(`### ${doc.title}\n${doc.body}`, cap)) dropped.documents++;
+    budget.add('## Standing instructions from your administrators (AI Context documents)', cap, 'standing');
+    for (const doc of input.documents) if (!budget.add(`### ${doc.title}\n${doc.body}`, cap, 'standing')) dropped.documents++;
   }
 
   if (input.detail !== null && !input.detail.healthy) {
@@ -117,5 +127,5 @@ export function assembleContext(input: ContextInput): AssembledContext {
     dropped.nodes += graph.dropped.nodes;
   }
 
-  return { text: budget.lines.join('\n'), tokens: budget.used, nodeIds, dropped };
+  return { text: budget.lines.join('\n'), standing: budget.standing.join('\n'), data: budget.data.join('\n'), tokens: budget.used, nodeIds, dropped };
 }

@@ -3,6 +3,7 @@
 // take. Bounded (10 s, 40,000 characters); a failure is logged and answered, never thrown, so a
 // report is stored whether or not the chat took it. Sent through the outbound client
 // (docs/security.md "Outbound calls").
+import { neutraliseChatText } from '../../domain/copilot/chat-text.ts';
 import type { ChatWebhook } from '../../handlers/copilot/service.ts';
 import type { Logger } from '../log.ts';
 
@@ -16,7 +17,9 @@ export function createChatWebhook(url: string | null, log: Logger, fetch: typeof
   const host = new URL(url).host;
   return {
     async post(text: string) {
-      const body = JSON.stringify({ text: text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS - 1)}…` : text });
+      // Nothing posted pings anyone or hides where a link goes (domain/copilot/chat-text.ts): a report quotes cluster text.
+      const inert = neutraliseChatText(text);
+      const body = JSON.stringify({ text: inert.length > MAX_TEXT_CHARS ? `${inert.slice(0, MAX_TEXT_CHARS - 1)}…` : inert });
       try {
         const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
         await res.body?.cancel();

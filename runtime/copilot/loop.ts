@@ -6,6 +6,7 @@
 import { jsonSchema, stepCountIs, streamText, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { checkCitations, collectNodeIds } from '../../domain/copilot/citations.ts';
 import type { AssembledContext } from '../../domain/copilot/context.ts';
+import { fenceContext, neutraliseData } from '../../domain/copilot/fence.ts';
 import type { DocumentHit } from '../../domain/copilot/search.ts';
 import { redactText, redactValue } from '../../domain/redaction/redact.ts';
 import type { HandlerContext } from '../../handlers/context.ts';
@@ -69,8 +70,8 @@ function toolSet(input: LoopInput, given: Set<string>, counter: { calls: number 
         const result = await callTool(t.name, args, input.ctx);
         const shownValue = result.ok ? result.value : { error: result.error.code, message: result.error.message };
         const value = input.redaction.enabled ? redactValue(shownValue, input.redaction.literals) : shownValue;
-        // A tool that answered nothing (undefined) is sent as null.
-        let text = value === undefined ? 'null' : JSON.stringify(value);
+        // A tool that answered nothing (undefined) is sent as null. Cluster text, so data: nothing in it may pass for a delimiter.
+        let text = value === undefined ? 'null' : neutraliseData(JSON.stringify(value));
         const shown = new Set<string>();
         collectNodeIds(value, shown);
         if (text.length > input.limits.maxToolResultChars) {
@@ -92,7 +93,7 @@ function toolSet(input: LoopInput, given: Set<string>, counter: { calls: number 
         counter.calls++;
         const hits = await search(query.slice(0, 500));
         const value = input.redaction.enabled ? redactValue(hits, input.redaction.literals) : hits;
-        return JSON.stringify(hits.length === 0 ? { matches: [], note: 'no document matches these words' } : { matches: value });
+        return neutraliseData(JSON.stringify(hits.length === 0 ? { matches: [], note: 'no document matches these words' } : { matches: value }));
       },
     });
   }
@@ -116,10 +117,13 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   // evidence facts quote the cluster), earlier turns and the question, not only tool results.
   const scrub = (text: string) => (input.redaction.enabled ? String(redactValue(text, input.redaction.literals)) : text);
   const history = input.history.map((m): ModelMessage => (m.role === 'user' ? { role: 'user', content: typeof m.content === 'string' ? scrub(m.content) : m.content } : m.role === 'assistant' && typeof m.content === 'string' ? { role: 'assistant', content: scrub(m.content) } : m));
+  // The system message is the rules and the administrators' standing instructions, nothing the
+  // cluster wrote; the cluster facts go in the person's message as one fenced block of data.
+  const standing = input.context.standing === '' ? '' : `\n\n${scrub(input.context.standing)}`;
   const result = streamText({
     model: input.model,
-    system: `${input.system}\n\n${scrub(input.context.text)}`,
-    messages: [...history, { role: 'user', content: scrub(input.question) }],
+    system: `${input.system}${standing}`,
+    messages: [...history, { role: 'user', content: fenceContext(scrub(input.context.data), scrub(input.question)) }],
     tools: toolSet(input, given, counter),
     stopWhen: stepCountIs(input.limits.maxSteps),
     maxOutputTokens: input.limits.maxOutputTokens,
