@@ -23,6 +23,8 @@ export type AppError =
   | { code: 'locked_out'; message: string; retryAfterSecs: number }
   | { code: 'rate_limited'; message: string; retryAfterSecs: number }
   | { code: 'overloaded'; message: string; retryAfterSecs: number }
+  /** Anonymous OAuth client registration is full (its cap); a slot frees when an unused client expires or an admin deletes one. */
+  | { code: 'registration_full'; message: string; retryAfterSecs: number }
   | { code: 'internal'; message: string }
   /** The body is larger than the route accepts (its bodyLimitBytes, 1 MiB unless it declares more). */
   | { code: 'payload_too_large'; message: string }

@@ -31,7 +31,7 @@ export const AuditCategory = v.picklist(['none', 'access', 'http', 'write', 'aut
 export type AuditCategory = v.InferOutput<typeof AuditCategory>;
 
 /** Buckets the rate limiter keys its budgets on. */
-export const RateLimitClass = v.picklist(['read', 'write', 'login', 'ai', 'discovery']);
+export const RateLimitClass = v.picklist(['read', 'write', 'login', 'ai', 'discovery', 'register']);
 export type RateLimitClass = v.InferOutput<typeof RateLimitClass>;
 
 /** Features a license must carry for a route to answer (402 otherwise). */

@@ -85,3 +85,23 @@ export const OAuthGrant = v.object({ id: v.string(), client_id: v.string(), clie
 export const GrantList = v.object({ grants: v.array(OAuthGrant) });
 export const GrantIdInput = v.object({ id: v.pipe(v.string(), v.regex(/^grant_[A-Za-z0-9_-]+$/, 'id must be a grant id')) });
 export const GrantRevoked = v.object({ status: v.literal('revoked') });
+
+/** A registered client as Admin → OAuth clients shows it. */
+export const OAuthClientView = v.object({
+  client_id: v.string(),
+  client_name: v.string(),
+  redirect_uris: v.array(v.string()),
+  created_at: Timestamp,
+  /** When a user last approved it on the consent screen; null: never. */
+  last_authorized_at: v.nullable(Timestamp),
+  /** When it is forgotten unless a user approves it first; null once one has. */
+  expires_at: v.nullable(Timestamp),
+  /** Its tokens neither expired nor revoked. */
+  live_tokens: v.number(),
+  /** The last MCP request one of its tokens made. */
+  last_used_at: v.nullable(Timestamp),
+});
+/** Every client, newest first, and the most that may be registered at once. */
+export const OAuthClientList = v.object({ clients: v.array(OAuthClientView), limit: v.number() });
+export const OAuthClientIdInput = v.object({ id: v.pipe(v.string(), v.regex(/^mcp_[A-Za-z0-9_-]{1,60}$/, 'id must be an OAuth client id (mcp_…)')) });
+export const OAuthClientDeleted = v.object({ status: v.literal('deleted'), tokens_revoked: v.number() });

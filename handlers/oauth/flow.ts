@@ -51,7 +51,9 @@ export function authorizationServer(_input: unknown, ctx: HandlerContext): Resul
 }
 
 export async function registerClient(input: Out<typeof RegisterClientInput>, ctx: HandlerContext): Promise<Result<Out<typeof RegisteredClient>>> {
-  const client = await ctx.oauth.registerClient(input.client_name, input.redirect_uris);
+  const registered = await ctx.oauth.registerClient(input.client_name, input.redirect_uris);
+  if (!registered.ok) return registered;
+  const client = registered.value;
   ctx.request.noteAudit({ oauth_client: client.client_id, client_name: client.client_name });
   return ok({
     client_id: client.client_id,

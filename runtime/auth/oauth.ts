@@ -2,17 +2,36 @@
 // authorization codes checked with PKCE (S256), and one-hour access tokens bound to the
 // resource they were asked for. Codes and tokens are random 256-bit values; only their
 // SHA-256 is stored, and comparisons of secrets are constant-time.
+//
+// Registration is anonymous (RFC 7591, as MCP clients expect), so the registry is bounded:
+// at most MAX_OAUTH_CLIENTS clients; one no user ever approved is forgotten UNUSED_CLIENT_TTL_MS
+// after it registered (pruned on the registration path and by the admin list); the route's
+// `register` rate class limits each address. An admin deletes clients (Admin → OAuth clients):
+// that revokes their live tokens, and a client that ever had tokens stays as a deleted row for
+// DELETED_CLIENT_KEEP_MS, so a token still presented answers "revoked" rather than "unknown"
+// (which the auth_flood ban counts as forged). See docs/mcp.md.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { encodeBase64urlNoPadding } from '@oslojs/encoding';
 import * as v from 'valibot';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../domain/clock.ts';
 import type { OAuthClient, OAuthService } from '../../handlers/oauth/service.ts';
 import type { Principal } from '../../handlers/context.ts';
+import { fail, ok } from '../../handlers/result.ts';
 import type { Db } from '../store/database.ts';
+import type { Database } from '../store/tables.ts';
 
 export const OAUTH_TOKEN_PREFIX = 'capstan_oat_';
 export const ACCESS_TOKEN_SECS = 3600;
 const CODE_SECS = 600;
+/** Registered clients kept at most (docs/mcp.md). */
+export const MAX_OAUTH_CLIENTS = 1000;
+/** A client no user ever authorized is forgotten this long after it registered. */
+export const UNUSED_CLIENT_TTL_MS = 24 * 3600 * 1000;
+/** How long a deleted client's row outlives it (its tokens expired within the hour). */
+const DELETED_CLIENT_KEEP_MS = 30 * 24 * 3600 * 1000;
+/** Retry-After for a full registry that no expiry will free (every client authorized). */
+const FULL_RETRY_SECS = 3600;
 
 const random = () => encodeBase64urlNoPadding(randomBytes(32));
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
@@ -38,6 +57,15 @@ const Uris = v.array(v.string());
 
 export function createOAuthService(db: Db, clock: Clock): AgentOAuth {
   const now = () => clock.now().getTime();
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  /** Forgets clients never authorized within the TTL, and deleted clients' rows once kept long enough. */
+  const prune = async (q: Kysely<Database>) => {
+    const t = now();
+    await q
+      .deleteFrom('oauth_clients')
+      .where((eb) => eb.or([eb.and([eb('last_authorized_at', 'is', null), eb('created_at', '<=', t - UNUSED_CLIENT_TTL_MS)]), eb('deleted_at', '<=', t - DELETED_CLIENT_KEEP_MS)]))
+      .execute();
+  };
   const toClient = (row: { id: string; name: string; redirect_uris: string; created_at: number }): OAuthClient => ({
     client_id: row.id,
     client_name: row.name,
@@ -47,22 +75,53 @@ export function createOAuthService(db: Db, clock: Clock): AgentOAuth {
 
   return {
     async registerClient(name, redirectUris) {
-      const row = { id: `mcp_${encodeBase64urlNoPadding(randomBytes(12))}`, name, redirect_uris: JSON.stringify(redirectUris), created_at: now() };
-      await db.insertInto('oauth_clients').values(row).execute();
-      return toClient(row);
+      // One transaction: the count and the insert cannot interleave with another registration.
+      return db.transaction().execute(async (trx) => {
+        await prune(trx);
+        const t = now();
+        const held = await trx.selectFrom('oauth_clients').select((eb) => eb.fn.countAll<number>().as('n')).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+        if (held.n >= MAX_OAUTH_CLIENTS) {
+          const oldest = await trx
+            .selectFrom('oauth_clients')
+            .select((eb) => eb.fn.min('created_at').as('at'))
+            .where('deleted_at', 'is', null)
+            .where('last_authorized_at', 'is', null)
+            .executeTakeFirst();
+          const frees = oldest?.at ?? null;
+          const retryAfterSecs = frees === null ? FULL_RETRY_SECS : Math.max(1, Math.ceil((frees + UNUSED_CLIENT_TTL_MS - t) / 1000));
+          return fail({
+            code: 'registration_full',
+            message: `OAuth client registration is full (${String(MAX_OAUTH_CLIENTS)} clients): a client no user approved expires 24 hours after it registered, and an admin can delete clients under Admin → OAuth clients`,
+            retryAfterSecs,
+          });
+        }
+        const row = { id: `mcp_${encodeBase64urlNoPadding(randomBytes(12))}`, name, redirect_uris: JSON.stringify(redirectUris), created_at: t };
+        await trx.insertInto('oauth_clients').values(row).execute();
+        return ok(toClient(row));
+      });
     },
 
     async client(clientId) {
-      const row = await db.selectFrom('oauth_clients').selectAll().where('id', '=', clientId).executeTakeFirst();
+      const row = await db
+        .selectFrom('oauth_clients')
+        .select(['id', 'name', 'redirect_uris', 'created_at'])
+        .where('id', '=', clientId)
+        .where('deleted_at', 'is', null)
+        .where((eb) => eb.or([eb('last_authorized_at', 'is not', null), eb('created_at', '>', now() - UNUSED_CLIENT_TTL_MS)]))
+        .executeTakeFirst();
       return row ? toClient(row) : null;
     },
 
     async issueCode(grant) {
       const code = random();
-      await db
-        .insertInto('oauth_codes')
-        .values({ code_hash: hashHex(code), client_id: grant.clientId, user_id: grant.userId, redirect_uri: grant.redirectUri, code_challenge: grant.codeChallenge, resource: grant.resource, expires_at: now() + CODE_SECS * 1000, used_at: null })
-        .execute();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('oauth_codes')
+          .values({ code_hash: hashHex(code), client_id: grant.clientId, user_id: grant.userId, redirect_uri: grant.redirectUri, code_challenge: grant.codeChallenge, resource: grant.resource, expires_at: now() + CODE_SECS * 1000, used_at: null })
+          .execute();
+        // A user approved it: no longer an anonymous registration that expires unused.
+        await trx.updateTable('oauth_clients').set({ last_authorized_at: now() }).where('id', '=', grant.clientId).execute();
+      });
       return code;
     },
 
@@ -108,6 +167,58 @@ export function createOAuthService(db: Db, clock: Clock): AgentOAuth {
     async revoke(userId, grantId) {
       const result = await db.updateTable('oauth_tokens').set({ revoked_at: now() }).where('id', '=', grantId).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
       return result.numUpdatedRows > 0n;
+    },
+
+    async listClients() {
+      await prune(db);
+      const t = now();
+      const rows = await db
+        .selectFrom('oauth_clients as c')
+        .select(['c.id', 'c.name', 'c.redirect_uris', 'c.created_at', 'c.last_authorized_at'])
+        .select((eb) => [
+          eb
+            .selectFrom('oauth_tokens as t')
+            .whereRef('t.client_id', '=', 'c.id')
+            .where('t.revoked_at', 'is', null)
+            .where('t.expires_at', '>', t)
+            .select((sub) => sub.fn.countAll<number>().as('n'))
+            .as('live_tokens'),
+          eb
+            .selectFrom('oauth_tokens as t')
+            .whereRef('t.client_id', '=', 'c.id')
+            .select((sub) => sub.fn.max('t.last_used_at').as('m'))
+            .as('last_used_at'),
+        ])
+        .where('c.deleted_at', 'is', null)
+        .orderBy('c.created_at', 'desc')
+        .orderBy('c.id')
+        .execute();
+      return {
+        limit: MAX_OAUTH_CLIENTS,
+        clients: rows.map((r) => ({
+          ...toClient(r),
+          last_authorized_at: iso(r.last_authorized_at),
+          expires_at: r.last_authorized_at === null ? iso(r.created_at + UNUSED_CLIENT_TTL_MS) : null,
+          live_tokens: r.live_tokens ?? 0,
+          last_used_at: iso(r.last_used_at ?? null),
+        })),
+      };
+    },
+
+    async deleteClient(clientId) {
+      return db.transaction().execute(async (trx) => {
+        await prune(trx);
+        const row = await trx.selectFrom('oauth_clients').select('id').where('id', '=', clientId).where('deleted_at', 'is', null).executeTakeFirst();
+        if (!row) return null;
+        const t = now();
+        const revoked = await trx.updateTable('oauth_tokens').set({ revoked_at: t }).where('client_id', '=', clientId).where('revoked_at', 'is', null).where('expires_at', '>', t).executeTakeFirst();
+        await trx.updateTable('oauth_codes').set({ used_at: t }).where('client_id', '=', clientId).where('used_at', 'is', null).execute();
+        const tokens = await trx.selectFrom('oauth_tokens').select('id').where('client_id', '=', clientId).limit(1).executeTakeFirst();
+        // A client that never had a token goes at once; one that had stays, deleted, while a token may still be presented.
+        if (tokens) await trx.updateTable('oauth_clients').set({ deleted_at: t }).where('id', '=', clientId).execute();
+        else await trx.deleteFrom('oauth_clients').where('id', '=', clientId).execute();
+        return { tokensRevoked: Number(revoked.numUpdatedRows) };
+      });
     },
 
     async resolveToken(token) {

@@ -56,6 +56,7 @@ function errorResponses(route: Route, hasInput: boolean): Record<string, unknown
   }
   if (route.path.includes(':')) statuses.add(STATUS_OF.not_found);
   if (route.path === '/readyz') statuses.add(STATUS_OF.not_ready);
+  if (route.path === '/oauth/register') statuses.add(STATUS_OF.registration_full);
   // What the request-shape stage answers before any handler (runtime/http/middleware/request-shape.ts).
   if (takesBody(route)) {
     statuses.add(STATUS_OF.payload_too_large);

@@ -25,6 +25,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   unsupported_media_type: 415,
   not_ready: 503,
   overloaded: 503,
+  registration_full: 503,
   locked_out: 429,
   rate_limited: 429,
   internal: 500,

@@ -1,7 +1,8 @@
 // MCP over OAuth: discovery metadata, dynamic client registration, the authorization and
 // token endpoints (public: the client has no credential yet), the consent a signed-in user
-// gives, and Account → Connected apps.
+// gives, Account → Connected apps, and Admin → OAuth clients.
 import * as v from 'valibot';
+import { deleteOAuthClient, listOAuthClients } from '../../handlers/oauth/clients.ts';
 import { authorizationServer, authorize, consent, consentPreview, listGrants, protectedResource, registerClient, revokeGrant, token } from '../../handlers/oauth/flow.ts';
 import { NoInput } from '../../schema/common.ts';
 import {
@@ -13,6 +14,9 @@ import {
   GrantIdInput,
   GrantList,
   GrantRevoked,
+  OAuthClientDeleted,
+  OAuthClientIdInput,
+  OAuthClientList,
   ProtectedResourceMetadata,
   RegisterClientInput,
   RegisteredClient,
@@ -33,10 +37,11 @@ export const oauthRoutes: readonly Route[] = [
   defineRoute({
     ...open,
     audit: 'auth',
-    rateLimit: 'login',
+    // Its own per-address class: anyone may register, so few a minute from one address.
+    rateLimit: 'register',
     method: 'POST',
     path: '/oauth/register',
-    summary: 'Dynamic client registration (RFC 7591): public clients with PKCE',
+    summary: 'Dynamic client registration (RFC 7591): public clients with PKCE; 503 registration_full (with Retry-After) while 1000 clients are registered',
     // JSON (RFC 7591 §3.1); no cookie is read or set, so another origin may call it.
     crossOrigin: 'allow',
     input: RegisterClientInput,
@@ -84,4 +89,26 @@ export const oauthRoutes: readonly Route[] = [
   }),
   defineRoute({ ...noApiKeys('viewer'), audit: 'http', rateLimit: 'read', method: 'GET', path: '/me/oauth/grants', summary: 'Your connected apps: live OAuth tokens by client', input: NoInput, output: GrantList, handler: listGrants }),
   defineRoute({ ...noApiKeys('viewer'), audit: 'auth', rateLimit: 'write', method: 'DELETE', path: '/me/oauth/grants/:id', summary: 'Disconnect an app: its token stops working at once', input: GrantIdInput, output: GrantRevoked, handler: revokeGrant }),
+  defineRoute({
+    ...noApiKeys('admin'),
+    audit: 'http',
+    rateLimit: 'read',
+    method: 'GET',
+    path: '/admin/oauth/clients',
+    summary: 'Registered OAuth (MCP) clients, newest first: whether a user approved them (else when they expire), live tokens, last use; and the registration limit',
+    input: NoInput,
+    output: OAuthClientList,
+    handler: listOAuthClients,
+  }),
+  defineRoute({
+    ...noApiKeys('admin'),
+    audit: 'auth',
+    rateLimit: 'write',
+    method: 'DELETE',
+    path: '/admin/oauth/clients/:id',
+    summary: "Delete an OAuth client: its live tokens are revoked at once (they answer 401 'access token was revoked') and it can start no new flow",
+    input: OAuthClientIdInput,
+    output: OAuthClientDeleted,
+    handler: deleteOAuthClient,
+  }),
 ];

@@ -52,4 +52,4 @@ export async function testApp(options: TestServiceOptions & { trustedProxies?: s
 }
 
 /** Rate limits no test reaches: for tests that make many AI or write requests on purpose. */
-export const UNLIMITED_RATE_LIMITS = { read: 100_000, write: 100_000, login: 100_000, ai: 100_000, discovery: 100_000 };
+export const UNLIMITED_RATE_LIMITS = { read: 100_000, write: 100_000, login: 100_000, ai: 100_000, discovery: 100_000, register: 100_000 };

@@ -27,7 +27,7 @@ async function spyApp(trustedProxies = '') {
     defineRoute({ ...policy, method: 'POST', path: '/spy/big', summary: 'declares a larger body', bodyLimitBytes: BIG_LIMIT, input, handler: (i) => ok({ got: (calls.big++, i.data?.length ?? 0) }) }),
     defineRoute({ ...policy, method: 'POST', path: '/spy/form', summary: 'declares form bodies', bodyFormats: ['json', 'form'], crossOrigin: 'allow', input, handler: (i) => ok({ got: (calls.form++, i.data?.length ?? 0) }) }),
   ];
-  const services = await testServices({ rateLimits: { read: 1e6, write: 1e6, login: 1e6, ai: 1e6, discovery: 1e6 } });
+  const services = await testServices({ rateLimits: { read: 1e6, write: 1e6, login: 1e6, ai: 1e6, discovery: 1e6, register: 1e6 } });
   const app = createApp({ routes: spyRoutes, services, middleware: services.middleware, validateOutput: true, trustedProxies: parseTrustedProxies(trustedProxies), log: silentLogger });
   return { app, calls };
 }

@@ -103,7 +103,9 @@ describe('users, roles and sessions', () => {
     const resource = 'http://localhost/api/agent/mcp';
     const verifier = 'v'.repeat(43);
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const client = await h.services.oauth.registerClient('Desktop Assistant (test)', ['http://127.0.0.1:9/cb']);
+    const registered = await h.services.oauth.registerClient('Desktop Assistant (test)', ['http://127.0.0.1:9/cb']);
+    assert.ok(registered.ok);
+    const client = registered.value;
     const danaId = (await h.services.db.selectFrom('users').select('id').where('username', '=', 'dana').executeTakeFirstOrThrow()).id;
     const grant = { clientId: client.client_id, userId: danaId, redirectUri: 'http://127.0.0.1:9/cb', codeChallenge: challenge, resource };
     const exchange = async (code: string) => h.services.oauth.exchangeCode({ code, clientId: client.client_id, redirectUri: grant.redirectUri, codeVerifier: verifier, resource });

@@ -21,6 +21,8 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   login: 30,
   ai: 10,
   discovery: 300,
+  /** Anonymous OAuth client registration, per address: a client registers once, not in a loop. */
+  register: 10,
 };
 
 /** Buckets kept at once; a full (idle) bucket is the first to go, so memory stays bounded. */

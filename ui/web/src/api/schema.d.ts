@@ -936,7 +936,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Dynamic client registration (RFC 7591): public clients with PKCE */
+        /** Dynamic client registration (RFC 7591): public clients with PKCE; 503 registration_full (with Retry-After) while 1000 clients are registered */
         post: operations["post_oauth_register"];
         delete?: never;
         options?: never;
@@ -1025,6 +1025,40 @@ export interface paths {
         post?: never;
         /** Disconnect an app: its token stops working at once */
         delete: operations["delete_me_oauth_grants_by_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/oauth/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Registered OAuth (MCP) clients, newest first: whether a user approved them (else when they expire), live tokens, last use; and the registration limit */
+        get: operations["get_admin_oauth_clients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/oauth/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an OAuth client: its live tokens are revoked at once (they answer 401 'access token was revoked') and it can start no new flow */
+        delete: operations["delete_admin_oauth_clients_by_id"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7136,6 +7170,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_oauth_authorize: {
@@ -7509,6 +7552,137 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "revoked";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_admin_oauth_clients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clients: {
+                            client_id: string;
+                            client_name: string;
+                            redirect_uris: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            last_authorized_at: string | null;
+                            expires_at: string | null;
+                            live_tokens: number;
+                            last_used_at: string | null;
+                        }[];
+                        limit: number;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_admin_oauth_clients_by_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "deleted";
+                        tokens_revoked: number;
                     };
                 };
             };
@@ -9405,6 +9579,8 @@ export interface operations {
                                 insecure_skip_verify: boolean;
                                 /** @default false */
                                 totp: boolean;
+                                /** @default false */
+                                trust_email: boolean;
                             };
                             /** Format: date-time */
                             updated_at: string;
@@ -9452,6 +9628,8 @@ export interface operations {
                                 sp_private_key_pem: string | null;
                                 /** @default true */
                                 require_encrypted_assertions: boolean;
+                                /** @default false */
+                                trust_email: boolean;
                             };
                             sp_entity_id: string;
                             acs_url: string;
@@ -9525,6 +9703,8 @@ export interface operations {
                     insecure_skip_verify?: boolean;
                     /** @default false */
                     totp?: boolean;
+                    /** @default false */
+                    trust_email?: boolean;
                 };
             };
         };
@@ -9558,6 +9738,8 @@ export interface operations {
                                 insecure_skip_verify: boolean;
                                 /** @default false */
                                 totp: boolean;
+                                /** @default false */
+                                trust_email: boolean;
                             };
                             /** Format: date-time */
                             updated_at: string;
@@ -9605,6 +9787,8 @@ export interface operations {
                                 sp_private_key_pem: string | null;
                                 /** @default true */
                                 require_encrypted_assertions: boolean;
+                                /** @default false */
+                                trust_email: boolean;
                             };
                             sp_entity_id: string;
                             acs_url: string;
@@ -9765,6 +9949,8 @@ export interface operations {
                         insecure_skip_verify?: boolean;
                         /** @default false */
                         totp?: boolean;
+                        /** @default false */
+                        trust_email?: boolean;
                     };
                     username: string;
                     password: string;
@@ -9888,6 +10074,8 @@ export interface operations {
                                 insecure_skip_verify: boolean;
                                 /** @default false */
                                 totp: boolean;
+                                /** @default false */
+                                trust_email: boolean;
                             };
                             /** Format: date-time */
                             updated_at: string;
@@ -9935,6 +10123,8 @@ export interface operations {
                                 sp_private_key_pem: string | null;
                                 /** @default true */
                                 require_encrypted_assertions: boolean;
+                                /** @default false */
+                                trust_email: boolean;
                             };
                             sp_entity_id: string;
                             acs_url: string;
@@ -10656,6 +10846,8 @@ export interface operations {
                             sp_private_key_pem: string | null;
                             /** @default true */
                             require_encrypted_assertions: boolean;
+                            /** @default false */
+                            trust_email: boolean;
                         };
                         sp_entity_id: string;
                         acs_url: string;
@@ -10722,6 +10914,7 @@ export interface operations {
                     /** @default false */
                     generate_sp_key?: boolean;
                     require_encrypted_assertions?: boolean;
+                    trust_email?: boolean;
                 };
             };
         };
@@ -10750,6 +10943,8 @@ export interface operations {
                             sp_private_key_pem: string | null;
                             /** @default true */
                             require_encrypted_assertions: boolean;
+                            /** @default false */
+                            trust_email: boolean;
                         };
                         sp_entity_id: string;
                         acs_url: string;

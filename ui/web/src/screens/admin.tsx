@@ -1,11 +1,13 @@
-// Admin: local users, and access control (idle timeout, IP allow/deny lists, bans). Containers
-// hold the queries and mutations; the views below them only render.
+// Admin: local users, and access control (idle timeout, IP allow/deny lists, bans, OAuth
+// clients). Containers hold the queries and mutations; the views below them only render.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState, type SyntheticEvent } from 'react';
 import { ipAccess, liftBan, updateIpLists, type Ban } from '../api/queries/ip-access';
+import { deleteOAuthClient, oauthClients, type OAuthClient } from '../api/queries/oauth';
 import { securitySettings, updateSecuritySettings } from '../api/queries/settings';
 import { createUser, updateUser, users, type Role, type User, type UserChange } from '../api/queries/users';
-import { ActionError, failureOf, QueryView, type Failure } from '../components/states';
+import { SortableTable, type Column } from '../components/sortable-table';
+import { ActionError, Empty, failureOf, QueryView, type Failure } from '../components/states';
 import { Time } from '../components/time';
 import { RolePin } from './admin-sso-roles';
 
@@ -206,12 +208,66 @@ function IpAccess() {
   );
 }
 
+function oauthClientColumns(onDelete: (id: string) => void, failure: Failure<string> | null): Column<OAuthClient>[] {
+  return [
+    { key: 'name', label: 'Client', value: (c) => c.client_name, render: (c) => <><strong>{c.client_name}</strong> <span className="muted">{c.client_id}</span></> },
+    { key: 'redirect', label: 'Redirect URIs', value: (c) => c.redirect_uris.join(' ') },
+    { key: 'created', label: 'Registered', value: (c) => c.created_at, render: (c) => <Time at={c.created_at} /> },
+    {
+      key: 'approved',
+      label: 'Approved',
+      value: (c) => c.last_authorized_at,
+      render: (c) => (c.last_authorized_at ? <Time at={c.last_authorized_at} /> : <>never; expires <Time at={c.expires_at} /></>),
+    },
+    { key: 'tokens', label: 'Live tokens', value: (c) => c.live_tokens, numeric: true },
+    { key: 'used', label: 'Last used', value: (c) => c.last_used_at, render: (c) => <Time at={c.last_used_at} absent="never" /> },
+    {
+      key: 'delete',
+      label: 'Delete',
+      value: () => null,
+      render: (c) => (
+        <>
+          <button type="button" onClick={() => onDelete(c.client_id)}>Delete {c.client_name}</button>
+          <ActionError error={failure?.target === c.client_id ? failure.error : null} what={`delete ${c.client_name}`} />
+        </>
+      ),
+    },
+  ];
+}
+
+/** MCP clients that registered themselves; deleting one revokes its tokens (docs/mcp.md). */
+function OAuthClients() {
+  const client = useQueryClient();
+  const query = useQuery(oauthClients());
+  const remove = useMutation(deleteOAuthClient(client));
+  return (
+    <section aria-labelledby="oauth-clients">
+      <h2 id="oauth-clients">OAuth clients</h2>
+      <QueryView query={query} what="OAuth clients">
+        {(data) => (
+          <>
+            <p className="muted">
+              {data.clients.length} of at most {data.limit} registered. A client no user approved is forgotten 24 hours after it registered; deleting one revokes its tokens at once.
+            </p>
+            {data.clients.length === 0 ? (
+              <Empty>No MCP client has registered.</Empty>
+            ) : (
+              <SortableTable rows={data.clients} columns={oauthClientColumns((id) => remove.mutate(id), failureOf(remove))} rowKey={(c) => c.client_id} caption="Registered OAuth clients" searchLabel="Search clients" />
+            )}
+          </>
+        )}
+      </QueryView>
+    </section>
+  );
+}
+
 export function AdminAccess() {
   return (
     <>
       <h1>Access control</h1>
       <IdleTimeout />
       <IpAccess />
+      <OAuthClients />
     </>
   );
 }

@@ -1,11 +1,12 @@
-// OAuth: the consent question an MCP client's authorization raises, and the apps you have
-// connected (grants), which you can disconnect.
+// OAuth: the consent question an MCP client's authorization raises, the apps you have
+// connected (grants), which you can disconnect, and (admins) every registered client.
 import { mutationOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Answer, type Body } from '../client';
 import type { operations } from '../schema';
 
 export type Grant = Answer<'get_me_oauth_grants'>['grants'][number];
 export type AuthorizationRequest = operations['get_oauth_consent']['parameters']['query'];
+export type OAuthClient = Answer<'get_admin_oauth_clients'>['clients'][number];
 
 const grantsKey = ['account', 'oauth-grants'] as const;
 
@@ -25,4 +26,15 @@ export const decideConsent = (queryClient: QueryClient) =>
   mutationOptions({
     mutationFn: (decision: Body<'post_oauth_consent'>) => unwrap(api.POST('/oauth/consent', { body: decision })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: grantsKey }),
+  });
+
+const clientsKey = ['admin', 'oauth-clients'] as const;
+
+export const oauthClients = () => queryOptions({ queryKey: clientsKey, queryFn: () => unwrap(api.GET('/admin/oauth/clients')) });
+
+/** Deleting a client revokes its tokens, so connected apps change too. */
+export const deleteOAuthClient = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationFn: (id: string) => unwrap(api.DELETE('/admin/oauth/clients/{id}', { params: { path: { id } } })),
+    onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: clientsKey }), queryClient.invalidateQueries({ queryKey: grantsKey })]),
   });
