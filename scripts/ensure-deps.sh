@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what Capstan needs to run and test from a fresh clone: npm packages (from the
-# committed lockfile) and the local control plane (built once into a cache outside the repo).
+# Installs what Capstan needs to run and type-check from a fresh clone: npm packages (from the
+# committed lockfile) and the dashboard's build. The local control plane is built (once, into a
+# cache outside the repo) by whatever first needs it: `capstan demo`, `capstan localcluster` or
+# the test runner, which builds it while the unit tests run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,8 +17,6 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "[deps] npm ci" >&2
   npm ci --no-audit --no-fund --loglevel=error
 fi
-
-bash scripts/build-control-plane.sh >/dev/null
 
 # The dashboard, rebuilt when any of its sources (or the lockfile) is newer than the last build.
 if [ ! -f ui/web/dist/index.html ] || [ -n "$(find ui/web/src ui/web/index.html ui/web/vite.config.ts package-lock.json -newer ui/web/dist/index.html -print -quit)" ]; then

@@ -1,6 +1,6 @@
-// A test reporter that prints nothing until the run ends, then lists every failed test with its
-// file and first error line. CI keeps only the tail of the output, and the TAP stream puts a
-// failure's details hundreds of lines above it; this summary is what the tail shows.
+// A test reporter for tests/run.ts: it prints nothing while a file runs, then one JSON line with
+// the file's counts (tests, not suites) and each failed test's name and first error line. The
+// runner adds them up and lists every failure at the very end, where CI's tail shows them.
 // Plain JavaScript: node loads reporters before any loader hook, so tsx cannot compile it.
 
 /** @param {unknown} error */
@@ -8,18 +8,29 @@ function firstLine(error) {
   const e = /** @type {{ cause?: unknown, message?: unknown }} */ (error ?? {});
   const cause = /** @type {{ message?: unknown }} */ (e.cause ?? e);
   const message = typeof cause.message === 'string' ? cause.message : JSON.stringify(cause);
-  return message.split('\n')[0].slice(0, 300);
+  return (message ?? '').split('\n')[0].slice(0, 300);
 }
 
-/** @param {AsyncIterable<{ type: string, data: { name: string, file?: string, details: { error?: { failureType?: string } } } }>} source */
-export default async function* failureSummary(source) {
+/** @param {AsyncIterable<{ type: string, data: { name: string, file?: string, details: { type?: string, error?: { failureType?: string } }, skip?: unknown, todo?: unknown } }>} source */
+export default async function* counts(source) {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  /** @type {string[]} */
   const failures = [];
   for await (const event of source) {
-    if (event.type !== 'test:fail') continue;
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { name, file, details } = event.data;
-    // A suite fails when a test in it fails; its own entry would only repeat the test's.
+    // A suite passes or fails with its tests; counting it too would count twice.
+    if (details.type === 'suite') continue;
+    if (event.type === 'test:pass') {
+      if (event.data.skip !== undefined || event.data.todo !== undefined) skipped++;
+      else passed++;
+      continue;
+    }
     if (details.error?.failureType === 'subtestsFailed') continue;
-    failures.push(`# FAILED ${file ?? '?'} :: ${name} :: ${firstLine(details.error)}`);
+    failed++;
+    failures.push(`${file ?? '?'} :: ${name} :: ${firstLine(details.error)}`);
   }
-  if (failures.length > 0) yield `\n# ${failures.length} failed test(s):\n${failures.join('\n')}\n`;
+  yield `${JSON.stringify({ passed, failed, skipped, failures })}\n`;
 }

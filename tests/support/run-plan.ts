@@ -1,0 +1,97 @@
+// The suite's plan, pure: which tier a test file belongs to, what it needs before it can start
+// (the shared control plane, a browser, an identity provider, the scanner), which file to start
+// next, and the end-of-run report. tests/run.ts does the I/O.
+
+export type Tier = 'unit' | 'cluster' | 'browser';
+export const TIERS: readonly Tier[] = ['unit', 'cluster', 'browser'];
+
+/** What a file can wait for; each is one step of tests/run.ts's preparation. */
+export type Need = 'binaries' | 'cluster' | 'chromium' | 'slapd' | 'simplesamlphp' | 'dex' | 'samlidp' | 'trivy';
+
+/** A file needs what the test support it imports starts: one table, so a new helper adds one row. */
+const NEEDS_BY_IMPORT: ReadonlyArray<readonly [RegExp, readonly Need[]]> = [
+  [/support\/cluster\.ts$/, ['cluster']],
+  [/support\/browser\.ts$/, ['chromium']],
+  [/support\/slapd\.ts$/, ['slapd']],
+  [/support\/simplesamlphp\.ts$/, ['simplesamlphp']],
+  [/support\/dex\.ts$/, ['dex']],
+  [/support\/samlidp\.ts$/, ['samlidp']],
+  [/support\/trivy-(reports|fixture)\.ts$/, ['trivy']],
+  // helm from the control-plane build, without a cluster (the install doc's RBAC section).
+  [/generate-install-rbac\.ts$/, ['binaries']],
+];
+
+/** The modules a file imports: `import … from '…'` statements at the start of a line, not strings or comments that mention one. */
+function importedModules(source: string): string[] {
+  return [...source.matchAll(/^import\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms)].map((m) => m[1] ?? '');
+}
+
+export function tierOf(file: string): Tier {
+  if (/(^|\/)tests\/unit\//.test(file)) return 'unit';
+  if (/(^|\/)tests\/e2e\//.test(file)) return 'browser';
+  return 'cluster';
+}
+
+export function needsOf(source: string): Need[] {
+  const needs = new Set<Need>();
+  const modules = importedModules(source);
+  for (const [pattern, what] of NEEDS_BY_IMPORT) if (modules.some((m) => pattern.test(m))) for (const n of what) needs.add(n);
+  // The cluster comes up from the control-plane build.
+  if (needs.has('cluster')) needs.add('binaries');
+  return [...needs].sort();
+}
+
+export interface PlannedFile {
+  file: string;
+  tier: Tier;
+  needs: readonly Need[];
+  /** Seconds the file took last time (0 when unknown). */
+  expectedSecs: number;
+}
+
+/**
+ * The next file to start, or undefined when none may start now. Files sharing the one control
+ * plane run one at a time (some stop its API server or fill it with scenarios other files must
+ * not see); anything else runs beside them. Among the files that may start, the longest
+ * expected first, so the long waits overlap the rest; then by name, so a run is reproducible.
+ */
+export function nextFile(pending: readonly PlannedFile[], ready: ReadonlySet<Need>, clusterBusy: boolean): PlannedFile | undefined {
+  const startable = pending.filter((f) => f.needs.every((n) => ready.has(n)) && !(clusterBusy && f.needs.includes('cluster')));
+  return [...startable].sort((a, b) => b.expectedSecs - a.expectedSecs || a.file.localeCompare(b.file))[0];
+}
+
+export interface FileResult {
+  file: string;
+  tier: Tier;
+  secs: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** "file :: test :: first line of the error", one per failed test (or the process' own failure). */
+  failures: string[];
+}
+
+/** The run's end: tier times, the slowest files, every failure, and the closing count line. */
+export function report(results: readonly FileResult[], tierSecs: Readonly<Partial<Record<Tier, number>>>, stepSecs: Readonly<Record<string, number>>, totalSecs: number, slowest = 15): string {
+  const lines: string[] = [];
+  const fmt = (s: number) => `${s.toFixed(1).padStart(7)} s`;
+  lines.push('', '# Preparation (overlapping the tests):');
+  for (const [step, secs] of Object.entries(stepSecs)) lines.push(`#   ${fmt(secs)}  ${step}`);
+  lines.push('# Tiers (first start to last finish; tiers overlap):');
+  for (const tier of TIERS) {
+    const files = results.filter((r) => r.tier === tier);
+    if (files.length === 0) continue;
+    const secs = tierSecs[tier] ?? 0;
+    lines.push(`#   ${fmt(secs)}  ${tier} (${files.length} files, ${files.reduce((n, r) => n + r.secs, 0).toFixed(0)} s of file time)`);
+  }
+  lines.push(`#   ${fmt(totalSecs)}  whole run`);
+  lines.push(`# The ${Math.min(slowest, results.length)} slowest files:`);
+  for (const r of [...results].sort((a, b) => b.secs - a.secs).slice(0, slowest)) lines.push(`#   ${fmt(r.secs)}  ${r.file}`);
+  const failures = results.flatMap((r) => r.failures);
+  if (failures.length > 0) lines.push(`# ${failures.length} failure(s):`, ...failures.map((f) => `# FAILED ${f}`));
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  const skipped = results.reduce((n, r) => n + r.skipped, 0);
+  lines.push(`tests: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+  return lines.join('\n') + '\n';
+}

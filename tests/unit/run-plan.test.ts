@@ -1,0 +1,62 @@
+// The suite's plan (tests/support/run-plan.ts): tiers, what a file waits for, which file starts
+// next, and the closing report's count line, which CI reads.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { needsOf, nextFile, report, tierOf, type FileResult, type Need, type PlannedFile } from '../support/run-plan.ts';
+
+describe('test run plan', () => {
+  it('puts each file in its tier by folder', () => {
+    const cases: Array<[string, string]> = [
+      ['tests/unit/store.test.ts', 'unit'],
+      ['tests/integration/read-core.test.ts', 'cluster'],
+      ['tests/integration/sso-ldap.test.ts', 'cluster'],
+      ['tests/e2e/dashboard.test.ts', 'browser'],
+    ];
+    for (const [file, tier] of cases) assert.equal(tierOf(file), tier, file);
+  });
+
+  it('derives what a file waits for from the support it imports', () => {
+    const cases: Array<[string, Need[]]> = [
+      ["import { testApp } from '../support/app.ts';", []],
+      ["import { k } from '../support/cluster.ts';", ['binaries', 'cluster']],
+      ["import { startSlapd } from '../support/slapd.ts';\nimport { launch } from '../support/browser.ts';", ['chromium', 'slapd']],
+      ["import { startDex } from '../support/dex.ts';", ['dex']],
+      ["import { samlIdp } from '../support/samlidp.ts';", ['samlidp']],
+      ["import { simpleSaml } from '../support/simplesamlphp.ts';", ['simplesamlphp']],
+      ["import { x } from '../support/trivy-fixture.ts';", ['trivy']],
+      ["import { x } from '../support/trivy-reports.ts';", ['trivy']],
+      ["import { helmBinary } from '../../scripts/generate-install-rbac.ts';", ['binaries']],
+      // A comment or a string naming a helper is not an import of it.
+      ['// like tests/support/cluster.ts does', []],
+      ["const cases = [\"import { k } from '../support/cluster.ts';\"];", []],
+      ["import {\n  k,\n  kJson,\n} from '../support/cluster.ts';", ['binaries', 'cluster']],
+    ];
+    for (const [source, needs] of cases) assert.deepEqual(needsOf(source), needs, source);
+  });
+
+  const file = (name: string, needs: Need[], expectedSecs: number): PlannedFile => ({ file: name, tier: tierOf(name), needs, expectedSecs });
+  it('starts the longest ready file, one cluster file at a time, never one whose needs are not ready', () => {
+    const pending = [file('tests/unit/a.test.ts', [], 3), file('tests/unit/b.test.ts', [], 9), file('tests/integration/c.test.ts', ['binaries', 'cluster'], 300), file('tests/integration/d.test.ts', ['dex'], 60)];
+    assert.equal(nextFile(pending, new Set(), false)?.file, 'tests/unit/b.test.ts');
+    assert.equal(nextFile(pending, new Set(['dex']), false)?.file, 'tests/integration/d.test.ts');
+    assert.equal(nextFile(pending, new Set(['binaries', 'cluster', 'dex']), false)?.file, 'tests/integration/c.test.ts');
+    assert.equal(nextFile(pending, new Set(['binaries', 'cluster', 'dex']), true)?.file, 'tests/integration/d.test.ts');
+    assert.equal(nextFile([pending[2] as PlannedFile], new Set(['binaries', 'cluster']), true), undefined);
+    // Equal expectations start by name, so a run is reproducible.
+    assert.equal(nextFile([file('tests/unit/z.test.ts', [], 0), file('tests/unit/m.test.ts', [], 0)], new Set(), false)?.file, 'tests/unit/m.test.ts');
+  });
+
+  it('closes with one count line, failures listed above it, slowest files first', () => {
+    const results: FileResult[] = [
+      { file: 'tests/unit/a.test.ts', tier: 'unit', secs: 2, passed: 10, failed: 0, skipped: 1, failures: [] },
+      { file: 'tests/integration/b.test.ts', tier: 'cluster', secs: 90, passed: 4, failed: 1, skipped: 0, failures: ['tests/integration/b.test.ts :: it breaks :: boom'] },
+    ];
+    const text = report(results, { unit: 2, cluster: 90 }, { binaries: 30 }, 95);
+    const lines = text.trimEnd().split('\n');
+    assert.equal(lines.at(-1), 'tests: 14 passed, 1 failed, 1 skipped');
+    assert.ok(lines.includes('# FAILED tests/integration/b.test.ts :: it breaks :: boom'));
+    const slow = lines.findIndex((l) => l.includes('slowest'));
+    assert.match(lines[slow + 1] ?? '', /b\.test\.ts/);
+    assert.match(lines[slow + 2] ?? '', /a\.test\.ts/);
+  });
+});
