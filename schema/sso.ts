@@ -45,6 +45,11 @@ export const LdapConfig = v.pipe(
     insecure_skip_verify: v.optional(v.boolean(), false),
     /** Offer the TOTP second factor to LDAP users (off by default, spec §5 "Password login" 5). */
     totp: v.optional(v.boolean(), false),
+    /**
+     * Let the directory's email match the admin emails (docs/sso.md "Admin emails"). Off by
+     * default: a directory asserts nothing about an address, and users may be able to edit their own.
+     */
+    trust_email: v.optional(v.boolean(), false),
   }),
   v.forward(
     v.check((c) => c.url.startsWith('ldaps://') || c.starttls, 'plaintext LDAP is refused: use ldaps:// or set starttls'),
@@ -212,6 +217,8 @@ export const SamlConfigInput = v.pipe(
     generate_sp_key: v.optional(v.boolean(), false),
     /** With a keypair: refuse a response whose assertion is not encrypted. Absent: as stored (true at first). */
     require_encrypted_assertions: v.optional(v.boolean()),
+    /** Let the IdP's email attribute match the admin emails (docs/sso.md "Admin emails"). Absent: as stored (false at first). */
+    trust_email: v.optional(v.boolean()),
   }),
   v.forward(
     v.check((c) => c.idp_metadata_xml !== undefined || (c.idp_sso_url !== undefined && c.idp_cert_pem !== undefined), 'give idp_metadata_xml, or idp_sso_url and idp_cert_pem'),
@@ -245,6 +252,8 @@ export const SamlConfig = v.object({
   sp_cert_pem: v.optional(v.nullable(Pem), null),
   sp_private_key_pem: v.optional(v.nullable(SpPrivateKeyPem), null),
   require_encrypted_assertions: v.optional(v.boolean(), true),
+  /** The email attribute may match the admin emails; off unless the admin trusts this IdP's addresses (stored before it existed: false). */
+  trust_email: v.optional(v.boolean(), false),
 });
 export type SamlConfig = v.InferOutput<typeof SamlConfig>;
 

@@ -30,7 +30,10 @@ export interface IdTokenExpectations {
 /** Who the provider says signed in, once every rule held. */
 export interface IdTokenIdentity {
   subject: string;
+  /** The account's name and audited actor: kept unless `email_verified` is false. */
   email: string | null;
+  /** `email_verified` is true: only then may the email match the admin-email list. */
+  emailVerified: boolean;
   groups: string[];
 }
 
@@ -63,11 +66,14 @@ export function checkIdToken(header: Readonly<Record<string, unknown>>, claims: 
   // A token minted for another sign-in (a replayed or injected one) carries another nonce.
   if (typeof claims.nonce !== 'string' || claims.nonce !== want.nonce) return refuse('nonce does not match this sign-in');
   if (typeof claims.sub !== 'string' || claims.sub === '' || claims.sub.length > 255) return refuse('sub is missing');
-  // An address the provider says it has not verified must not match the admin-email list.
+  // An address the provider says it has not verified is not used at all; one it does not say it
+  // verified (no `email_verified`, as Entra ID sends) names the account but never matches the
+  // admin-email list: only `email_verified: true` (the boolean) does.
   const email = typeof claims.email === 'string' && claims.email !== '' && claims.email_verified !== false ? claims.email : null;
+  const emailVerified = email !== null && claims.email_verified === true;
   const rawGroups = claims[want.groupsClaim];
   const groups = Array.isArray(rawGroups) ? rawGroups.filter((g): g is string => typeof g === 'string' && g !== '' && g.length <= 512).slice(0, MAX_TOKEN_GROUPS) : [];
-  return { ok: true, identity: { subject: claims.sub, email, groups } };
+  return { ok: true, identity: { subject: claims.sub, email, emailVerified, groups } };
 }
 
 /**

@@ -1,5 +1,7 @@
 // The role an SSO user signs in with (spec §5 "SSO" 3): admin when any current group is set to
 // admin or the email is on the admin list (case-insensitive), else viewer; the highest role wins.
+// Only an email the provider vouches for matches the list (docs/sso.md "Admin emails"): anyone can
+// put any address on an account at a provider that does not check it.
 // A role an admin set by hand on the user is pinned: the identity provider no longer changes it.
 import type { Role } from '../../schema/access.ts';
 
@@ -11,6 +13,12 @@ export interface RoleInputs {
   /** The groups this sign-in carried, with the role each has in Admin → Groups (new groups: the default role, `groupRolesAtSignIn`). */
   groupRoles: readonly Role[];
   email: string | null;
+  /**
+   * Whether the provider vouches that the email is the user's: OIDC's `email_verified: true`, or
+   * for LDAP and SAML the admin's `trust_email` on that provider. Otherwise it never matches the
+   * admin emails.
+   */
+  emailVerified: boolean;
   adminEmails: readonly string[];
   /** A role set by hand (users.role_pinned): wins over everything the provider says. */
   pinned: Role | null;
@@ -35,7 +43,7 @@ export function groupRolesAtSignIn(groups: readonly string[], known: ReadonlyMap
 
 export function resolveRole(inputs: RoleInputs): Role {
   if (inputs.pinned !== null) return inputs.pinned;
-  const email = inputs.email?.trim().toLowerCase() ?? null;
+  const email = inputs.emailVerified ? (inputs.email?.trim().toLowerCase() ?? null) : null;
   const byEmail: Role[] = email !== null && email !== '' && inputs.adminEmails.some((e) => e.trim().toLowerCase() === email) ? ['admin'] : [];
   return highestRole([...inputs.groupRoles, ...byEmail]);
 }

@@ -54,7 +54,7 @@ export async function testLdap(input: Out<typeof LdapTestInput>, ctx: HandlerCon
   if (!bound.ok && bound.error.code === 'unauthenticated') return fail(attempt.lockedUntil ? lockedOut(attempt.lockedUntil, ctx.clock.now()) : bound.error);
   await ctx.auth.refundAttempt(lockKey, ip);
   if (!bound.ok) return bound;
-  const role = await ctx.sso.previewRole({ provider: 'ldap', subject: bound.value.subject, email: bound.value.email, groups: bound.value.groups });
+  const role = await ctx.sso.previewRole({ provider: 'ldap', subject: bound.value.subject, email: bound.value.email, emailVerified: input.config.trust_email, groups: bound.value.groups });
   return ok({ subject: bound.value.subject, dn: bound.value.dn, email: bound.value.email, groups: bound.value.groups, role });
 }
 

@@ -39,7 +39,8 @@ export async function ldapLogin(input: v.InferOutput<typeof LdapLoginInput>, ctx
 
   const bound = await ctx.ldap.authenticate(stored.config, username, password);
   if (!bound.ok) return bound.error.code === 'unauthenticated' ? failed(bound.error) : refunded(bound.error);
-  const signedIn = await ctx.sso.signIn({ provider: 'ldap', subject: bound.value.subject, email: bound.value.email, groups: bound.value.groups });
+  // The directory asserts nothing about the email: it matches the admin emails only when the admin trusts it (trust_email).
+  const signedIn = await ctx.sso.signIn({ provider: 'ldap', subject: bound.value.subject, email: bound.value.email, emailVerified: stored.config.trust_email, groups: bound.value.groups });
   if (!signedIn.ok) return refunded(signedIn.error);
   const account = signedIn.value;
   ctx.request.noteAudit({ account: account.username, role: account.role, groups: String(bound.value.groups.length) });

@@ -8,6 +8,12 @@ export interface SsoIdentity {
   /** Stable per provider: LDAP's entryUUID, OIDC's `sub`, SAML's NameID. */
   subject: string;
   email: string | null;
+  /**
+   * Whether the provider vouches that the email is the user's (OIDC `email_verified: true`; LDAP
+   * and SAML only with the admin's `trust_email` on that provider): only then does it match the
+   * admin emails. An unverified email may still name the account.
+   */
+  emailVerified: boolean;
   /** The groups the provider lists for the user right now. */
   groups: readonly string[];
 }

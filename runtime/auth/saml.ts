@@ -282,6 +282,7 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
         sp_private_key_pem: keypair.value?.privateKeyPem ?? null,
         sp_cert_pem: keypair.value?.certPem ?? null,
         require_encrypted_assertions: input.require_encrypted_assertions ?? previous?.require_encrypted_assertions ?? true,
+        trust_email: input.trust_email ?? previous?.trust_email ?? false,
       });
       if (!config.success) return fail({ code: 'invalid_input', field: 'idp_metadata_xml', message: config.issues[0].message });
       const row = { provider: 'saml' as const, enabled: 1, config_sealed: secrets.seal(JSON.stringify(config.output)), updated_at: now() };
@@ -376,7 +377,7 @@ export function createSamlService(db: Db, clock: Clock, secrets: Secrets, log: L
       markAnswered(requestId, flow.expiresAt);
       const attributes = (profile.attributes ?? {}) as Record<string, unknown>;
       return ok({
-        identity: { provider: 'saml', subject: profile.nameID, email: samlEmail(attributes[config.email_attribute] ?? profile[config.email_attribute], profile.nameID), groups: samlGroups(attributes[config.groups_attribute] ?? profile[config.groups_attribute]) },
+        identity: { provider: 'saml', subject: profile.nameID, email: samlEmail(attributes[config.email_attribute] ?? profile[config.email_attribute], profile.nameID), emailVerified: config.trust_email, groups: samlGroups(attributes[config.groups_attribute] ?? profile[config.groups_attribute]) },
         returnTo: flow.returnTo,
         session: { nameId: profile.nameID, nameIdFormat: typeof profile.nameIDFormat === 'string' ? profile.nameIDFormat : null, sessionIndex: typeof profile.sessionIndex === 'string' ? profile.sessionIndex : null },
       });

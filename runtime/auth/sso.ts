@@ -93,13 +93,17 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets, default
     async previewRole(identity) {
       const groups = identity.groups.slice(0, MAX_GROUPS);
       const { roles } = groupRolesAtSignIn(groups, await knownGroups(db, identity.provider, groups), await defaultRole());
-      return resolveRole({ groupRoles: roles, email: identity.email, adminEmails: await adminEmailsIn(db), pinned: null });
+      return resolveRole({ groupRoles: roles, email: identity.email, emailVerified: identity.emailVerified, adminEmails: await adminEmailsIn(db), pinned: null });
     },
 
     async signIn(identity: SsoIdentity) {
       const t = now();
       const groups = [...new Set(identity.groups)].slice(0, MAX_GROUPS);
       const email = identity.email?.trim().toLowerCase() || null;
+      // What sso_identities.email keeps for re-resolving the role later (an unpin, a group's role
+      // changed): the email only when the provider vouched for it, so an unverified one can
+      // never match the admin emails then either.
+      const verifiedEmail = identity.emailVerified ? email : null;
       const fallback = await defaultRole();
       return db.transaction().execute(async (trx) => {
         // Groups appear on first sight with the default role (viewer unless an admin chose
@@ -121,7 +125,8 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets, default
           .executeTakeFirst();
         const role = resolveRole({
           groupRoles,
-          email,
+          email: verifiedEmail,
+          emailVerified: true,
           adminEmails: await adminEmailsIn(trx),
           pinned: known && known.role_pinned === 1 ? known.role : null,
         });
@@ -133,7 +138,7 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets, default
           await trx.updateTable('users').set({ role: next }).where('id', '=', known.id).execute();
           await trx
             .updateTable('sso_identities')
-            .set({ email, groups: JSON.stringify(groups), last_sign_in_at: t })
+            .set({ email: verifiedEmail, groups: JSON.stringify(groups), last_sign_in_at: t })
             .where('provider', '=', identity.provider)
             .where('subject', '=', identity.subject)
             .execute();
@@ -144,7 +149,7 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets, default
         if (clash) return fail(taken('username', `an account named ${username} already exists; an administrator must rename or remove it before this ${identity.provider} user can sign in`));
         // No password: SSO accounts never pass the password sign-in (checkPassword needs a hash).
         const { id } = await trx.insertInto('users').values({ username, role, password_hash: null, active: 1, created_at: t }).returning('id').executeTakeFirstOrThrow();
-        await trx.insertInto('sso_identities').values({ provider: identity.provider, subject: identity.subject, user_id: id, email, groups: JSON.stringify(groups), last_sign_in_at: t }).execute();
+        await trx.insertInto('sso_identities').values({ provider: identity.provider, subject: identity.subject, user_id: id, email: verifiedEmail, groups: JSON.stringify(groups), last_sign_in_at: t }).execute();
         return ok({ id, username, role, active: true, totpEnabled: false });
       });
     },
@@ -160,7 +165,7 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets, default
         if (!row) return fail({ code: 'not_found', message: `no user ${username}` });
         if (row.provider === null) return fail({ code: 'invalid_input', field: 'username', message: `${username} is a local account: its role is only ever set by hand, so there is no pin to remove` });
         const memberGroups = v.parse(GroupNames, JSON.parse(row.groups ?? '[]'));
-        const next = resolveRole({ groupRoles: await groupRolesOf(trx, row.provider, memberGroups), email: row.email, adminEmails: await adminEmailsIn(trx), pinned: null });
+        const next = resolveRole({ groupRoles: await groupRolesOf(trx, row.provider, memberGroups), email: row.email, emailVerified: true, adminEmails: await adminEmailsIn(trx), pinned: null });
         // The last active admin keeps the role, as at sign-in and on a group change.
         const role = row.role === 'admin' && next !== 'admin' && row.active === 1 && (await activeAdmins(trx)) <= 1 ? 'admin' : next;
         await trx.updateTable('users').set({ role, role_pinned: 0 }).where('id', '=', row.id).execute();
@@ -191,7 +196,7 @@ export function createSsoService(db: Db, clock: Clock, secrets: Secrets, default
         for (const m of members) {
           const memberGroups = v.parse(GroupNames, JSON.parse(m.groups));
           if (!memberGroups.includes(name)) continue;
-          const next = resolveRole({ groupRoles: await groupRolesOf(trx, provider, memberGroups), email: m.email, adminEmails, pinned: null });
+          const next = resolveRole({ groupRoles: await groupRolesOf(trx, provider, memberGroups), email: m.email, emailVerified: true, adminEmails, pinned: null });
           // The last active admin keeps the role, as at sign-in.
           const lastAdmin = m.role === 'admin' && m.active === 1 && (await activeAdmins(trx)) <= 1;
           if (next !== m.role && !lastAdmin) {

@@ -333,6 +333,7 @@ export interface SsoIdentitiesTable {
   provider: 'ldap' | 'oidc' | 'saml';
   subject: string;
   user_id: number;
+  /** The email of the last sign-in, lower-cased, only when the provider vouched for it (verified): what the admin emails are matched with when the role is re-resolved; else null. */
   email: string | null;
   groups: string;
   last_sign_in_at: number;

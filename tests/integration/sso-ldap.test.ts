@@ -185,6 +185,9 @@ describe('LDAP sign-in against slapd', () => {
     const emails = await h.call('PUT', '/api/agent/admin/sso/admin-emails', { cookie: h.admin, body: { admin_emails: ['BOB@Example.com'] } });
     assert.equal(emails.status, 200, emails.text);
     assert.deepEqual(emails.body.admin_emails, ['bob@example.com']);
+    // The directory's mail attribute matches the admin emails only once the admin trusts it (trust_email, off by default).
+    assert.equal((await h.ldapLogin('bob', 'bob password')).body.user && ((await h.me(bob.cookie)).body.role), 'viewer');
+    assert.equal((await h.configure({ trust_email: true })).status, 200);
     assert.equal((await h.ldapLogin('bob', 'bob password')).body.user && ((await h.me(bob.cookie)).body.role), 'admin');
   });
 

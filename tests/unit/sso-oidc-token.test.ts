@@ -28,7 +28,7 @@ const b64 = (x: object) => Buffer.from(JSON.stringify(x)).toString('base64url');
 describe('verifyIdToken', () => {
   it('accepts a token signed by the issuer with every rule met', async () => {
     const result = await verifyIdToken(await signed(good), jwks, want);
-    assert.deepEqual(result, { ok: true, value: { subject: 'user-1', email: 'Ann@Example.com', groups: ['ops', 'dev'] } });
+    assert.deepEqual(result, { ok: true, value: { subject: 'user-1', email: 'Ann@Example.com', emailVerified: true, groups: ['ops', 'dev'] } });
   });
 
   const refusals: [string, () => Promise<string>, RegExp][] = [
@@ -71,11 +71,14 @@ describe('verifyIdToken', () => {
 
 describe('checkIdToken (claims of a verified token)', () => {
   const header = { alg: 'RS256' };
-  const cases: [string, Record<string, unknown>, Record<string, unknown>, Partial<IdTokenExpectations>, string | { email: string | null; groups: string[] }][] = [
+  const cases: [string, Record<string, unknown>, Record<string, unknown>, Partial<IdTokenExpectations>, string | { email: string | null; emailVerified?: boolean; groups: string[] }][] = [
     ['all good', header, good, {}, { email: 'Ann@Example.com', groups: ['ops', 'dev'] }],
     ['HS512 refused even when verified elsewhere', { alg: 'HS512' }, good, {}, 'algorithm HS512'],
     ['missing alg', {}, good, {}, 'algorithm undefined'],
-    ['unverified email is not used', header, { ...good, email_verified: false }, {}, { email: null, groups: ['ops', 'dev'] }],
+    ['unverified email is not used', header, { ...good, email_verified: false }, {}, { email: null, emailVerified: false, groups: ['ops', 'dev'] }],
+    // The admin-email list matches only an address the provider says it verified (email_verified true).
+    ['email_verified absent: the email names the account but is not verified', header, { ...good, email_verified: undefined }, {}, { email: 'Ann@Example.com', emailVerified: false, groups: ['ops', 'dev'] }],
+    ['email_verified "true" (a string) is not verified', header, { ...good, email_verified: 'true' }, {}, { email: 'Ann@Example.com', emailVerified: false, groups: ['ops', 'dev'] }],
     ['Entra-style app roles as the groups claim', header, { ...good, roles: ['Capstan.Admin'] }, { groupsClaim: 'roles' }, { email: 'Ann@Example.com', groups: ['Capstan.Admin'] }],
     ['a groups claim that is not a list gives none', header, { ...good, groups: 'ops' }, {}, { email: 'Ann@Example.com', groups: [] }],
     ['non-string groups dropped', header, { ...good, groups: ['ops', 7, ''] }, {}, { email: 'Ann@Example.com', groups: ['ops'] }],
@@ -91,7 +94,7 @@ describe('checkIdToken (claims of a verified token)', () => {
         assert.ok(!verdict.ok, 'refused');
         assert.match(verdict.reason, new RegExp(expected));
       } else {
-        assert.deepEqual(verdict, { ok: true, identity: { subject: 'user-1', ...expected } });
+        assert.deepEqual(verdict, { ok: true, identity: { subject: 'user-1', emailVerified: true, ...expected } });
       }
     });
   }

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { SsoIdentity } from '../../handlers/sso/service.ts';
 import { testApp } from '../support/app.ts';
 
-const identity = (subject: string, groups: string[], email: string | null = `${subject}@example.com`): SsoIdentity => ({ provider: 'oidc', subject, email, groups });
+const identity = (subject: string, groups: string[], email: string | null = `${subject}@example.com`): SsoIdentity => ({ provider: 'oidc', subject, email, emailVerified: true, groups });
 
 async function setup() {
   const h = await testApp();

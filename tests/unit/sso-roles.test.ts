@@ -5,7 +5,7 @@ import { groupRolesAtSignIn, resolveRole, secondFactorOffered, ssoUsername, type
 import type { Role } from '../../schema/access.ts';
 
 describe('resolveRole', () => {
-  const base: RoleInputs = { groupRoles: [], email: null, adminEmails: [], pinned: null };
+  const base: RoleInputs = { groupRoles: [], email: null, emailVerified: true, adminEmails: [], pinned: null };
   const cases: [string, Partial<RoleInputs>, Role][] = [
     ['no groups, no email: viewer', {}, 'viewer'],
     ['only viewer groups: viewer', { groupRoles: ['viewer', 'viewer'] }, 'viewer'],
@@ -14,6 +14,9 @@ describe('resolveRole', () => {
     ['email compared case-insensitively', { email: 'Ops@Example.COM', adminEmails: ['ops@example.com'] }, 'admin'],
     ['admin list written in capitals', { email: 'ops@example.com', adminEmails: ['OPS@example.com'] }, 'admin'],
     ['another email: viewer', { email: 'dev@example.com', adminEmails: ['ops@example.com'] }, 'viewer'],
+    // Anyone may claim an address at a provider that does not check it: only a verified one matches.
+    ['email on the admin list but not verified: viewer', { email: 'ops@example.com', emailVerified: false, adminEmails: ['ops@example.com'] }, 'viewer'],
+    ['unverified email with an admin group: admin (from the group)', { groupRoles: ['admin'], email: 'dev@example.com', emailVerified: false, adminEmails: ['dev@example.com'] }, 'admin'],
     ['no email never matches an empty entry', { email: '', adminEmails: [''] }, 'viewer'],
     ['pinned viewer beats an admin group', { groupRoles: ['admin'], pinned: 'viewer' }, 'viewer'],
     ['pinned viewer beats the admin list', { email: 'ops@example.com', adminEmails: ['ops@example.com'], pinned: 'viewer' }, 'viewer'],
@@ -40,11 +43,11 @@ describe('groupRolesAtSignIn (the default role for groups seen for the first tim
     it(name, () => {
       const got = groupRolesAtSignIn(groups, known, defaultRole);
       assert.deepEqual(got, { roles, fresh });
-      assert.equal(resolveRole({ groupRoles: got.roles, email: null, adminEmails: [], pinned: null }), role);
+      assert.equal(resolveRole({ groupRoles: got.roles, email: null, emailVerified: false, adminEmails: [], pinned: null }), role);
     });
   }
   it('a pinned role still wins over a default-admin new group', () => {
-    assert.equal(resolveRole({ groupRoles: groupRolesAtSignIn(['new'], known, 'admin').roles, email: null, adminEmails: [], pinned: 'viewer' }), 'viewer');
+    assert.equal(resolveRole({ groupRoles: groupRolesAtSignIn(['new'], known, 'admin').roles, email: null, emailVerified: false, adminEmails: [], pinned: 'viewer' }), 'viewer');
   });
 });
 

@@ -12,7 +12,7 @@ import { ActionError } from '../components/states';
 import { Time } from '../components/time';
 import { initialPublicUrl } from './admin-sso-oidc';
 
-const FIELDS = ['public_url', 'idp_metadata_xml', 'idp_sso_url', 'idp_cert_pem', 'idp_entity_id', 'idp_slo_url', 'email_attribute', 'groups_attribute', 'generate_sp_key', 'require_encrypted_assertions'] as const;
+const FIELDS = ['public_url', 'idp_metadata_xml', 'idp_sso_url', 'idp_cert_pem', 'idp_entity_id', 'idp_slo_url', 'email_attribute', 'groups_attribute', 'generate_sp_key', 'require_encrypted_assertions', 'trust_email'] as const;
 
 export function SamlForm({ view }: { view: SsoView }) {
   const client = useQueryClient();
@@ -30,6 +30,7 @@ export function SamlForm({ view }: { view: SsoView }) {
     groups_attribute: stored?.config.groups_attribute ?? 'groups',
     generate_sp_key: false,
     require_encrypted_assertions: stored?.config.require_encrypted_assertions ?? true,
+    trust_email: stored?.config.trust_email ?? false,
   });
   const set = (change: Partial<typeof config>) => setConfig((c) => ({ ...c, ...change }));
   const submit = (e: SyntheticEvent<HTMLFormElement>) => {
@@ -40,6 +41,7 @@ export function SamlForm({ view }: { view: SsoView }) {
       email_attribute: config.email_attribute,
       groups_attribute: config.groups_attribute,
       require_encrypted_assertions: config.require_encrypted_assertions,
+      trust_email: config.trust_email,
       ...(config.generate_sp_key ? { generate_sp_key: true } : {}),
     };
     const optional = (key: 'idp_entity_id' | 'idp_slo_url') => (config[key].trim() !== '' ? { [key]: config[key] } : {});
@@ -117,6 +119,13 @@ export function SamlForm({ view }: { view: SsoView }) {
       </fieldset>
       <Field id="saml-email" label="Email attribute" field="email_attribute" error={save.error} input={(a) => <input {...a} spellCheck={false} value={config.email_attribute} onChange={(e) => set({ email_attribute: e.target.value })} />} />
       <Field id="saml-groups" label="Groups attribute" field="groups_attribute" error={save.error} input={(a) => <input {...a} spellCheck={false} value={config.groups_attribute} onChange={(e) => set({ groups_attribute: e.target.value })} />} />
+      <Field
+        id="saml-trust-email"
+        label=" Trust the IdP's email addresses for the admin emails (only if users cannot change their own there)"
+        field="trust_email"
+        error={save.error}
+        input={(a) => <input {...a} type="checkbox" checked={config.trust_email} onChange={(e) => set({ trust_email: e.target.checked })} />}
+      />
       <div>
         <button type="submit" disabled={save.isPending}>Save and turn SAML on</button>{' '}
         {stored?.enabled ? <button type="button" onClick={() => off.mutate()} disabled={off.isPending}>Turn SAML off</button> : null}

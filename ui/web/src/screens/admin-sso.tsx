@@ -11,7 +11,7 @@ import { DefaultGroupRole } from './admin-sso-roles';
 import { OidcForm } from './admin-sso-oidc';
 import { SamlForm } from './admin-sso-saml';
 
-const EMPTY: LdapConfig = { url: 'ldaps://', bind_dn_template: 'uid={username},ou=people,dc=example,dc=com', group_base_dn: null, ca_pem: null, starttls: false, insecure_skip_verify: false, totp: false };
+const EMPTY: LdapConfig = { url: 'ldaps://', bind_dn_template: 'uid={username},ou=people,dc=example,dc=com', group_base_dn: null, ca_pem: null, starttls: false, insecure_skip_verify: false, totp: false, trust_email: false };
 
 function LdapForm({ view }: { view: SsoView }) {
   const client = useQueryClient();
@@ -46,6 +46,9 @@ function LdapForm({ view }: { view: SsoView }) {
       </label>
       <label>
         <input type="checkbox" checked={config.totp ?? false} onChange={(e) => set({ totp: e.target.checked })} /> Offer the authenticator-app second factor to LDAP users
+      </label>
+      <label>
+        <input type="checkbox" checked={config.trust_email ?? false} onChange={(e) => set({ trust_email: e.target.checked })} /> Trust the directory&apos;s email addresses for the admin emails (only if users cannot change their own)
       </label>
       <label>
         <input type="checkbox" checked={config.insecure_skip_verify ?? false} onChange={(e) => set({ insecure_skip_verify: e.target.checked })} /> Skip certificate verification (development only)
