@@ -248,10 +248,11 @@ export interface PdbObject extends NamespacedName {
   expectedPods: number;
 }
 
-/** Metadata only: a Secret's data never enters Capstan's cache. */
-export interface SecretObject extends NamespacedName {
-  type: string;
-}
+/**
+ * That a Secret exists, by name: the agent reads Secrets as metadata only, so neither their data
+ * nor their `type` ever reaches it (a detail view needing the type would GET that one Secret).
+ */
+export type SecretObject = NamespacedName;
 
 export interface PvObject {
   name: string;

@@ -54,7 +54,7 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
     else contained(c.namespace, id);
   }
   for (const s of cluster.configMaps()) contained(s.namespace, add('ConfigMap', s.namespace, s.name, 'ConfigMap'));
-  for (const s of cluster.secrets()) contained(s.namespace, add('Secret', s.namespace, s.name, s.type));
+  for (const s of cluster.secrets()) contained(s.namespace, add('Secret', s.namespace, s.name, 'Secret'));
   for (const pvc of cluster.pvcs()) contained(pvc.namespace, add('PersistentVolumeClaim', pvc.namespace, pvc.name, pvc.phase));
   for (const pv of cluster.pvs()) {
     const id = add('PersistentVolume', null, pv.name, pv.phase);

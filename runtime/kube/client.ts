@@ -221,15 +221,40 @@ export class KubeApiError extends Error {
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
+/**
+ * How a LIST or WATCH asks. `metadataOnly`: the API server answers PartialObjectMetadata (name,
+ * namespace, labels, annotations, owners; no spec, status, type or data), so what it does not
+ * send never reaches this process: Secrets are read this way (docs/install.md).
+ */
+export interface KubeRequestOptions {
+  metadataOnly?: boolean;
+}
+
+/** Server-side conversion to metadata only (meta.k8s.io/v1), for a LIST and for a WATCH's events. */
+export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+export const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+
 /** The two calls an informer needs: a paginated LIST and a WATCH, both raw JSON. */
 export interface KubeTransport {
-  list(path: string, params: Record<string, string>): Promise<ListPage>;
+  list(path: string, params: Record<string, string>, options?: KubeRequestOptions): Promise<ListPage>;
   watch(
     path: string,
     params: Record<string, string>,
     onEvent: (type: WatchEventType, object: unknown) => void,
     onDone: (err: unknown) => void,
+    options?: KubeRequestOptions,
   ): Promise<{ abort(): void }>;
+}
+
+/**
+ * An object a metadata-only request got whole anyway (a server or proxy that ignored the
+ * Accept header): only its metadata goes on, so data asked not to be read is never handed out.
+ */
+function metadataOf(object: unknown): unknown {
+  if (typeof object !== 'object' || object === null) return object;
+  const kind = (object as { kind?: unknown }).kind;
+  if (kind === 'PartialObjectMetadata' || kind === 'Status') return object;
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: (object as { metadata?: unknown }).metadata };
 }
 
 /** The API server's own words for a refusal (a Status object), else the HTTP status text. */
@@ -261,17 +286,17 @@ async function readText(body: NodeJS.ReadableStream): Promise<string> {
 export function createTransport(kc: KubeAccess): KubeTransport {
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error('kubeconfig has no current cluster');
-  const request = async (path: string, params: Record<string, string>, signal?: AbortSignal) => {
+  const request = async (path: string, params: Record<string, string>, accept: string, signal?: AbortSignal) => {
     const url = new URL(server + path);
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     const init = await kc.applyToFetchOptions({});
     const headers = new Headers(init.headers);
-    headers.set('Accept', 'application/json');
+    headers.set('Accept', accept);
     return fetch(url.toString(), { ...init, method: 'GET', headers, signal });
   };
   return {
-    async list(path, params) {
-      const response = await request(path, params);
+    async list(path, params, options = {}) {
+      const response = await request(path, params, options.metadataOnly ? METADATA_LIST_ACCEPT : 'application/json');
       const body = await readText(response.body);
       if (!response.ok) throw refusal(response.status, response.statusText, body);
       let parsed: { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } };
@@ -280,13 +305,14 @@ export function createTransport(kc: KubeAccess): KubeTransport {
       } catch {
         throw new KubeApiError(response.status, 'the API server answered with something that is not JSON');
       }
+      const items = parsed.items ?? [];
       return {
-        items: parsed.items ?? [],
+        items: options.metadataOnly ? items.map(metadataOf) : items,
         resourceVersion: parsed.metadata?.resourceVersion ?? '',
         continueToken: parsed.metadata?.continue || undefined,
       };
     },
-    async watch(path, params, onEvent, onDone) {
+    async watch(path, params, onEvent, onDone, options = {}) {
       const controller = new AbortController();
       let done = false;
       // Called once: when the server ends the stream (null), on any error, or after abort().
@@ -297,7 +323,7 @@ export function createTransport(kc: KubeAccess): KubeTransport {
         onDone(err);
       };
       try {
-        const response = await request(path, { ...params, watch: 'true' }, controller.signal);
+        const response = await request(path, { ...params, watch: 'true' }, options.metadataOnly ? METADATA_WATCH_ACCEPT : 'application/json', controller.signal);
         if (response.status !== 200) throw refusal(response.status, response.statusText, await response.text());
         const body = response.body;
         body.on('error', finish);
@@ -312,7 +338,7 @@ export function createTransport(kc: KubeAccess): KubeTransport {
           } catch {
             return;
           }
-          if (event.type) onEvent(event.type, event.object);
+          if (event.type) onEvent(event.type, options.metadataOnly ? metadataOf(event.object) : event.object);
         });
         lines.on('close', () => finish(null));
       } catch (err) {

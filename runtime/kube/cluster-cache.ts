@@ -53,12 +53,12 @@ export class ClusterCache implements ClusterView {
   constructor(transport: KubeTransport, clock: Clock, log: Logger, watched: readonly string[] | null = null, readScannerReports = true) {
     const informerLog = log.child('informer');
     const clusterWide = <T>(resource: string, path: string, slim: (raw: unknown) => T | null): CacheSource<T> => new Informer<T>({ resource, path, transport, slim, log: informerLog });
-    const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null): CacheSource<T> =>
+    const informer = <T>(resource: string, path: string, slim: (raw: unknown) => T | null, metadataOnly = false): CacheSource<T> =>
       watched === null
-        ? clusterWide(resource, path, slim)
+        ? new Informer<T>({ resource, path, transport, slim, log: informerLog, metadataOnly })
         : new PerNamespaceInformer(
             resource,
-            watched.map((namespace) => new Informer<T>({ resource, namespace, path: namespacedPath(path, namespace), transport, slim, log: informerLog })),
+            watched.map((namespace) => new Informer<T>({ resource, namespace, path: namespacedPath(path, namespace), transport, slim, log: informerLog, metadataOnly })),
           );
     this.namespaceInformer = clusterWide('namespaces', '/api/v1/namespaces', slimNamespace);
     this.podInformer = informer('pods', '/api/v1/pods', slimPod);
@@ -76,7 +76,8 @@ export class ClusterCache implements ClusterView {
     ];
     this.ingressInformer = informer('ingresses', '/apis/networking.k8s.io/v1/ingresses', slimIngress);
     this.configMapInformer = informer('configmaps', '/api/v1/configmaps', slimConfigMap);
-    this.secretInformer = informer('secrets', '/api/v1/secrets', slimSecret);
+    // Metadata only: a Secret's data (and its type) is never sent to the agent (docs/install.md).
+    this.secretInformer = informer('secrets', '/api/v1/secrets', slimSecret, true);
     this.pvInformer = clusterWide('persistentvolumes', '/api/v1/persistentvolumes', slimPv);
     // What the diagnosis reads to explain failures (docs/diagnosis.md): a narrower RBAC leaves
     // the analyzer that needs it silent (and says so) instead of unready.

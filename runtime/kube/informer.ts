@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CacheSyncStatus } from '../../domain/cluster/model.ts';
 import type { Logger } from '../log.ts';
-import { KubeApiError, type KubeTransport } from './client.ts';
+import { KubeApiError, type KubeRequestOptions, type KubeTransport } from './client.ts';
 
 export interface InformerOptions<T> {
   /** Shown in logs and /readyz. */
@@ -24,6 +24,8 @@ export interface InformerOptions<T> {
    * reports itself forbidden instead of holding /readyz back forever, and asks again this often.
    */
   forbiddenRetryMs?: number;
+  /** LIST and WATCH PartialObjectMetadata only (Secrets: their data never reaches the agent). */
+  metadataOnly?: boolean;
 }
 
 interface ObjectMeta {
@@ -106,7 +108,7 @@ export class Informer<T> {
       do {
         const params: Record<string, string> = { limit: String(pageSize) };
         if (continueToken) params.continue = continueToken;
-        const page = await transport.list(path, params);
+        const page = await transport.list(path, params, this.requestOptions());
         for (const raw of page.items) this.put(fresh, raw, slim);
         resourceVersion = page.resourceVersion;
         continueToken = page.continueToken;
@@ -178,7 +180,12 @@ export class Informer<T> {
           void this.watch();
         }
       },
+      this.requestOptions(),
     );
+  }
+
+  private requestOptions(): KubeRequestOptions {
+    return { metadataOnly: this.options.metadataOnly === true };
   }
 
   /** Whether `into` changed: a slimmed object equal to the one held is not a change. */

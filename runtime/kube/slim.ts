@@ -114,11 +114,12 @@ export function slimPvc(raw: unknown): PvcObject | null {
 
 export const slimConfigMap = namespaced;
 
-/** Name and type only: `data` and `stringData` are dropped here, before anything else sees them. */
-export function slimSecret(raw: unknown): SecretObject | null {
-  const id = namespaced(raw);
-  return id ? { ...id, type: (raw as { type?: string }).type ?? 'Opaque' } : null;
-}
+/**
+ * Name and namespace only. The informer reads Secrets as PartialObjectMetadata, so `data`,
+ * `stringData` and `type` never arrive; annotations do (kubectl's last-applied-configuration
+ * repeats a Secret whole, data included) and stop here with everything else.
+ */
+export const slimSecret: (raw: unknown) => SecretObject | null = namespaced;
 
 interface RawController {
   metadata?: { annotations?: Record<string, string>; ownerReferences?: { kind?: string; name?: string; controller?: boolean }[] };

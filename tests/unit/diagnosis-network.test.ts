@@ -54,7 +54,7 @@ function workload(name: string, selector: Record<string, string>, extra: Partial
   return { namespace: 'shop', name, kind: 'Deployment', desired: 2, available: 0, updated: 0, ready: 0, conditions: [], paused: false, createdAt: iso(0), selector, ...extra };
 }
 
-const secret = (name: string): SecretObject => ({ namespace: 'shop', name, type: 'kubernetes.io/tls' });
+const secret = (name: string): SecretObject => ({ namespace: 'shop', name });
 const ingressClass = (name: string): IngressClassObject => ({ name, controller: 'example.com/ingress', isDefault: false });
 const forbidden = (resource: string): CacheSyncStatus => ({ resource, synced: true, failing_since: null, forbidden: true, forbidden_namespaces: [] });
 /** Refused in these namespaces only (a per-namespace watch, rbac.clusterWide=false). */

@@ -197,7 +197,7 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     world: {
       pods: [pending({ refs: { configMaps: ['present', 'gone'], secrets: ['creds'], pvcs: [] }, statuses: [waiting('CreateContainerConfigError', 'failed to sync configmap cache: timed out waiting for the condition')] })],
       configMaps: [{ namespace: 'shop', name: 'present' }],
-      secrets: [{ namespace: 'shop', name: 'creds', type: 'Opaque' }],
+      secrets: [{ namespace: 'shop', name: 'creds' }],
     },
     want: [{ code: 'CreateContainerConfigError', noAttributes: ['missing_kind'], suspects: ['configmap:shop/gone', NODE], summary: 'web-1: container app has a bad configuration' }],
   },

@@ -59,7 +59,7 @@ const cluster: ClusterView = {
   services: () => [{ ...serviceDefaults, namespace: 'shop', name: 'web', selector: { app: 'web' } }],
   ingresses: () => [{ ...ingressDefaults, namespace: 'shop', name: 'web', services: ['web'], hosts: ['shop.example.com'] }],
   configMaps: () => [{ namespace: 'shop', name: 'web-config' }],
-  secrets: () => [{ namespace: 'shop', name: 'web-keys', type: 'Opaque' }, { namespace: 'kube-system', name: 'bootstrap', type: 'Opaque' }],
+  secrets: () => [{ namespace: 'shop', name: 'web-keys' }, { namespace: 'kube-system', name: 'bootstrap' }],
   pvs: () => [{ ...pvDefaults, name: 'pv-dns', phase: 'Bound', claim: { namespace: 'kube-system', name: 'dns-data' }, storageClass: null }],
   pods: () => [...Array.from({ length: 9 }, (_, i) => pod('shop', `web-5d8f-${i}`)), crashing('web-5d8f-9'), crashing('web-5d8f-10'), crashing('web-5d8f-11'), pod('kube-system', 'dns-1-abc', { owner: { kind: 'ReplicaSet', name: 'dns-1' } })],
   resourceQuotas: () => [{ namespace: 'shop', name: 'pods', hard: { pods: '12' }, used: { pods: '12' } }],
