@@ -310,7 +310,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     secrets,
     ipBans: ipGuard,
     addressLists,
-    outbound: { problem: (url) => outboundClient.urlProblem(url) },
+    outbound: { problem: (url, use) => outboundClient.urlProblem(url, use) },
     licensing: license,
     license: licenseManager,
     memo,

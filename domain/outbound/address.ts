@@ -143,12 +143,19 @@ export function refusedHost(host: string, policy: OutboundPolicy): RefusedRange 
 }
 
 /**
- * Why a URL an admin configures for outbound calls (the AI provider's base URL, a webhook)
- * cannot be saved, or null when it can: not http(s), credentials in it, a `?` or `#` (the
- * client appends its own path, which a query or fragment would swallow, so the URL would pick
- * the path), or a host in a refused range.
+ * What a configured URL is: a `base` the client appends its own paths to (the AI provider's base
+ * URL), or an `endpoint` posted to as it is (a webhook).
  */
-export function configuredUrlProblem(url: string, policy: OutboundPolicy): string | null {
+export type ConfiguredUrlUse = 'base' | 'endpoint';
+
+/**
+ * Why a URL an admin configures for outbound calls cannot be saved, or null when it can: not
+ * http(s), credentials in it, a `#` (never sent, so it only hides what the URL says), a `?` in a
+ * base URL (the client appends its own path, which a query would swallow, so the URL would pick
+ * the path; a webhook's query is how several chat services carry their token, and is kept), or a
+ * host in a refused range.
+ */
+export function configuredUrlProblem(url: string, policy: OutboundPolicy, use: ConfiguredUrlUse): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -157,7 +164,8 @@ export function configuredUrlProblem(url: string, policy: OutboundPolicy): strin
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an http or https URL';
   if (parsed.username !== '' || parsed.password !== '') return 'must not carry credentials (user:password@); use the key or token field';
-  if (url.includes('?') || url.includes('#')) return 'must not contain ? or # (no query or fragment)';
+  if (url.includes('#')) return 'must not contain # (no fragment)';
+  if (use === 'base' && url.includes('?')) return 'must not contain ? (no query: paths are appended to a base URL)';
   const range = refusedHost(parsed.hostname, policy);
   if (range !== null) return `must not point at ${RANGE_TEXT[range]} (${parsed.hostname}); see docs/security.md "Outbound calls"`;
   return null;

@@ -39,7 +39,7 @@ export async function getAiSettings(_input: object, ctx: HandlerContext): Promis
 
 export async function updateAiSettings(input: Out<typeof AiSettingsInput>, ctx: HandlerContext): Promise<Result<Out<typeof AiSettingsView>>> {
   if (input.base_url !== null) {
-    const problem = ctx.outbound.problem(input.base_url);
+    const problem = ctx.outbound.problem(input.base_url, 'base');
     if (problem !== null) return fail({ code: 'invalid_input', field: 'base_url', message: `base_url ${problem}` });
   }
   const stored = await ctx.runtimeSettings.get('ai');

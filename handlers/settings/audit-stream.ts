@@ -21,7 +21,7 @@ export async function getAuditStream(_input: object, ctx: HandlerContext): Promi
  */
 export async function updateAuditStream(input: Out<typeof AuditStreamInput>, ctx: HandlerContext): Promise<Result<Out<typeof AuditStreamView>>> {
   if (input.webhook_url !== null) {
-    const problem = ctx.outbound.problem(input.webhook_url);
+    const problem = ctx.outbound.problem(input.webhook_url, 'endpoint');
     if (problem !== null) return fail({ code: 'invalid_input', field: 'webhook_url', message: `webhook_url ${problem}` });
   }
   const stored = await ctx.runtimeSettings.get('audit_stream');

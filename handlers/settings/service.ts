@@ -18,5 +18,6 @@ export interface Secrets {
  * domain/outbound/address.ts; docs/security.md "Outbound calls").
  */
 export interface OutboundUrls {
-  problem(url: string): string | null;
+  /** `base`: paths are appended (no query); `endpoint`: posted to as it is. */
+  problem(url: string, use: 'base' | 'endpoint'): string | null;
 }

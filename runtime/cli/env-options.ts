@@ -146,7 +146,7 @@ function parseWebhookUrl(value: string | undefined, name: string): string | null
 /** A webhook the outbound client posts to: refused at start by the rules a saved URL meets (docs/security.md "Outbound calls"). */
 function parseOutboundUrl(value: string | undefined, name: string, policy: OutboundPolicy): string | null {
   const url = parseWebhookUrl(value, name);
-  const problem = url === null ? null : configuredUrlProblem(url, policy);
+  const problem = url === null ? null : configuredUrlProblem(url, policy, 'endpoint');
   if (problem !== null) throw new Error(`${name} ${problem}, got "${url ?? ''}"`);
   return url;
 }

@@ -16,7 +16,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { RANGE_TEXT, refusedAddress, refusedHost, configuredUrlProblem, type OutboundPolicy, type RefusedRange } from '../../domain/outbound/address.ts';
+import { RANGE_TEXT, refusedAddress, refusedHost, configuredUrlProblem, type ConfiguredUrlUse, type OutboundPolicy, type RefusedRange } from '../../domain/outbound/address.ts';
 
 export type OutboundErrorReason = 'refused_address' | 'invalid_url' | 'redirect' | 'response_too_large' | 'timeout' | 'no_address';
 
@@ -56,7 +56,7 @@ export interface OutboundClient {
   /** A fetch with these limits (over the client's defaults), for a caller or an SDK that takes one. */
   fetcher(limits?: Partial<OutboundLimits>): typeof fetch;
   /** Why a configured URL cannot be saved (domain/outbound/address.ts configuredUrlProblem), or null. */
-  urlProblem(url: string): string | null;
+  urlProblem(url: string, use: ConfiguredUrlUse): string | null;
   close(): Promise<void>;
 }
 
@@ -225,7 +225,7 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
       const merged: OutboundLimits = { ...defaults, ...limits };
       return (input: string | URL | Request, init?: RequestInit) => send(input, init, merged);
     },
-    urlProblem: (url) => configuredUrlProblem(url, policy),
+    urlProblem: (url, use) => configuredUrlProblem(url, policy, use),
     close: () => agent.close(),
   };
 }

@@ -78,9 +78,9 @@ describe('a URL configured for outbound calls', () => {
     ['https://api.openai.com/v1', null],
     ['http://vllm.ai.svc.cluster.local:8000/v1', null],
     ['http://10.1.2.3:11434/v1', null],
-    ['https://llm.example.com/v1?', /\? or #/],
-    ['https://llm.example.com/v1?api-version=1', /\? or #/],
-    ['https://llm.example.com/v1#x', /\? or #/],
+    ['https://llm.example.com/v1?', /no query/],
+    ['https://llm.example.com/v1?api-version=1', /no query/],
+    ['https://llm.example.com/v1#x', /no fragment/],
     ['https://a:b@llm.example.com/v1', /credentials/],
     ['ftp://llm.example.com/', /http or https/],
     ['file:///etc/passwd', /http or https/],
@@ -99,14 +99,30 @@ describe('a URL configured for outbound calls', () => {
   ];
   for (const [url, want] of rows) {
     it(`${url}: ${want === null ? 'saved' : `refused (${want.source})`}`, () => {
-      const problem = configuredUrlProblem(url, strict);
+      const problem = configuredUrlProblem(url, strict, 'base');
+      if (want === null) assert.equal(problem, null);
+      else assert.match(problem ?? '(saved)', want);
+    });
+  }
+  // A webhook is posted to as it is: its query (Google Chat's key and token, say) is kept; a
+  // fragment is never sent, so it is refused as for a base URL; every other rule holds.
+  const endpoints: [string, RegExp | null][] = [
+    ['https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t', null],
+    ['https://siem.example.com/in?token=x', null],
+    ['https://siem.example.com/in#x', /no fragment/],
+    ['http://169.254.169.254/hook?x=1', /cloud metadata/],
+    ['https://a:b@siem.example.com/in', /credentials/],
+  ];
+  for (const [url, want] of endpoints) {
+    it(`endpoint ${url}: ${want === null ? 'saved' : `refused (${want.source})`}`, () => {
+      const problem = configuredUrlProblem(url, strict, 'endpoint');
       if (want === null) assert.equal(problem, null);
       else assert.match(problem ?? '(saved)', want);
     });
   }
   it('loopback is saved with the dev switch, metadata never', () => {
-    assert.equal(configuredUrlProblem('http://127.0.0.1:11434/v1', dev), null);
-    assert.match(configuredUrlProblem('http://169.254.169.254/', dev) ?? '', /metadata/);
+    assert.equal(configuredUrlProblem('http://127.0.0.1:11434/v1', dev, 'base'), null);
+    assert.match(configuredUrlProblem('http://169.254.169.254/', dev, 'base') ?? '', /metadata/);
   });
 });
 
@@ -121,7 +137,8 @@ describe('the dev switch', () => {
 
   it('the agent refuses to start with a webhook URL the guard refuses; loopback only with the switch', () => {
     assert.throws(() => agentOptionsFromEnv({ CAPSTAN_CHAT_WEBHOOK_URL: 'http://169.254.169.254/hook' }), /CAPSTAN_CHAT_WEBHOOK_URL must not point at a cloud metadata address/);
-    assert.throws(() => agentOptionsFromEnv({ CAPSTAN_AUDIT_WEBHOOK_URL: 'https://siem.example.com/in?token=x' }), /CAPSTAN_AUDIT_WEBHOOK_URL must not contain \? or #/);
+    assert.throws(() => agentOptionsFromEnv({ CAPSTAN_AUDIT_WEBHOOK_URL: 'https://siem.example.com/in#x' }), /CAPSTAN_AUDIT_WEBHOOK_URL must not contain # \(no fragment\)/);
+    assert.equal(agentOptionsFromEnv({ CAPSTAN_CHAT_WEBHOOK_URL: 'https://chat.googleapis.com/v1/spaces/A/messages?key=k&token=t' }).chatWebhookUrl, 'https://chat.googleapis.com/v1/spaces/A/messages?key=k&token=t');
     assert.throws(() => agentOptionsFromEnv({ CAPSTAN_AUDIT_WEBHOOK_URL: 'http://127.0.0.1:9000/in' }), /CAPSTAN_AUDIT_WEBHOOK_URL must not point at a loopback address/);
     const dev = agentOptionsFromEnv({ CAPSTAN_AUDIT_WEBHOOK_URL: 'http://127.0.0.1:9000/in', CAPSTAN_OUTBOUND_ALLOW_LOOPBACK: '1' });
     assert.equal(dev.settingDefaults?.auditWebhookUrl, 'http://127.0.0.1:9000/in');
