@@ -86,7 +86,7 @@ export const GrantList = v.object({ grants: v.array(OAuthGrant) });
 export const GrantIdInput = v.object({ id: v.pipe(v.string(), v.regex(/^grant_[A-Za-z0-9_-]+$/, 'id must be a grant id')) });
 export const GrantRevoked = v.object({ status: v.literal('revoked') });
 
-/** A registered client as Admin → OAuth clients shows it. */
+/** A registered client as Admin → Access control → OAuth clients shows it. */
 export const OAuthClientView = v.object({
   client_id: v.string(),
   client_name: v.string(),

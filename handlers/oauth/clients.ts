@@ -1,4 +1,4 @@
-// Admin → OAuth clients: the MCP clients that registered themselves (anonymously, RFC 7591),
+// Admin → Access control → OAuth clients: the MCP clients that registered themselves (anonymously, RFC 7591),
 // whether a user ever approved them, and their live tokens; deleting one revokes those tokens.
 import type * as v from 'valibot';
 import type { OAuthClientDeleted, OAuthClientIdInput, OAuthClientList } from '../../schema/oauth.ts';

@@ -24,7 +24,7 @@ export interface OAuthService {
   /** A user's live tokens (Account → Connected apps). */
   grants(userId: number): Promise<OAuthGrant[]>;
   revoke(userId: number, grantId: string): Promise<boolean>;
-  /** Admin → OAuth clients: every usable client, newest first. */
+  /** Admin → Access control → OAuth clients: every usable client, newest first. */
   listClients(): Promise<v.InferOutput<typeof OAuthClientList>>;
   /** Deletes a client and revokes its live tokens; null when there is no such client. */
   deleteClient(clientId: string): Promise<{ tokensRevoked: number } | null>;

@@ -6,7 +6,7 @@
 // Registration is anonymous (RFC 7591, as MCP clients expect), so the registry is bounded:
 // at most MAX_OAUTH_CLIENTS clients; one no user ever approved is forgotten UNUSED_CLIENT_TTL_MS
 // after it registered (pruned on the registration path and by the admin list); the route's
-// `register` rate class limits each address. An admin deletes clients (Admin → OAuth clients):
+// `register` rate class limits each address. An admin deletes clients (Admin → Access control → OAuth clients):
 // that revokes their live tokens, and a client that ever had tokens stays as a deleted row for
 // DELETED_CLIENT_KEEP_MS, so a token still presented answers "revoked" rather than "unknown"
 // (which the auth_flood ban counts as forged). See docs/mcp.md.
@@ -91,7 +91,7 @@ export function createOAuthService(db: Db, clock: Clock): AgentOAuth {
           const retryAfterSecs = frees === null ? FULL_RETRY_SECS : Math.max(1, Math.ceil((frees + UNUSED_CLIENT_TTL_MS - t) / 1000));
           return fail({
             code: 'registration_full',
-            message: `OAuth client registration is full (${String(MAX_OAUTH_CLIENTS)} clients): a client no user approved expires 24 hours after it registered, and an admin can delete clients under Admin → OAuth clients`,
+            message: `OAuth client registration is full (${String(MAX_OAUTH_CLIENTS)} clients): a client no user approved expires 24 hours after it registered, and an admin can delete clients under Admin → Access control → OAuth clients`,
             retryAfterSecs,
           });
         }
