@@ -46,8 +46,14 @@ export async function helmBinary(): Promise<string> {
   return join(await ensureControlPlaneBinaries(), 'helm');
 }
 
+/**
+ * helm template has no cluster to read seeded Secrets back from, so the chart refuses to render
+ * without these (docs/install.md, "GitOps and helm template"); they change no RBAC.
+ */
+const OFFLINE_SECRETS = ['security.encryptionKey=' + 'e'.repeat(32), 'security.adminPassword=rbac-doc-render', 'security.uiProxySecret=' + 'u'.repeat(40)];
+
 function render(helm: string, set: string[]): RbacObject[] {
-  const args = ['template', 'capstan', CHART, '--namespace', 'capstan-system', ...set.flatMap((s) => ['--set', s])];
+  const args = ['template', 'capstan', CHART, '--namespace', 'capstan-system', ...[...OFFLINE_SECRETS, ...set].flatMap((s) => ['--set', s])];
   const out = execFileSync(helm, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return parseAllDocuments(out)
     .map((d) => d.toJSON() as RbacObject | null)

@@ -81,6 +81,37 @@ cert-manager
 {{- end -}}
 {{- end -}}
 
+{{/* GKE's HTTP-to-HTTPS redirect (frontend-config.yaml): TLS on the gce ingress class. */}}
+{{- define "capstan.gceHttpsRedirect" -}}
+{{- if and (include "capstan.ingressEnabled" .) .Values.global.tls (eq .Values.global.ingressClassName "gce") -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+How many proxies in front of the dashboard append to X-Forwarded-For, for capstan ui to find
+the client address when security.trustedProxyCidrs names none (with it, the dashboard walks
+X-Forwarded-For past those instead): behind the Ingress, 1 (the controller appends its peer),
+2 on gce (GKE's load balancer appends the client, then its own address); without an Ingress,
+0 (the socket peer, as through kubectl port-forward).
+*/}}
+{{- define "capstan.uiForwardedHops" -}}
+{{- if or .Values.security.trustedProxyCidrs (not (include "capstan.ingressEnabled" .)) -}}
+0
+{{- else if eq .Values.global.ingressClassName "gce" -}}
+2
+{{- else -}}
+1
+{{- end -}}
+{{- end -}}
+
+{{/*
+true when this render can read the cluster (helm install, upgrade, --dry-run=server). helm
+template, helm lint and GitOps tools (Argo CD, Flux) render without one: every lookup is empty,
+so a Secret seeded by lookup would be generated anew on each render.
+*/}}
+{{- define "capstan.canLookup" -}}
+{{- if lookup "v1" "Namespace" "" "kube-system" -}}true{{- end -}}
+{{- end -}}
+
 {{/* The Ingress exists only with a hostname and outside service-only mode. */}}
 {{- define "capstan.ingressEnabled" -}}
 {{- if and .Values.ingress.enabled .Values.global.hostname -}}true{{- end -}}
@@ -88,9 +119,11 @@ cert-manager
 
 {{/*
 Pod-level security context shared by both Deployments: non-root (the images' user 65532),
-seccomp RuntimeDefault, and AppArmor per security.appArmorProfile (unconfined emits nothing).
-The securityContext field is used where the API server has it (1.30+); older ones get the
-annotation (see capstan.appArmorAnnotations).
+seccomp RuntimeDefault, and AppArmor per security.appArmorProfile (unconfined emits nothing)
+through the securityContext.appArmorProfile field, whatever Kubernetes version helm assumes:
+helm template without --kube-version assumes one older than 1.30 (1.20 in builds without
+helm's version ldflags), and the annotation that used to stand in for the field is deprecated
+from 1.30 on (the API server warns on every apply). Capstan needs Kubernetes 1.30 or later.
 */}}
 {{- define "capstan.podSecurityContext" -}}
 runAsNonRoot: true
@@ -100,7 +133,6 @@ fsGroup: 65532
 fsGroupChangePolicy: OnRootMismatch
 seccompProfile:
   type: RuntimeDefault
-{{- if semverCompare ">=1.30.0-0" .Capabilities.KubeVersion.Version }}
 {{- $profile := .Values.security.appArmorProfile }}
 {{- if eq $profile "runtime/default" }}
 appArmorProfile:
@@ -110,17 +142,6 @@ appArmorProfile:
   type: Localhost
   localhostProfile: {{ trimPrefix "localhost/" $profile | quote }}
 {{- end }}
-{{- end }}
-{{- end -}}
-
-{{/* Before 1.30 AppArmor is an annotation per container; pass a dict with "root" and "containers". */}}
-{{- define "capstan.appArmorAnnotations" -}}
-{{- $profile := .root.Values.security.appArmorProfile -}}
-{{- if and (ne $profile "unconfined") (semverCompare "<1.30.0-0" .root.Capabilities.KubeVersion.Version) -}}
-{{- range .containers }}
-container.apparmor.security.beta.kubernetes.io/{{ . }}: {{ $profile | quote }}
-{{- end }}
-{{- end -}}
 {{- end -}}
 
 {{/* Container-level hardening: no privilege escalation, every capability dropped, read-only root. */}}
@@ -139,6 +160,15 @@ Everything that must hold before anything renders, each refused with a message n
 value. The schema checks each value alone; these check values against each other.
 */}}
 {{- define "capstan.validate" -}}
+{{- if not (include "capstan.canLookup" .) -}}
+{{- $missing := list -}}
+{{- range $value := list "encryptionKey" "adminPassword" "uiProxySecret" -}}
+{{- if not (index $.Values.security $value) -}}{{- $missing = append $missing (printf "security.%s" $value) -}}{{- end -}}
+{{- end -}}
+{{- with $missing -}}
+{{- fail (printf "rendering without a cluster to read the seeded Secrets back (helm template, helm lint, Argo CD, Flux) needs %s: each render would generate them anew, and a new encryption key leaves everything the agent sealed unreadable. Set them once and keep them (docs/install.md, \"GitOps and helm template\"), or install with helm install against the cluster" (join ", " .)) -}}
+{{- end -}}
+{{- end -}}
 {{- if and (not .Values.ingress.enabled) (not .Values.security.trustedProxyCidrs) -}}
 {{- fail "service-only mode (ingress.enabled=false) needs security.trustedProxyCidrs: set it to the CIDRs of whatever proxies to the agent (the dashboard pods, your own ingress), or the agent sees every person at the proxy's address and lockout and audit attribute everything to it" -}}
 {{- end -}}

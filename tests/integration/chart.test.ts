@@ -5,6 +5,7 @@
 // proxies, ...); the RBAC the spec allows and nothing more; and one real install, upgrade and
 // uninstall for what only a live cluster shows (the seeded Secrets kept).
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,9 +59,16 @@ function valuesFile(values: Values): string {
   return path;
 }
 
+/**
+ * `helm template` has no cluster to read the seeded Secrets back from, so the chart refuses to
+ * render without these (a new encryption key on every GitOps sync would leave the sealed data
+ * unreadable); every offline render here gives them, the GitOps tests below leave them out.
+ */
+const OFFLINE_SECRETS: Values = { security: { encryptionKey: 'e'.repeat(32), adminPassword: 'gitops-admin-password', uiProxySecret: 'u'.repeat(40) } };
+
 /** `helm template` of the chart with these values (and extra -f files); rejects with helm's stderr. */
 async function render(values: Values, extraFiles: string[] = [], options: { kubeVersion?: string } = {}): Promise<KubeObject[]> {
-  const files = [...extraFiles, valuesFile(values)].flatMap((f) => ['-f', f]);
+  const files = [valuesFile(OFFLINE_SECRETS), ...extraFiles, valuesFile(values)].flatMap((f) => ['-f', f]);
   const result = await helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', options.kubeVersion ?? kubeVersion, ...files]);
   if (!result.ok) throw new Error(`helm template failed: ${result.stderr}`);
   return parseAllDocuments(result.stdout)
@@ -70,7 +78,7 @@ async function render(values: Values, extraFiles: string[] = [], options: { kube
 
 /** The error helm gives for values it refuses (schema or a template `fail`). */
 async function refusal(values: Values): Promise<string> {
-  const result = await helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(values)]);
+  const result = await helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile(values)]);
   assert.equal(result.ok, false, `helm accepted ${JSON.stringify(values)}`);
   return result.stderr;
 }
@@ -79,11 +87,23 @@ function toManifest(objects: KubeObject[]): string {
   return objects.map((o) => JSON.stringify(o)).join('\n---\n');
 }
 
-async function dryRunApply(objects: KubeObject[]): Promise<void> {
-  const out = await k(['apply', '--dry-run=server', '-f', '-'], toManifest(objects));
-  const lines = out.trim().split('\n');
-  assert.equal(lines.length, objects.length, `one line per object:\n${out}`);
+/** kubectl with its stderr, where the API server's warnings (deprecations, Pod Security) arrive. */
+function kubectlWithWarnings(args: string[], input: string): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+  const { kubeconfig, binDir } = testCluster();
+  return new Promise((resolve) => {
+    const child = execFile(join(binDir, 'kubectl'), ['--kubeconfig', kubeconfig, ...args], { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => resolve({ ok: err === null, stdout, stderr }));
+    child.stdin?.end(input);
+  });
+}
+
+/** Applies with --dry-run=server; returns the API server's warnings (none is the rule for the chart on this server's version). */
+async function dryRunApply(objects: KubeObject[]): Promise<string> {
+  const result = await kubectlWithWarnings(['apply', '--dry-run=server', '-f', '-'], toManifest(objects));
+  assert.ok(result.ok, result.stderr);
+  const lines = result.stdout.trim().split('\n');
+  assert.equal(lines.length, objects.length, `one line per object:\n${result.stdout}`);
   for (const line of lines) assert.match(line, /\(server dry run\)$/);
+  return result.stderr;
 }
 
 function find(objects: KubeObject[], kind: string, name: string, namespace?: string): KubeObject | undefined {
@@ -195,7 +215,9 @@ const EXPLICIT: Case[] = [
   { name: 'ingress class nginx (cert-manager)', values: { global: { hostname: HOST, ingressClassName: 'nginx' } } },
   { name: 'AppArmor localhost profile', values: { security: { appArmorProfile: 'localhost/capstan' } } },
   { name: 'AppArmor unconfined', values: { security: { appArmorProfile: 'unconfined' } } },
-  { name: 'AppArmor as annotations (Kubernetes 1.29)', values: { security: { appArmorProfile: 'localhost/capstan' } }, kubeVersion: '1.29.0' },
+  // What helm template assumes without --kube-version (1.20 in a helm built without its version ldflags): still the field, never the deprecated annotation.
+  { name: 'AppArmor rendered for helm template\'s default Kubernetes version', values: {}, kubeVersion: '1.20.0' },
+  { name: 'AppArmor localhost profile for an old assumed version', values: { security: { appArmorProfile: 'localhost/capstan' } }, kubeVersion: '1.29.0' },
   { name: 'namespaced RBAC with writes and Secret namespaces', values: { tenantNamespaces: TENANTS, rbac: { clusterWide: false, allowWrites: true, secretsNamespaces: ['shop'] } } },
   { name: 'tenant namespaces with cluster-wide reads and writes', values: { tenantNamespaces: TENANTS, rbac: { allowWrites: true } } },
   { name: 'kubelet scrape via the API server proxy', values: { metrics: { kubeletScrape: { viaProxy: true } } } },
@@ -239,8 +261,16 @@ function checkInvariants(c: Case, objects: KubeObject[]): void {
     }
   }
 
+  const appArmor = lookupPath(values, 'security.appArmorProfile');
   for (const name of ['capstan-agent', 'capstan-ui']) {
-    const pod = (get(objects, 'Deployment', name, NAMESPACE) as Deployment).spec.template.spec;
+    const deployment = get(objects, 'Deployment', name, NAMESPACE) as Deployment;
+    const pod = deployment.spec.template.spec;
+    // AppArmor by the securityContext field only, whatever version helm assumed (the annotation is deprecated since 1.30).
+    assert.deepEqual(Object.keys(deployment.spec.template.metadata.annotations ?? {}).filter((a) => a.startsWith('container.apparmor.security.beta.kubernetes.io/')), [], `${name}: no AppArmor annotation`);
+    assert.equal(pod.securityContext?.appArmorProfile?.type, appArmor === 'unconfined' ? undefined : appArmor === 'runtime/default' ? 'RuntimeDefault' : 'Localhost', `${name}: the appArmorProfile field`);
+    // Both pods hold the install's dashboard secret (the client address the dashboard vouches for).
+    const proxyEnv = (pod.containers[0]?.env ?? []).find((e) => e.name === 'CAPSTAN_UI_PROXY_SECRET') as { valueFrom?: { secretKeyRef?: { name: string; key: string } } } | undefined;
+    assert.deepEqual(proxyEnv?.valueFrom?.secretKeyRef, { name: 'capstan-ui-proxy', key: 'proxy-secret' }, `${name} reads capstan-ui-proxy`);
     assert.equal(pod.securityContext?.runAsNonRoot, true, `${name} runs as non-root`);
     assert.equal(pod.securityContext.seccompProfile?.type, 'RuntimeDefault', `${name} seccomp`);
     for (const container of pod.containers) {
@@ -253,6 +283,12 @@ function checkInvariants(c: Case, objects: KubeObject[]): void {
   assert.equal(find(objects, 'NetworkPolicy', 'capstan-block-imds', NAMESPACE) !== undefined, lookupPath(values, 'security.blockImds') === true, 'the IMDS NetworkPolicy follows security.blockImds');
   const ingress = find(objects, 'Ingress', 'capstan', NAMESPACE);
   assert.equal(ingress !== undefined, lookupPath(values, 'ingress.enabled') === true && lookupPath(values, 'global.hostname') !== '', 'an Ingress exactly with a hostname outside service-only mode');
+  const tls = ingress !== undefined && lookupPath(values, 'global.tls') === true;
+  const uiEnv = (get(objects, 'Deployment', 'capstan-ui', NAMESPACE) as Deployment).spec.template.spec.containers[0]?.env ?? [];
+  assert.equal(uiEnv.find((e) => e.name === 'CAPSTAN_UI_HSTS')?.value, String(tls), 'HSTS exactly when the Ingress has TLS');
+  const gceRedirect = tls && lookupPath(values, 'global.ingressClassName') === 'gce';
+  assert.equal(find(objects, 'FrontendConfig', 'capstan-frontend', NAMESPACE) !== undefined, gceRedirect, 'the GKE HTTPS redirect exactly on gce with TLS');
+  assert.equal(ingress?.metadata.annotations?.['networking.gke.io/v1beta1.FrontendConfig'], gceRedirect ? 'capstan-frontend' : undefined);
   const agent = get(objects, 'Deployment', 'capstan-agent', NAMESPACE) as Deployment;
   const exclusive = lookupPath(values, 'persistence.enabled') === true && lookupPath(values, 'persistence.accessMode') !== 'ReadWriteMany';
   const strategy = lookupPath(values, 'updateStrategy');
@@ -280,19 +316,33 @@ before(async () => {
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
     },
   }));
-  await waitForCrdsEstablished(k, ['managedcertificates.networking.gke.io']);
+  // And GKE's FrontendConfig (the HTTPS redirect on the gce class), likewise a stand-in.
+  await k(['apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'frontendconfigs.networking.gke.io' },
+    spec: {
+      group: 'networking.gke.io',
+      scope: 'Namespaced',
+      names: { kind: 'FrontendConfig', plural: 'frontendconfigs', singular: 'frontendconfig', listKind: 'FrontendConfigList' },
+      versions: [{ name: 'v1beta1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  }));
+  await waitForCrdsEstablished(k, ['managedcertificates.networking.gke.io', 'frontendconfigs.networking.gke.io']);
   for (const ns of TENANTS) await k(['get', 'namespace', ns]);
 });
 
 after(async () => {
   await k(['delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait=true', '--timeout=100s']);
-  await k(['delete', 'crd', 'managedcertificates.networking.gke.io', '--ignore-not-found']);
+  await k(['delete', 'crd', 'managedcertificates.networking.gke.io', 'frontendconfigs.networking.gke.io', '--ignore-not-found']);
   rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('helm lint', () => {
   it('passes for the defaults and each preset', async () => {
-    for (const files of [[], ...PRESETS.map((p) => ['-f', join(CHART_DIR, 'presets', `${p}.yaml`)])]) {
+    // helm lint has no cluster either: it renders with the secrets given, as GitOps must.
+    const secrets = ['-f', valuesFile(OFFLINE_SECRETS)];
+    for (const files of [secrets, ...PRESETS.map((p) => [...secrets, '-f', join(CHART_DIR, 'presets', `${p}.yaml`)])]) {
       const result = await helm(['lint', '--strict', CHART_DIR, ...files]);
       assert.ok(result.ok, `helm lint ${files.join(' ')}: ${result.stdout}${result.stderr}`);
     }
@@ -309,7 +359,9 @@ describe('every rendered set passes the API server (dry-run=server)', () => {
     it(c.name, async () => {
       const objects = await render(c.values, c.files, { kubeVersion: c.kubeVersion });
       checkInvariants(c, objects);
-      await dryRunApply(objects);
+      const warnings = await dryRunApply(objects);
+      // Nothing the API server calls deprecated (the AppArmor annotation is, from 1.30), whatever version helm assumed.
+      assert.doesNotMatch(warnings, /Warning:/, warnings);
     });
   }
 });
@@ -554,5 +606,91 @@ describe('what the chart renders', () => {
       await k(['delete', 'secret', 'capstan-encryption-key', 'capstan-admin', '-n', NAMESPACE, '--ignore-not-found']);
       await k(['delete', 'pvc', 'capstan-agent-data', '-n', NAMESPACE, '--ignore-not-found', '--wait=false']);
     }
+  });
+});
+
+describe('GitOps: rendering without a cluster (helm template, Argo CD) keeps no random secret', () => {
+  const offline = (values: Values) => helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(values)]);
+
+  it('refuses to render without the seeded secrets, naming each value still missing', async () => {
+    const none = await offline({});
+    assert.equal(none.ok, false, 'a new encryption key on every render would leave the sealed data unreadable');
+    assert.match(none.stderr, /rendering without a cluster to read the seeded Secrets back \(helm template, helm lint, Argo CD, Flux\) needs security\.encryptionKey, security\.adminPassword, security\.uiProxySecret/);
+    const keyOnly = await offline({ security: { encryptionKey: 'e'.repeat(32) } });
+    assert.equal(keyOnly.ok, false);
+    assert.match(keyOnly.stderr, /needs security\.adminPassword, security\.uiProxySecret:/);
+  });
+
+  it('with them, renders the same Secrets on every run, holding exactly the values', async () => {
+    const first = await offline(OFFLINE_SECRETS);
+    const second = await offline(OFFLINE_SECRETS);
+    assert.ok(first.ok, first.stderr);
+    assert.equal(first.stdout, second.stdout, 'nothing random: a GitOps tool sees no drift');
+    const objects = parseAllDocuments(first.stdout).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
+    const data = (name: string, key: string) => Buffer.from((get(objects, 'Secret', name, NAMESPACE) as WithData).data[key] ?? '', 'base64').toString();
+    assert.equal(data('capstan-encryption-key', 'encryption-key'), 'e'.repeat(32));
+    assert.equal(data('capstan-admin', 'admin-password'), 'gitops-admin-password');
+    assert.equal(data('capstan-ui-proxy', 'proxy-secret'), 'u'.repeat(40));
+  });
+
+  it('helm install --dry-run=server, which can read the cluster, still renders without them (the normal install)', async () => {
+    const result = await helm(['install', 'capstan', CHART_DIR, '-n', NAMESPACE, '--dry-run=server']);
+    assert.ok(result.ok, result.stderr);
+    const objects = parseAllDocuments(result.stdout.slice(result.stdout.indexOf('---'), result.stdout.indexOf('NOTES:'))).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
+    const proxySecret = Buffer.from((get(objects, 'Secret', 'capstan-ui-proxy', NAMESPACE) as WithData).data['proxy-secret'] ?? '', 'base64').toString();
+    assert.match(proxySecret, /^[A-Za-z0-9]{48}$/, 'a random secret, seeded once');
+    assert.equal(Buffer.from((get(objects, 'Secret', 'capstan-encryption-key', NAMESPACE) as WithData).data['encryption-key'] ?? '', 'base64').length, 32);
+  });
+});
+
+describe('the HTTPS redirect and HSTS', () => {
+  it('gce with TLS: a FrontendConfig redirecting to https, named by the Ingress; the dashboard sends HSTS', async () => {
+    const objects = await render({ global: { hostname: HOST, ingressClassName: 'gce' } });
+    const frontend = get(objects, 'FrontendConfig', 'capstan-frontend', NAMESPACE) as KubeObject & { spec: { redirectToHttps: { enabled: boolean; responseCodeName: string } } };
+    assert.deepEqual(frontend.spec.redirectToHttps, { enabled: true, responseCodeName: 'MOVED_PERMANENTLY_DEFAULT' });
+    assert.equal(frontend.apiVersion, 'networking.gke.io/v1beta1');
+    assert.equal(get(objects, 'Ingress', 'capstan', NAMESPACE).metadata.annotations?.['networking.gke.io/v1beta1.FrontendConfig'], 'capstan-frontend');
+    const ui = (get(objects, 'Deployment', 'capstan-ui', NAMESPACE) as Deployment).spec.template.spec.containers[0]?.env ?? [];
+    assert.deepEqual(ui.filter((e) => e.name === 'CAPSTAN_UI_HSTS' || e.name === 'CAPSTAN_UI_FORWARDED_HOPS').map((e) => `${e.name}=${e.value ?? ''}`), ['CAPSTAN_UI_FORWARDED_HOPS=2', 'CAPSTAN_UI_HSTS=true']);
+  });
+
+  it('gce without TLS: no redirect (nothing to redirect to), no HSTS; other classes: one forwarding hop', async () => {
+    const plain = await render({ global: { hostname: HOST, ingressClassName: 'gce', tls: false } });
+    assert.equal(find(plain, 'FrontendConfig', 'capstan-frontend'), undefined);
+    const env = (objects: KubeObject[]) => Object.fromEntries(((get(objects, 'Deployment', 'capstan-ui', NAMESPACE) as Deployment).spec.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    assert.equal(env(plain).CAPSTAN_UI_HSTS, 'false');
+    assert.equal(env(await render({ global: { hostname: HOST, ingressClassName: 'nginx' } })).CAPSTAN_UI_FORWARDED_HOPS, '1');
+    const listed = env(await render({ global: { hostname: HOST }, security: { trustedProxyCidrs: '10.0.0.0/8' } }));
+    assert.deepEqual([listed.CAPSTAN_UI_FORWARDED_HOPS, listed.CAPSTAN_TRUSTED_PROXY_CIDRS], ['0', '10.0.0.0/8'], 'with a trusted list, the dashboard walks it instead');
+    assert.equal(env(await render({})).CAPSTAN_UI_FORWARDED_HOPS, '0', 'no Ingress (port-forward): the socket peer');
+  });
+});
+
+describe('Pod Security Admission (docs/install.md: the namespace labels)', () => {
+  const PSA_NAMESPACE = 'capstan-psa';
+  after(async () => {
+    await k(['delete', 'namespace', PSA_NAMESPACE, '--ignore-not-found', '--wait=false']);
+  });
+
+  it('the chart\'s pods pass the restricted level enforced on their namespace, with no warning', async () => {
+    await k(['create', 'namespace', PSA_NAMESPACE]);
+    await k(['label', 'namespace', PSA_NAMESPACE, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted', 'pod-security.kubernetes.io/audit=restricted']);
+    const result = await helm(['template', 'capstan', CHART_DIR, '-n', PSA_NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile({ global: { hostname: HOST } })]);
+    assert.ok(result.ok, result.stderr);
+    const objects = parseAllDocuments(result.stdout).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
+    const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');
+    assert.equal(deployments.length, 2);
+    // Deployments get the warn level's verdict; the pods themselves meet enforce.
+    const pods = deployments.map((d) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: d.metadata.name, namespace: PSA_NAMESPACE, annotations: d.spec.template.metadata.annotations ?? {} }, spec: d.spec.template.spec }));
+    for (const set of [deployments, pods]) {
+      const applied = await kubectlWithWarnings(['apply', '--dry-run=server', '-f', '-'], toManifest(set));
+      assert.ok(applied.ok, applied.stderr);
+      assert.doesNotMatch(applied.stderr, /Warning:/, applied.stderr);
+    }
+    // And the level means something here: a privileged pod is refused.
+    const privileged = { ...pods[0], metadata: { name: 'privileged', namespace: PSA_NAMESPACE }, spec: { containers: [{ name: 'x', image: 'busybox', securityContext: { privileged: true } }] } };
+    const refused = await kubectlWithWarnings(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(privileged));
+    assert.equal(refused.ok, false);
+    assert.match(refused.stderr, /violates PodSecurity "restricted/);
   });
 });
