@@ -1,5 +1,8 @@
 import * as v from 'valibot';
 
+/** A schema's output type: what a handler takes or answers for that schema. */
+export type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+
 /** Body of every error response (spec §7): `error` is the stable code to branch on. */
 export const ErrorBody = v.object({
   error: v.string(),

@@ -1,10 +1,8 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { CodeInput, Enrolment, SecondFactorStatus } from '../../schema/accounts.ts';
 import type { SessionContext } from '../context.ts';
 import { secondFactorOffered } from '../../domain/sso/roles.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 // Second factors belong to the person at the keyboard: these routes are closed to API keys
 // and OAuth tokens (`scope: null`), so the runtime hands them a session's principal.

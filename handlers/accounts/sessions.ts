@@ -1,10 +1,8 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { SessionIdInput, SessionList, SessionRevoked } from '../../schema/accounts.ts';
 import type { SessionContext } from '../context.ts';
 import type { SessionRecord } from './service.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 function withCurrent(sessions: SessionRecord[], ctx: SessionContext): Out<typeof SessionList> {
   return { sessions: sessions.map((s) => ({ ...s, current: s.id === ctx.principal.sessionId })) };

@@ -1,9 +1,7 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { CreateUserInput, UpdateUserInput, UserList, UserOutput } from '../../schema/accounts.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 export async function listUsers(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof UserList>>> {
   return ok({ users: await ctx.users.list() });

@@ -1,9 +1,7 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { ApiKeyIdInput, ApiKeyList, CreateApiKeyInput, CreatedApiKey, Revoked } from '../../schema/api-keys.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Users mint their own keys; nobody, not even an admin, mints one for someone else. */
 export async function createOwnApiKey(input: Out<typeof CreateApiKeyInput>, ctx: AuthedContext): Promise<Result<Out<typeof CreatedApiKey>>> {

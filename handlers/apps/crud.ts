@@ -1,15 +1,12 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { App, AppDefinition, AppDeleted, AppIdInput, AppList, AppPreview, UpdateAppInput } from '../../schema/apps.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { appPods, workloadOf } from './members.ts';
 import { appNotFound as notFound } from './service.ts';
 
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
-
 /** Rows a preview shows; `total` still counts every match. */
 export const PREVIEW_LIMIT = 200;
-
 
 export async function listApps(_input: unknown, ctx: HandlerContext): Promise<Result<Out<typeof AppList>>> {
   const apps = await ctx.apps.list();

@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { APP_FLAGS, type AppFlag, type AppIdInput, type AppMember, type AppMetrics } from '../../schema/apps.ts';
 import type { PodObject, PodUsage } from '../../domain/cluster/model.ts';
 import { podResources } from '../../domain/resources/pod.ts';
@@ -8,7 +8,6 @@ import { atOomRisk } from '../../domain/incidents/detect.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { appPods, workloadOf } from './members.ts';
 
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 type Member = Out<typeof AppMember>;
 
 /** The flags of docs/applications.md, in the order APP_FLAGS lists them. */

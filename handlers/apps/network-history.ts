@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { HISTORY_WINDOWS, type HistoryWindow } from '../../schema/metrics.ts';
 import type { AppHistoryInput, AppNetworkHistory } from '../../schema/apps.ts';
 import type { HandlerContext } from '../context.ts';
@@ -9,7 +9,6 @@ import { fail, ok, type Result } from '../result.ts';
 import { appPods } from './members.ts';
 import { byWorkload, networkUnavailable } from './metrics.ts';
 
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 type Point = { ts: number; rx_bps: number | null; tx_bps: number | null };
 
 const plus = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : a + b);

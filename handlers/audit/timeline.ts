@@ -1,10 +1,8 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { AuditEventInput, AuditEventWithSiblings, AuditExport, AuditExportInput, AuditPage, AuditTimelineInput, PurgeInput, PurgeResult } from '../../schema/audit.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 import { auditCsv } from './csv.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** The routine-read access log is reachable only through export, and only on its own. */
 function categoryProblem(categories: readonly string[] | undefined, exporting: boolean): AppError | null {

@@ -2,13 +2,11 @@
 // again. A Diagnose is one AI run (./run.ts) about the namespace, with or without a model,
 // stored so the team can come back to it; anyone who may see the namespace may read it.
 import type { CopilotEvent, DiagnoseInput, StoredAnswer, StoredAnswerList, StoredAnswersInput, StoredAnswerIdInput } from '../../schema/copilot.ts';
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
 import { ALL_NAMESPACES } from '../namespaces/scope.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { answerRun, prepareRun } from './run.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** What a Diagnose asks, with or without a model. */
 export const diagnoseQuestion = (namespace: string) =>

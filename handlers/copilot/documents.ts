@@ -3,14 +3,12 @@
 // Anyone signed in may read them (they shape every answer); only an admin's session may write.
 // Suppression a document asks for is an instruction to the model, not a filter: the answer
 // must name what it left out, and nothing new or critical may be left out (docs/copilot.md).
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { DOCUMENTS_SHARE, estimateTokens } from '../../domain/copilot/context.ts';
 import { AI_CONTEXT_LIMITS, type AiContextDoc, type AiContextDocDeleted, type AiContextDocIdInput, type AiContextDocInput, type AiContextDocList, type AiContextDocUpdateInput } from '../../schema/copilot.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
 import { fail, ok, taken, type Result } from '../result.ts';
 import { CONTEXT_BUDGET_TOKENS } from './run.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 export const SUPPRESSION_NOTE =
   'Documents marked include-in-AI are sent with every AI run as standing instructions. If one asks the model to ignore or play something down, that is an instruction to the model, not a filter Capstan enforces: the model is told to name anything it leaves out because of a document, and never to leave out something that looks new or critical.';

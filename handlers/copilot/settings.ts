@@ -2,7 +2,7 @@
 // every answer says only whether one is stored (`••••`). A stored key belongs to the provider
 // and endpoint it was entered for, as the audit webhook's token does: changing either needs the
 // key typed again, so a session cannot send the stored key to a host of its choosing.
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { checkEgress } from '../../domain/copilot/egress.ts';
 import type { AiGuardrails, AiSettingsInput, AiSettingsView, ConnectionTest } from '../../schema/copilot.ts';
 import type { AiSettings } from '../../schema/settings.ts';
@@ -10,8 +10,6 @@ import type { HandlerContext } from '../context.ts';
 import { MCP_TOOL_NAMES } from '../mcp/tools.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { MASK } from '../settings/audit-stream.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Whether a run would reach a model with these settings, and why not. */
 export function modelReadiness(settings: AiSettings, guardrails: AiGuardrails): { ready: true; url: string } | { ready: false; reason: string } {

@@ -1,12 +1,10 @@
 // What the copilot said and sent, read again: a user's own conversations (agent session
 // transcripts, 180 days), and for admins the prompt audit (what each run sent to a provider and
 // what came back, redacted, kept `prompt_audit.retention_days`).
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { Conversation, ConversationIdInput, ConversationList, PromptLog, PromptLogInput } from '../../schema/copilot.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Conversations listed at once (the most recent). */
 const CONVERSATIONS_LISTED = 100;

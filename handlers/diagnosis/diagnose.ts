@@ -1,14 +1,12 @@
 // `GET /diagnosis` and `GET /diagnosis/{id}`: the one whole-cluster diagnosis, cut to what
 // the caller may see. The rules: docs/diagnosis.md.
 import type { Diagnosis, DiagnosisDetail, DiagnosisDetailInput, DiagnosisInput } from '../../schema/diagnosis.ts';
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { parseNodeId } from '../../domain/cluster/node-id.ts';
 import { detailFor, diagnosisFor, isVisible } from '../../domain/diagnosis/visible.ts';
 import type { HandlerContext } from '../context.ts';
 import { namespaceRefusal } from '../namespaces/scope.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Root causes with their effects and evidence, severity first; `namespace` keeps those touching it (a hidden one is refused before this runs). */
 export function diagnosis(input: Out<typeof DiagnosisInput>, ctx: HandlerContext): Result<Diagnosis> {

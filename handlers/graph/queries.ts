@@ -1,12 +1,10 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { Entity, EntityInput, GraphEdge, GraphNode, SearchInput, SearchResult, Subgraph, SubgraphInput } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
 import { namespaceRefusal } from '../namespaces/scope.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 import { clusterGraph, type ClusterGraph } from './model.ts';
 import { parseNodeId } from '../../domain/cluster/node-id.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Nearer the top of this list is kept first when a budget runs out (after problems and distance). */
 const KIND_RANK: readonly GraphNode['kind'][] = [

@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { IncidentDetail, IncidentDetailInput } from '../../schema/incidents.ts';
 import type { HandlerContext } from '../context.ts';
 import type { PodObject } from '../../domain/cluster/model.ts';
@@ -10,8 +10,6 @@ import { fail, ok, type Result } from '../result.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 import { nodeId } from '../../domain/cluster/node-id.ts';
 import { rootCauseOf } from '../../domain/diagnosis/visible.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 export const DETAIL_EVENTS = 15;
 export const DETAIL_LOG_LINES = 40;

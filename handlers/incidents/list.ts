@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { Incident, IncidentList, IncidentsInput } from '../../schema/incidents.ts';
 import type { HandlerContext } from '../context.ts';
 import { ALL_NAMESPACES } from '../namespaces/scope.ts';
@@ -6,8 +6,6 @@ import { ok, type Result } from '../result.ts';
 import { compareIncidents, eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 import { nodeId } from '../../domain/cluster/node-id.ts';
 import { rootCauseOf } from '../../domain/diagnosis/visible.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Answers are shared for this long (`generated_at` says when): a dashboard polling many tabs costs one computation. */
 export const INCIDENTS_TTL_MS = 5000;

@@ -1,12 +1,10 @@
 // The MCP REST pair (`GET /mcp/tools`, `POST /mcp/tools/call`) and the admin kill switch.
 import { toJsonSchema } from '@valibot/to-json-schema';
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { McpCallInput, McpCallResult, McpSwitch, McpToolList } from '../../schema/mcp.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { MCP_TOOLS, callTool, deniedTools } from './tools.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Each tool's arguments as JSON Schema, from the same valibot schema that validates them. */
 export const TOOL_LIST: Out<typeof McpToolList>['tools'] = MCP_TOOLS.map((t) => ({

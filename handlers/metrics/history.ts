@@ -1,9 +1,7 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { HISTORY_WINDOWS, type History, type HistoryInput } from '../../schema/metrics.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** About this many points per answer, whatever the window (spec §8). */
 export const HISTORY_BUCKETS = 120;

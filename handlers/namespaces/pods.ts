@@ -1,12 +1,10 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { PodList, PodsInput } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
 import { inNamespace } from '../../domain/cluster/by-namespace.ts';
 import { shortAge } from '../../domain/resources/age.ts';
 import { podResources } from '../../domain/resources/pod.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** A namespace's pods (the route declares `namespace`, so a hidden one never gets here). */
 export function listPods(input: Out<typeof PodsInput>, ctx: HandlerContext): Result<Out<typeof PodList>> {

@@ -1,11 +1,9 @@
 // Admin → Access control → OAuth clients: the MCP clients that registered themselves (anonymously, RFC 7591),
 // whether a user ever approved them, and their live tokens; deleting one revokes those tokens.
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { OAuthClientDeleted, OAuthClientIdInput, OAuthClientList } from '../../schema/oauth.ts';
 import type { SessionContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 export async function listOAuthClients(_input: object, ctx: SessionContext): Promise<Result<Out<typeof OAuthClientList>>> {
   return ok(await ctx.oauth.listClients());

@@ -1,7 +1,7 @@
 // The OAuth authorization server in front of the MCP surface. A token carries no role of its
 // own: it acts as the user who approved it, as that user is at each request, and reaches the
 // MCP surface only. See docs/mcp.md.
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type {
   AuthorizationServerMetadata,
   AuthorizeInput,
@@ -21,7 +21,6 @@ import type { AuthedContext, HandlerContext } from '../context.ts';
 import type { OAuthClient } from './service.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
 
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 type AuthorizationRequest = Out<typeof AuthorizeInput>;
 
 /** The one resource tokens are minted for: this agent's MCP endpoint as the client reaches it. */

@@ -1,9 +1,7 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { AccessControlInput, AccessControlView, IpInput, Lifted } from '../../schema/admin-settings.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 export async function getAccessControl(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof AccessControlView>>> {
   const lists = await ctx.runtimeSettings.get('access_control');

@@ -1,9 +1,7 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { ActivityRetention } from '../../schema/admin-settings.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 export async function getActivityRetention(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof ActivityRetention>>> {
   return ok(await ctx.runtimeSettings.get('activity'));

@@ -1,9 +1,7 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { AuditStreamInput, AuditStreamView } from '../../schema/admin-settings.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** What every API response shows in place of a stored secret (spec: masked `••••`). */
 export const MASK = '••••';

@@ -1,9 +1,7 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { SecuritySettingsInput, SecuritySettingsView } from '../../schema/admin-settings.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 export async function getSecuritySettings(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof SecuritySettingsView>>> {
   return ok(await ctx.runtimeSettings.get('security'));

@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { AdminEmailsInput, AuthMethods, LdapConfig, LdapDisabled, LdapTestInput, LdapTestOutput, SsoView } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
 import { lockedOut } from '../auth/login.ts';
@@ -6,8 +6,6 @@ import { fail, ok, type Result } from '../result.ts';
 import { ldapLockoutKey } from './ldap-login.ts';
 import { oidcView } from './oidc.ts';
 import { view as samlView } from './saml.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /**
  * Admin → SSO: every provider's configuration as stored, masked as its own GET masks it (LDAP

@@ -1,9 +1,7 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { GroupList, GroupOutput, SetGroupRoleInput } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Admin → Groups: every group an SSO sign-in has carried, with its role, and the role new groups get. */
 export async function listGroups(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof GroupList>>> {

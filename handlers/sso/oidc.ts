@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { safeReturnPath } from '../../domain/sso/oidc.ts';
 import { MASKED_SECRET, type OidcCallbackInput, type OidcConfig, type OidcDisabled, type OidcRedirect, type OidcStartInput, type OidcView } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
@@ -6,7 +6,6 @@ import { fail, ok, type ResponseEffect, type Result } from '../result.ts';
 import { OIDC_FLOW_COOKIE, type StoredOidc } from './oidc-service.ts';
 import { ssoSession } from './session.ts';
 
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 const off = { code: 'not_found', message: 'OIDC sign-in is not enabled' } as const;
 
 /** The admin's view: the client secret never leaves the agent once stored. */

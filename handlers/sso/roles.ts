@@ -1,11 +1,9 @@
 // Admin → Groups' default role and un-pinning a hand-set role (spec §5 "SSO" 3 and 8;
 // docs/sso.md "Admin emails and groups").
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import type { DefaultRoleInput, DefaultRoleOutput, RoleUnpinned, UnpinRoleInput } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /**
  * The role groups get the first time a sign-in carries them. Groups already listed keep the

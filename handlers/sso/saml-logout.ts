@@ -4,14 +4,12 @@
 // SP's SingleLogoutService (POST or GET /auth/saml/slo, the HTTP-POST and HTTP-Redirect bindings) takes the IdP's answer to that, or the IdP's
 // own LogoutRequest (the user signed out elsewhere), which ends every Capstan session it names.
 // Unsigned or badly signed messages are refused and change nothing (runtime/auth/saml-logout.ts).
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { sameOriginPath } from '../../domain/sso/saml.ts';
 import type { SamlLogoutInput, SamlSloInput, SamlSloRedirectInput } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 import type { SamlRedirectSignature } from './saml-service.ts';
-
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
 /** Sign out: the Capstan session ends now; a SAML session's IdP is then asked to end its own. */
 export async function samlLogout(input: Out<typeof SamlLogoutInput>, ctx: HandlerContext): Promise<Result<{ location: string }>> {

@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import type { Out } from '../../schema/common.ts';
 import { sameOriginPath, samlFlowCookieRequired } from '../../domain/sso/saml.ts';
 import { MASKED_SECRET, type SamlAcsInput, type SamlConfigInput, type SamlDisabled, type SamlMetadataOutput, type SamlStartInput, type SamlView } from '../../schema/sso.ts';
 import type { HandlerContext } from '../context.ts';
@@ -6,7 +6,6 @@ import { fail, ok, type ResponseEffect, type Result } from '../result.ts';
 import type { StoredSaml } from './saml-service.ts';
 import { ssoSession } from './session.ts';
 
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 const off = { code: 'not_found', message: 'SAML sign-in is not enabled' } as const;
 export const SAML_FLOW_COOKIE = 'capstan_saml';
 
