@@ -1,35 +1,14 @@
 import type { Out } from '../../schema/common.ts';
-import { APP_FLAGS, type AppFlag, type AppIdInput, type AppMember, type AppMetrics } from '../../schema/apps.ts';
+import { APP_FLAGS, type AppIdInput, type AppMember, type AppMetrics } from '../../schema/apps.ts';
 import type { PodObject, PodUsage } from '../../domain/cluster/model.ts';
 import { podResources } from '../../domain/resources/pod.ts';
 import type { HandlerContext } from '../context.ts';
 import type { NetworkView } from '../metrics/service.ts';
-import { atOomRisk } from '../../domain/incidents/detect.ts';
+import { memberFlags } from '../../domain/apps/flags.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { appPods, workloadOf } from './members.ts';
 
 type Member = Out<typeof AppMember>;
-
-/** The flags of docs/applications.md, in the order APP_FLAGS lists them. */
-export function memberFlags(pod: PodObject, usage: PodUsage | undefined): AppFlag[] {
-  const flags = new Set<AppFlag>();
-  const resources = pod.containers.map((c) => c.resources);
-  const lacksCpu = resources.some((r) => r.cpuRequestM === null);
-  const lacksMem = resources.some((r) => r.memRequestBytes === null);
-  if (resources.every((r) => r.cpuRequestM === null && r.memRequestBytes === null)) flags.add('no_requests');
-  else {
-    if (lacksCpu) flags.add('no_cpu_request');
-    if (lacksMem) flags.add('no_memory_request');
-  }
-  if (usage) {
-    // The pod's limit is null unless every container is limited (podResources).
-    const { cpuRequestM: cpuRequest, memRequestBytes: memRequest, memLimitBytes: memLimit } = podResources(pod);
-    if (atOomRisk(usage.memBytes, memLimit)) flags.add('near_memory_limit');
-    if (cpuRequest !== null && !lacksCpu && usage.cpuM > cpuRequest) flags.add('cpu_above_request');
-    if (memRequest !== null && !lacksMem && usage.memBytes > memRequest) flags.add('memory_above_request');
-  }
-  return APP_FLAGS.filter((f) => flags.has(f));
-}
 
 function member(pod: PodObject, usage: PodUsage | undefined): Member {
   const resources = podResources(pod);

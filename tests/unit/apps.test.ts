@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { ClusterView, ContainerResources, PodObject, PodUsage } from '../../domain/cluster/model.ts';
 import type { HistoryPointValues, HistoryReader, NetworkView } from '../../handlers/metrics/service.ts';
 import { matchesSelector } from '../../handlers/apps/members.ts';
-import { memberFlags } from '../../handlers/apps/metrics.ts';
+import { memberFlags } from '../../domain/apps/flags.ts';
 import { sumSeries } from '../../handlers/apps/network-history.ts';
 import { testApp } from '../support/app.ts';
 import { emptyCluster } from '../support/services.ts';

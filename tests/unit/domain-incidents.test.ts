@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ContainerResources, ContainerStatus, EventObject, MetricsSnapshot, PodObject } from '../../domain/cluster/model.ts';
 import { NOT_READY_SECS, OOM_HISTORY_SECS, OOM_RISK_PCT, STUCK_PENDING_SECS, compareIncidents, incidentOf } from '../../domain/incidents/detect.ts';
-import { memberFlags } from '../../handlers/apps/metrics.ts';
+import { memberFlags } from '../../domain/apps/flags.ts';
 import type { Incident } from '../../schema/incidents.ts';
 import { ManualClock } from '../support/services.ts';
 import { eventDefaults, podDefaults } from '../support/objects.ts';
