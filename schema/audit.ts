@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Timestamp } from './common.ts';
+import { Severity, Timestamp } from './common.ts';
 
 export const ChainReport = v.variant('intact', [
   v.object({ intact: v.literal(true), rows_checked: v.number() }),
@@ -15,7 +15,6 @@ export type ChainReport = v.InferOutput<typeof ChainReport>;
 
 /** Timeline categories of spec §4 "Audit timeline"; `access` (the routine-read log) is for export only. */
 export const AuditCategoryName = v.picklist(['http', 'write', 'ai_decision', 'ai_executed', 'terminal', 'auth', 'login', 'cluster_event', 'alert', 'access']);
-export const Severity = v.picklist(['info', 'warning', 'critical']);
 export const Outcome = v.picklist(['success', 'denied', 'rejected', 'error']);
 
 /** A repeatable query parameter: `?category=a&category=b` or `?category=a,b`. */

@@ -3,6 +3,17 @@ import * as v from 'valibot';
 /** A schema's output type: what a handler takes or answers for that schema. */
 export type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 
+/**
+ * How serious something is, worst first: a diagnosis finding's severity and an audit event's.
+ * A finding's `info` is a history note, never an incident; an audit event's a routine action.
+ * (Security findings use trivy's ladder instead: schema/security.ts `SecuritySeverity`.)
+ */
+export const Severity = v.picklist(['critical', 'warning', 'info']);
+export type Severity = v.InferOutput<typeof Severity>;
+/** A `Severity` that makes a problem: an incident's, a cluster-model problem node's, a root cause's (never `info`). */
+export const ProblemSeverity = v.picklist(['critical', 'warning'] as const satisfies readonly Severity[]);
+export type ProblemSeverity = v.InferOutput<typeof ProblemSeverity>;
+
 /** Body of every error response (spec §7): `error` is the stable code to branch on. */
 export const ErrorBody = v.object({
   error: v.string(),

@@ -1,10 +1,7 @@
 // The diagnosis (`/diagnosis*`, MCP `diagnose`): findings with evidence, chained to root
 // causes. The codes, their rules and how chains form: docs/diagnosis.md.
 import * as v from 'valibot';
-import { Timestamp } from './common.ts';
-
-export const FindingSeverity = v.picklist(['critical', 'warning', 'info']);
-export type FindingSeverity = v.InferOutput<typeof FindingSeverity>;
+import { Severity, Timestamp } from './common.ts';
 
 /** Where a fact was read: an object's status or spec, an event, a node Lease, or the absence of an object. */
 export const EvidenceSource = v.picklist(['status', 'spec', 'event', 'lease', 'absence', 'metrics']);
@@ -24,7 +21,7 @@ export const Finding = v.object({
   id: v.string(),
   /** One of the documented codes (docs/diagnosis.md). */
   code: v.string(),
-  severity: FindingSeverity,
+  severity: Severity,
   /** The node id of the object that is unhealthy. */
   object: v.string(),
   /** The object's namespace; null for cluster-scoped objects (nodes, volumes, storage classes). */

@@ -1,5 +1,6 @@
 // The cluster model (`/graph/*`): nodes, edges, a token-budgeted subgraph, one entity.
 import * as v from 'valibot';
+import { ProblemSeverity } from './common.ts';
 
 export const GRAPH_KINDS = [
   'Namespace', 'Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'Job', 'CronJob', 'Pod', 'Image',
@@ -31,7 +32,7 @@ export const GraphNode = v.object({
   link: v.string(),
   labels: v.optional(v.record(v.string(), v.string())),
   /** Set on problem nodes and on the pods that have one. */
-  problem: v.optional(v.object({ reason: v.string(), severity: v.picklist(['critical', 'warning']) })),
+  problem: v.optional(v.object({ reason: v.string(), severity: ProblemSeverity })),
   /** Set on a workload or bare pod with CRITICAL or HIGH security findings. */
   security: v.optional(WorkloadSecurity),
 });

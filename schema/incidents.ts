@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Timestamp } from './common.ts';
+import { ProblemSeverity, Timestamp } from './common.ts';
 
 export const Incident = v.object({
   /** `namespace/pod/reason`: stable while the problem lasts. */
@@ -11,7 +11,7 @@ export const Incident = v.object({
   container: v.string(),
   reason: v.string(),
   detail: v.string(),
-  severity: v.picklist(['critical', 'warning']),
+  severity: ProblemSeverity,
   phase: v.string(),
   restart_count: v.number(),
   /** Restarts per hour since the pod started. */

@@ -4,14 +4,14 @@
 import * as v from 'valibot';
 
 /**
- * The usual scanner severity ladder, upper case as the spec's filters spell it (`CRITICAL`).
+ * A security finding's severity: trivy's ladder, for vulnerabilities and misconfiguration checks alike, upper case as the spec's filters spell it (`CRITICAL`).
  * UNKNOWN is trivy's rung for an advisory without a rating; no built-in check uses it.
  */
-export const Severity = v.picklist(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN']);
-export type Severity = v.InferOutput<typeof Severity>;
-export const SEVERITIES: readonly Severity[] = Severity.options;
+export const SecuritySeverity = v.picklist(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN']);
+export type SecuritySeverity = v.InferOutput<typeof SecuritySeverity>;
+export const SEVERITIES: readonly SecuritySeverity[] = SecuritySeverity.options;
 /** A severity's place on the ladder, 0 for CRITICAL: the one order every sort uses. */
-export const SEVERITY_RANK: Readonly<Record<Severity, number>> = Object.fromEntries(SEVERITIES.map((s, i) => [s, i])) as Record<Severity, number>;
+export const SEVERITY_RANK: Readonly<Record<SecuritySeverity, number>> = Object.fromEntries(SEVERITIES.map((s, i) => [s, i])) as Record<SecuritySeverity, number>;
 
 /** Where a check comes from: the Pod Security Standards' two profiles, or workload hygiene. */
 export const CheckFamily = v.picklist(['pss-baseline', 'pss-restricted', 'hygiene']);
@@ -128,7 +128,7 @@ export const MisconfigFinding = v.object({
   workload: v.string(),
   workload_kind: v.string(),
   check_id: v.string(),
-  severity: Severity,
+  severity: SecuritySeverity,
   /** Names the container (or the pod) and what it sets. */
   message: v.string(),
   remediation: v.string(),
@@ -161,7 +161,7 @@ export type CheckCounts = v.InferOutput<typeof CheckCounts>;
 
 export const FailingCheck = v.object({
   check_id: v.string(),
-  severity: Severity,
+  severity: SecuritySeverity,
   title: v.string(),
   /** Failed results (one per container or pod at fault). */
   failures: v.number(),
@@ -225,7 +225,7 @@ export const VulnFinding = v.object({
   workload_kind: v.string(),
   image: v.string(),
   cve: v.string(),
-  severity: Severity,
+  severity: SecuritySeverity,
   cvss: v.nullable(v.number()),
   pkg: v.string(),
   installed_ver: v.string(),
@@ -246,7 +246,7 @@ export const FINDINGS_DEFAULT_PAGE_SIZE = 50;
 /** `GET /security/findings` (spec §4 "Security"); invalid values are 400 naming the field. */
 export const FindingsInput = v.object({
   namespace: v.optional(NamespaceName),
-  severity: v.optional(v.picklist(Severity.options, 'severity must be CRITICAL, HIGH, MEDIUM, LOW or UNKNOWN')),
+  severity: v.optional(v.picklist(SecuritySeverity.options, 'severity must be CRITICAL, HIGH, MEDIUM, LOW or UNKNOWN')),
   /** Only this kind; the other list is empty. */
   kind: v.optional(v.picklist(['vuln', 'misconfig'], 'kind must be vuln or misconfig')),
   /** `true`: only vulnerabilities with a fixed version. Misconfigurations are not filtered by it. */

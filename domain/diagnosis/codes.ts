@@ -1,6 +1,6 @@
 // The one list of finding codes: each analyzer module declares its own, this joins them.
 // docs/diagnosis.md documents every entry (a unit test keeps the two in step).
-import type { FindingSeverity } from '../../schema/diagnosis.ts';
+import type { Severity } from '../../schema/common.ts';
 import { JOB_CODES } from './analyzers/jobs.ts';
 import { NETWORK_CODES } from './analyzers/network.ts';
 import { NODE_CODES } from './analyzers/nodes.ts';
@@ -13,7 +13,7 @@ export interface CodeSpec {
   code: string;
   /** The kind of object the finding is about. */
   kind: string;
-  severity: FindingSeverity;
+  severity: Severity;
   /** The rule, in one sentence, as docs/diagnosis.md states it. */
   rule: string;
   /** What the finding shows as evidence and what it suspects, in one sentence (docs/diagnosis.md's table; optional). */

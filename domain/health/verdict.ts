@@ -3,7 +3,8 @@
 import type { Incident } from '../../schema/incidents.ts';
 import type { HealthScore, NamespaceHealth } from '../../schema/overview.ts';
 import type { EventObject, NamespacedName, PodObject, PvcObject, WorkloadObject } from '../cluster/model.ts';
-import type { Diagnosis, FindingSeverity } from '../../schema/diagnosis.ts';
+import type { ProblemSeverity } from '../../schema/common.ts';
+import type { Diagnosis } from '../../schema/diagnosis.ts';
 
 export const HEALTH_ORDER: readonly HealthScore[] = ['critical', 'degraded', 'unknown', 'healthy'];
 
@@ -27,7 +28,7 @@ export interface NamespaceInputs {
 export const VERDICT_READS: readonly string[] = ['pods', 'events', 'deployments', 'daemonsets', 'services', 'persistentvolumeclaims'];
 
 export interface RootCauseLine {
-  severity: Exclude<FindingSeverity, 'info'>;
+  severity: ProblemSeverity;
   text: string;
 }
 

@@ -11,7 +11,7 @@
 // and UNKNOWN are warning. Polaris divides in floating point first and truncates, which
 // now and then lands one below the exact quotient (P=29, W=42: 57.999… → 57); we divide
 // integers exactly (58), which is the formula as written.
-import type { CheckCounts, FailingCheck, Grade, MisconfigFinding, NamespacePosture, PodSecuritySpec, Posture, Severity, SeverityCounts } from '../../schema/security.ts';
+import type { CheckCounts, FailingCheck, Grade, MisconfigFinding, NamespacePosture, PodSecuritySpec, Posture, SecuritySeverity, SeverityCounts } from '../../schema/security.ts';
 import { SEVERITY_RANK, zeroCounts } from '../../schema/security.ts';
 import { CHECKS, CHECKS_BY_ID, type Check } from './checks/index.ts';
 import { compareBySeverity } from './findings.ts';
@@ -30,7 +30,7 @@ export interface WorkloadInput {
  */
 export interface ExternalResult {
   namespace: string;
-  failure: { severity: Severity; finding: MisconfigFinding | null } | null;
+  failure: { severity: SecuritySeverity; finding: MisconfigFinding | null } | null;
 }
 
 export interface Evaluation {
@@ -40,7 +40,7 @@ export interface Evaluation {
 }
 
 /** Severities that count as Polaris' "danger" (weight 2); the rest count as "warning" (weight 1). */
-export const DANGER_SEVERITIES: ReadonlySet<Severity> = new Set(['CRITICAL', 'HIGH']);
+export const DANGER_SEVERITIES: ReadonlySet<SecuritySeverity> = new Set(['CRITICAL', 'HIGH']);
 
 /** How many failing checks the posture lists, cluster-wide and per namespace. */
 export const TOP_FAILING_CHECKS = 10;
@@ -83,7 +83,7 @@ function newTally(): Tally {
   return { counts: { passed: 0, warnings: 0, dangers: 0 }, bySeverity: zeroCounts(), workloads: 0, findings: [] };
 }
 
-function recordFailure(t: Tally, severity: Severity): void {
+function recordFailure(t: Tally, severity: SecuritySeverity): void {
   if (DANGER_SEVERITIES.has(severity)) t.counts.dangers++;
   else t.counts.warnings++;
   t.bySeverity[severity]++;

@@ -3,7 +3,7 @@
 // spec's findings (`source: trivy`) and to posture results. Pure: the runtime slims the API
 // objects (runtime/kube/slim-reports.ts) and hands them in with the cluster's controllers.
 // The rules: docs/security-posture.md "Scanner reports (trivy-operator)".
-import type { MisconfigFinding, Severity, SeverityCounts, VulnFinding } from '../../schema/security.ts';
+import type { MisconfigFinding, SecuritySeverity, SeverityCounts, VulnFinding } from '../../schema/security.ts';
 import { SEVERITIES, SEVERITY_RANK } from '../../schema/security.ts';
 import type { ControllerObject } from '../cluster/model.ts';
 import type { ExternalResult } from './posture.ts';
@@ -28,7 +28,7 @@ export interface ReportVulnerability {
   installed: string;
   /** null when the report's fixedVersion is empty (no fix published). */
   fixed: string | null;
-  severity: Severity;
+  severity: SecuritySeverity;
   /** `score`: CVSS v3 (NVD's when present, else a vendor's), as the operator picks it. */
   score: number | null;
   title: string;
@@ -53,7 +53,7 @@ export interface VulnerabilityReportObject {
 export interface ReportCheck {
   id: string;
   title: string;
-  severity: Severity;
+  severity: SecuritySeverity;
   success: boolean;
   messages: string[];
   remediation: string;
@@ -67,8 +67,8 @@ export interface ConfigAuditReportObject {
 }
 
 /** A severity as the operator writes it; anything else (a newer rung, a typo) is UNKNOWN. */
-export function severityOf(raw: unknown): Severity {
-  return typeof raw === 'string' && (SEVERITIES as readonly string[]).includes(raw) ? (raw as Severity) : 'UNKNOWN';
+export function severityOf(raw: unknown): SecuritySeverity {
+  return typeof raw === 'string' && (SEVERITIES as readonly string[]).includes(raw) ? (raw as SecuritySeverity) : 'UNKNOWN';
 }
 
 /**
@@ -183,7 +183,7 @@ export function scannerResults(vulnReports: readonly VulnerabilityReportObject[]
     const w = attributeTo(r.namespace, r.subject, owners);
     const key = `${r.namespace}/${w.kind}/${w.name}@${r.image}`;
     if (results.has(key)) continue;
-    let worst: Severity | null = null;
+    let worst: SecuritySeverity | null = null;
     for (const v of r.vulnerabilities) if (v.fixed !== null && (worst === null || SEVERITY_RANK[v.severity] < SEVERITY_RANK[worst])) worst = v.severity;
     results.set(key, { namespace: r.namespace, failure: worst === null ? null : { severity: worst, finding: null } });
   }

@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { findingsFor } from '../../domain/security/findings.ts';
 import { postureFor } from '../../domain/security/visible.ts';
-import { FindingsInput, Severity, zeroCounts, type FindingRow, type Grade, type SeverityCounts } from '../../schema/security.ts';
+import { FindingsInput, SecuritySeverity, zeroCounts, type FindingRow, type Grade, type SeverityCounts } from '../../schema/security.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
 import { visibleFindingsFor } from './visible-findings.ts';
@@ -15,7 +15,7 @@ export const FINDINGS_TOOL_MAX_LIMIT = 200;
 
 export const FindingsToolInput = v.object({
   namespace: FindingsInput.entries.namespace,
-  severity: v.optional(Severity),
+  severity: v.optional(SecuritySeverity),
   kind: v.optional(v.picklist(['vuln', 'misconfig'])),
   /** How many findings to list, worst first (default 20). */
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(FINDINGS_TOOL_MAX_LIMIT)), 20),
@@ -39,7 +39,7 @@ export function findingsSummary(input: FindingsToolInput, ctx: HandlerContext): 
   const { vulns, misconfigs } = visibleFindingsFor(ctx);
   const page = findingsFor(vulns, misconfigs, { namespace: input.namespace, severity: input.severity, kind: input.kind, sort: 'severity', page: 1, page_size: input.limit });
   const counts = { vulns: zeroCounts(), misconfigs: zeroCounts() };
-  const matches = (f: { namespace: string; severity: Severity }) => (input.namespace === undefined || f.namespace === input.namespace) && (input.severity === undefined || f.severity === input.severity);
+  const matches = (f: { namespace: string; severity: SecuritySeverity }) => (input.namespace === undefined || f.namespace === input.namespace) && (input.severity === undefined || f.severity === input.severity);
   if (input.kind !== 'misconfig') for (const f of vulns) if (matches(f)) counts.vulns[f.severity]++;
   if (input.kind !== 'vuln') for (const f of misconfigs) if (matches(f)) counts.misconfigs[f.severity]++;
   const p = postureFor(ctx.posture.current(), (ns) => ctx.cluster.inScope(ns), input.namespace ?? null);

@@ -3,7 +3,8 @@
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import * as v from 'valibot';
 import { redactRecord } from '../../domain/redaction/redact.ts';
-import { Severity, type AuditEvent, type AuditQuery } from '../../schema/audit.ts';
+import type { AuditEvent, AuditQuery } from '../../schema/audit.ts';
+import { Severity } from '../../schema/common.ts';
 import type { AccessLogTable, AuditLogTable, Database } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 

@@ -2,10 +2,10 @@
 // have their own tests over real objects).
 import type { PodObject } from '../../domain/cluster/model.ts';
 import type { DraftFinding } from '../../domain/diagnosis/input.ts';
-import type { FindingSeverity } from '../../schema/diagnosis.ts';
+import type { Severity } from '../../schema/common.ts';
 
 /** A finding on `object` (a node id) with `code`, suspecting `suspects`, with one evidence line per id in `evidenceOn`. */
-export function draft(object: string, code: string, severity: FindingSeverity, suspects: string[] = [], evidenceOn: string[] = []): DraftFinding {
+export function draft(object: string, code: string, severity: Severity, suspects: string[] = [], evidenceOn: string[] = []): DraftFinding {
   const rest = object.slice(object.indexOf(':') + 1);
   return {
     id: `${object}#${code}`,

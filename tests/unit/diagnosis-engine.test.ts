@@ -9,7 +9,7 @@ import type { DraftFinding } from '../../domain/diagnosis/input.ts';
 import { detailFor, diagnosisFor, rootCauseOf } from '../../domain/diagnosis/visible.ts';
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { pvDefaults } from '../support/objects.ts';
-import type { FindingSeverity } from '../../schema/diagnosis.ts';
+import type { Severity } from '../../schema/common.ts';
 import { emptyCluster } from '../support/services.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
@@ -23,7 +23,7 @@ function view(parts: Partial<ClusterView> = {}): ClusterView {
 }
 
 /** `finding('pod:shop/a', 'CrashLoopBackOff', 'critical', ['node:n1'])`. */
-function finding(object: string, code: string, severity: FindingSeverity, suspects: string[] = [], evidenceOn: string[] = []): DraftFinding {
+function finding(object: string, code: string, severity: Severity, suspects: string[] = [], evidenceOn: string[] = []): DraftFinding {
   const colon = object.indexOf(':');
   const slash = object.indexOf('/');
   return {

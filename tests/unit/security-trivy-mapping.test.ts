@@ -7,7 +7,7 @@ import type { ControllerObject } from '../../domain/cluster/model.ts';
 import { evaluate } from '../../domain/security/posture.ts';
 import { attributeTo, controllerOwners, keepWorst, reportImage, scannerResults, vulnFindings, type ConfigAuditReportObject, type ReportVulnerability, type VulnerabilityReportObject } from '../../domain/security/trivy-reports.ts';
 import { slimConfigAuditReport, slimVulnerabilityReport } from '../../runtime/kube/slim-reports.ts';
-import type { Severity } from '../../schema/security.ts';
+import type { SecuritySeverity } from '../../schema/security.ts';
 import { zeroCounts } from '../../schema/security.ts';
 
 const controller = (kind: ControllerObject['kind'], name: string, owner: { kind: string; name: string } | null): ControllerObject => ({ kind, namespace: 'shop', name, owner, createdAt: null, conditions: [], desired: 1, ready: 1, available: 1, revision: null, job: null, cronJob: null });
@@ -27,11 +27,11 @@ describe('attribution: which workload a report names', () => {
   for (const [name, subject, want] of rows) it(name, () => assert.deepEqual(attributeTo(name.includes('another namespace') ? 'blog' : 'shop', subject, OWNERS), want));
 });
 
-const vuln = (cve: string, severity: Severity, fixed: string | null, score: number | null = null, pkg = 'libc6'): ReportVulnerability => ({ cve, pkg, installed: '1.0', fixed, severity, score, title: '', link: null });
+const vuln = (cve: string, severity: SecuritySeverity, fixed: string | null, score: number | null = null, pkg = 'libc6'): ReportVulnerability => ({ cve, pkg, installed: '1.0', fixed, severity, score, title: '', link: null });
 const vulnReport = (name: string, subject: string, vulnerabilities: ReportVulnerability[], image = 'ghcr.io/acme/web:1', container = 'app'): VulnerabilityReportObject => ({ namespace: 'shop', name, subject: { kind: 'ReplicaSet', name: subject }, container, image, summary: zeroCounts(), vulnerabilities, dropped: 0 });
 
 describe('each scanned image is one posture result', () => {
-  const rows: [string, ReportVulnerability[], Severity | null][] = [
+  const rows: [string, ReportVulnerability[], SecuritySeverity | null][] = [
     ['no vulnerability: passes', [], null],
     ['only unfixed ones, CRITICAL included: passes (nothing to upgrade to)', [vuln('CVE-1', 'CRITICAL', null), vuln('CVE-2', 'LOW', null)], null],
     ['a fixable HIGH: fails at danger, counted HIGH', [vuln('CVE-1', 'HIGH', '1.1'), vuln('CVE-2', 'LOW', '1.1')], 'HIGH'],

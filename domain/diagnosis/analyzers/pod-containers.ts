@@ -5,7 +5,8 @@ import type { ContainerStatus, EventObject, PodObject, Termination } from '../..
 import { nodeId } from '../../cluster/node-id.ts';
 import { shortAge } from '../../resources/age.ts';
 import { redactText } from '../../redaction/redact.ts';
-import type { Evidence, FindingSeverity } from '../../../schema/diagnosis.ts';
+import type { Severity } from '../../../schema/common.ts';
+import type { Evidence } from '../../../schema/diagnosis.ts';
 import { parseMissingObject, type MissingObject } from '../container-message.ts';
 
 /**
@@ -40,7 +41,7 @@ export interface PodContext {
 /** One container's problem, before pods.ts folds containers with the same code together. */
 export interface ContainerFinding {
   code: string;
-  severity: FindingSeverity;
+  severity: Severity;
   container: string;
   init: boolean;
   summary: string;

@@ -4,7 +4,7 @@
 // (for pod-level fields) or a container. Which subjects a check looks at is fixed by the
 // pod's shape (never by what happens to be set), so two pods of the same shape always
 // count the same number of results and the posture formula compares like with like.
-import type { CheckFamily, ContainerSecuritySpec, PodSecuritySpec, Severity } from '../../../schema/security.ts';
+import type { CheckFamily, ContainerSecuritySpec, PodSecuritySpec, SecuritySeverity } from '../../../schema/security.ts';
 
 export interface CheckResult {
   /** The container judged; null for the pod as a whole. */
@@ -24,7 +24,7 @@ export interface Check {
   /** Stable: findings, exports and the docs key on it. */
   id: string;
   family: CheckFamily;
-  severity: Severity;
+  severity: SecuritySeverity;
   title: string;
   /** What the check requires, as docs/security-posture.md states it. */
   rule: string;

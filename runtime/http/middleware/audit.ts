@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import type { Severity } from '../../../schema/common.ts';
 import type { AuditLog } from '../../audit/audit-log.ts';
 import type { UnauthenticatedSummary } from '../../audit/unauthenticated-summary.ts';
 import type { Logger } from '../../log.ts';
@@ -11,7 +12,7 @@ function outcomeOf(status: number): string {
   return status >= 500 ? 'error' : 'rejected';
 }
 
-function severityOf(outcome: string): 'info' | 'warning' | 'critical' {
+function severityOf(outcome: string): Severity {
   if (outcome === 'error') return 'critical';
   return outcome === 'success' ? 'info' : 'warning';
 }

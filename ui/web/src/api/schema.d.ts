@@ -11484,7 +11484,7 @@ export interface operations {
                             actor: string;
                             category: string;
                             /** @enum {string} */
-                            severity: "info" | "warning" | "critical";
+                            severity: "critical" | "warning" | "info";
                             action: string;
                             status: number | null;
                             outcome: string;
@@ -11560,7 +11560,7 @@ export interface operations {
                             actor: string;
                             category: string;
                             /** @enum {string} */
-                            severity: "info" | "warning" | "critical";
+                            severity: "critical" | "warning" | "info";
                             action: string;
                             status: number | null;
                             outcome: string;
@@ -11576,7 +11576,7 @@ export interface operations {
                             actor: string;
                             category: string;
                             /** @enum {string} */
-                            severity: "info" | "warning" | "critical";
+                            severity: "critical" | "warning" | "info";
                             action: string;
                             status: number | null;
                             outcome: string;
@@ -11679,7 +11679,7 @@ export interface operations {
                             actor: string;
                             category: string;
                             /** @enum {string} */
-                            severity: "info" | "warning" | "critical";
+                            severity: "critical" | "warning" | "info";
                             action: string;
                             status: number | null;
                             outcome: string;

@@ -1,12 +1,12 @@
 // The Security screen's small pictures: failed checks per severity as bars, and the score's
 // trend as a line. Both carry their numbers as text; the drawing is decoration for sighted
 // readers (hidden from screen readers), never the only way to read a value.
-import { severityBars, trendLine, trendSummary, type Severity, type SeverityCounts, type TrendPoint } from '../security/view';
+import { severityBars, trendLine, trendSummary, type SecuritySeverity, type SeverityCounts, type TrendPoint } from '../security/view';
 
 /** The badge colour of a severity; the badge always says the severity in words too. */
-export const severityTone = (s: Severity): 'critical' | 'degraded' | 'unknown' => (s === 'CRITICAL' || s === 'HIGH' ? 'critical' : s === 'MEDIUM' ? 'degraded' : 'unknown');
+export const severityTone = (s: SecuritySeverity): 'critical' | 'degraded' | 'unknown' => (s === 'CRITICAL' || s === 'HIGH' ? 'critical' : s === 'MEDIUM' ? 'degraded' : 'unknown');
 
-export function SeverityBadge({ severity }: { severity: Severity }) {
+export function SeverityBadge({ severity }: { severity: SecuritySeverity }) {
   return <span className={`badge ${severityTone(severity)}`}>{severity}</span>;
 }
 

@@ -7,11 +7,11 @@ import type { operations } from '../api/schema.js';
 type FindingsAnswer = operations['get_security_findings']['responses'][200]['content']['application/json'];
 export type Vuln = FindingsAnswer['vulns'][number];
 export type Misconfig = FindingsAnswer['misconfigs'][number];
-export type Severity = Misconfig['severity'];
-export type SeverityCounts = Record<Severity, number>;
+export type SecuritySeverity = Misconfig['severity'];
+export type SeverityCounts = Record<SecuritySeverity, number>;
 
 /** Worst first: the agent's ladder (schema/security.ts SEVERITIES). */
-export const SEVERITIES: readonly Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN'];
+export const SEVERITIES: readonly SecuritySeverity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN'];
 export const SORTS = ['severity', 'cvss', 'fixable', 'namespace', 'workload'] as const;
 export type Sort = (typeof SORTS)[number];
 export const KINDS = ['vuln', 'misconfig'] as const;
@@ -25,7 +25,7 @@ export const SEARCH_MAX = 200;
 /** The findings view as the URL spells it; absent means "any" (or the default). */
 export interface FindingsFilters {
   namespace?: string;
-  severity?: Severity;
+  severity?: SecuritySeverity;
   kind?: Kind;
   fixable?: true;
   search?: string;
@@ -137,7 +137,7 @@ export function pageRange(page: number, pageSize: number, total: number): { from
 }
 
 /** One bar per severity, worst first, its width a share of the largest count (0–1). */
-export function severityBars(counts: SeverityCounts): { severity: Severity; count: number; share: number }[] {
+export function severityBars(counts: SeverityCounts): { severity: SecuritySeverity; count: number; share: number }[] {
   const max = Math.max(0, ...SEVERITIES.map((s) => counts[s]));
   return SEVERITIES.map((severity) => ({ severity, count: counts[severity], share: max === 0 ? 0 : counts[severity] / max }));
 }
@@ -191,7 +191,7 @@ export const WORKLOAD_KINDS: ReadonlySet<string> = new Set(['Deployment', 'State
 
 export type WorkloadFinding = ({ kind: 'vuln' } & Vuln) | ({ kind: 'misconfig' } & Misconfig);
 
-const rank = (s: Severity) => SEVERITIES.indexOf(s);
+const rank = (s: SecuritySeverity) => SEVERITIES.indexOf(s);
 
 /**
  * One workload's findings, worst first, then by check or CVE. The route already filters by
