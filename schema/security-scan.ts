@@ -142,20 +142,21 @@ export const TrendInput = v.object({
 });
 export type TrendInput = v.InferOutput<typeof TrendInput>;
 
-export const TrendPoint = v.object({
+/** One succeeded scan on the posture score trend. */
+export const ScoreTrendPoint = v.object({
   /** When the run finished. */
   ts: Timestamp,
   score: v.number(),
   grade: Grade,
   scan_id: v.string(),
 });
-export type TrendPoint = v.InferOutput<typeof TrendPoint>;
+export type ScoreTrendPoint = v.InferOutput<typeof ScoreTrendPoint>;
 
 export const TrendAnswer = v.object({
   namespace: v.nullable(v.string()),
   days: v.number(),
   /** Oldest first: one per succeeded run in the window. */
-  points: v.array(TrendPoint),
+  points: v.array(ScoreTrendPoint),
 });
 export type TrendAnswer = v.InferOutput<typeof TrendAnswer>;
 

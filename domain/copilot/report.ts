@@ -4,7 +4,8 @@
 // produced without a model carries them as they are. Pure: the caller reads overview and history.
 import type { NamespaceHealth } from '../../schema/overview.ts';
 
-export interface TrendPoint {
+/** The cluster's CPU and memory in one resource-history sample (null: a gap). Not the security score trend (schema/security-scan.ts ScoreTrendPoint). */
+export interface UsageSample {
   cpuM: number | null;
   memBytes: number | null;
 }
@@ -34,7 +35,7 @@ const change = (from: number, to: number) => (from === 0 ? (to === 0 ? 'flat' : 
 const cores = (m: number) => `${(m / 1000).toFixed(2)} cores`;
 const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
 
-export function trendSection(points: readonly TrendPoint[], windowHours: number): string {
+export function trendSection(points: readonly UsageSample[], windowHours: number): string {
   const cpu = ends(points.map((p) => p.cpuM));
   const mem = ends(points.map((p) => p.memBytes));
   const lines = [`## Trends over the last ${windowHours} h (cluster, from resource history)`];

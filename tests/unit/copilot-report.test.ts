@@ -1,12 +1,12 @@
 // An SRE report's health and trend sections at their boundaries.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { healthSection, trendSection, type TrendPoint } from '../../domain/copilot/report.ts';
+import { healthSection, trendSection, type UsageSample } from '../../domain/copilot/report.ts';
 import type { NamespaceHealth } from '../../schema/overview.ts';
 
 const ns = (namespace: string, health_score: NamespaceHealth['health_score'], reasons: string[] = []): NamespaceHealth =>
   ({ namespace, health_score, reasons }) as unknown as NamespaceHealth;
-const pts = (cpu: (number | null)[], mem: (number | null)[] = cpu.map(() => null)): TrendPoint[] => cpu.map((c, i) => ({ cpuM: c, memBytes: mem[i] ?? null }));
+const pts = (cpu: (number | null)[], mem: (number | null)[] = cpu.map(() => null)): UsageSample[] => cpu.map((c, i) => ({ cpuM: c, memBytes: mem[i] ?? null }));
 
 describe('report sections', () => {
   it('health counts every verdict and cites each unhealthy namespace, ten at most', () => {
@@ -20,7 +20,7 @@ describe('report sections', () => {
     assert.match(many, /and 2 more unhealthy namespaces/);
   });
 
-  const trends: [string, TrendPoint[], RegExp][] = [
+  const trends: [string, UsageSample[], RegExp][] = [
     ['no samples', [], /Not enough resource history/],
     ['one sample is no trend', pts([500]), /Not enough resource history/],
     ['gaps are skipped', pts([null, 1000, null, 2000]), /CPU in use: 1.00 cores → 2.00 cores \(\+100 %\)/],

@@ -139,14 +139,14 @@ describe('grade and score', () => {
 describe('trendLine', () => {
   it('nothing for no points', () => assert.deepEqual(trendLine([], 100, 50), { d: '', dots: [] }));
   it('one point is a level line across the box', () => {
-    assert.deepEqual(trendLine([{ ts: 1, score: 80, grade: 'B' }], 100, 50), { d: 'M0 10 H100', dots: [{ x: 0, y: 10 }] });
+    assert.deepEqual(trendLine([{ score: 80, grade: 'B' }], 100, 50), { d: 'M0 10 H100', dots: [{ x: 0, y: 10 }] });
   });
   it('oldest left, 100 at the top, 0 at the bottom, out-of-range scores clamped', () => {
     const line = trendLine(
       [
-        { ts: 1, score: 0, grade: 'F' },
-        { ts: 2, score: 50, grade: 'F' },
-        { ts: 3, score: 120, grade: 'A+' },
+        { score: 0, grade: 'F' },
+        { score: 50, grade: 'F' },
+        { score: 120, grade: 'A+' },
       ],
       100,
       50,
@@ -155,8 +155,8 @@ describe('trendLine', () => {
   });
   it('says it in words', () => {
     assert.equal(trendSummary([]), 'No scans yet');
-    assert.equal(trendSummary([{ ts: 1, score: 72, grade: 'C-' }]), 'One scan: score 72 (C-)');
-    assert.equal(trendSummary([{ ts: 1, score: 72, grade: 'C-' }, { ts: 2, score: 70, grade: 'C-' }, { ts: 3, score: 91, grade: 'A-' }]), '3 scans: score 72 (C-) to 91 (A-)');
+    assert.equal(trendSummary([{ score: 72, grade: 'C-' }]), 'One scan: score 72 (C-)');
+    assert.equal(trendSummary([{ score: 72, grade: 'C-' }, { score: 70, grade: 'C-' }, { score: 91, grade: 'A-' }]), '3 scans: score 72 (C-) to 91 (A-)');
   });
 });
 

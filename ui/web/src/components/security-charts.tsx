@@ -1,7 +1,7 @@
 // The Security screen's small pictures: failed checks per severity as bars, and the score's
 // trend as a line. Both carry their numbers as text; the drawing is decoration for sighted
 // readers (hidden from screen readers), never the only way to read a value.
-import { severityBars, trendLine, trendSummary, type SecuritySeverity, type SeverityCounts, type TrendPoint } from '../security/view';
+import { severityBars, trendLine, trendSummary, type SecuritySeverity, type SeverityCounts, type ScoreTrendPoint } from '../security/view';
 
 /** The badge colour of a severity; the badge always says the severity in words too. */
 export const severityTone = (s: SecuritySeverity): 'critical' | 'degraded' | 'unknown' => (s === 'CRITICAL' || s === 'HIGH' ? 'critical' : s === 'MEDIUM' ? 'degraded' : 'unknown');
@@ -45,7 +45,7 @@ const TREND_W = 320;
 const TREND_H = 80;
 
 /** The score over the last scans; "No scans yet" until the first one is stored. */
-export function ScoreTrend({ points }: { points: readonly TrendPoint[] }) {
+export function ScoreTrend({ points }: { points: readonly ScoreTrendPoint[] }) {
   if (points.length === 0) return <p className="state empty">No scans yet: the trend starts with the first stored scan.</p>;
   const { d, dots } = trendLine(points, TREND_W, TREND_H);
   const summary = trendSummary(points);

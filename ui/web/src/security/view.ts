@@ -156,18 +156,18 @@ export function scoreFormula(checks: { passed: number; warnings: number; dangers
   return `⌊100 × 2·${p} / (2·${p} + ${w} + 2·${d})⌋ = ${Math.floor((100 * 2 * p) / (2 * p + w + 2 * d))}`;
 }
 
-export interface TrendPoint {
-  ts: string | number;
-  score: number;
-  grade: string;
-}
+type TrendAnswer = operations['get_security_posture_trend']['responses'][200]['content']['application/json'];
+/** One stored scan on the score trend (the agent's schema/security-scan.ts ScoreTrendPoint). */
+export type ScoreTrendPoint = TrendAnswer['points'][number];
+/** What the trend's line and words read of a point. */
+type TrendScore = Pick<ScoreTrendPoint, 'score' | 'grade'>;
 
 /**
  * The score trend as an SVG polyline in a `width`×`height` box: oldest left, 0 at the bottom and
  * 100 at the top (a fixed scale, so a flat line near the top reads as good). One point is
  * drawn as a level line across the box.
  */
-export function trendLine(points: readonly TrendPoint[], width: number, height: number): { d: string; dots: { x: number; y: number }[] } {
+export function trendLine(points: readonly TrendScore[], width: number, height: number): { d: string; dots: { x: number; y: number }[] } {
   if (points.length === 0) return { d: '', dots: [] };
   const y = (score: number) => Number((height - (Math.min(100, Math.max(0, score)) / 100) * height).toFixed(1));
   const step = points.length === 1 ? 0 : width / (points.length - 1);
@@ -178,7 +178,7 @@ export function trendLine(points: readonly TrendPoint[], width: number, height: 
 }
 
 /** The trend in words, for the figure's label and for a screen reader: first and last score. */
-export function trendSummary(points: readonly TrendPoint[]): string {
+export function trendSummary(points: readonly TrendScore[]): string {
   const first = points[0];
   const last = points.at(-1);
   if (first === undefined || last === undefined) return 'No scans yet';
