@@ -10,7 +10,7 @@ import { listContains } from '../access/cidr.ts';
 import { clientIp, requestOrigin, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
-import { defineRoute, type Route } from './route.ts';
+import { defineRoute, type Route } from '../../handlers/route.ts';
 import { errorResponse } from './status.ts';
 import { browserErrorRedirect } from './browser-errors.ts';
 import { bodyFormatOf } from './middleware/request-shape.ts';

@@ -4,7 +4,7 @@
 // `browserErrors: 'sign-in'` answer such a navigation's refusal with a 303 to the sign-in page,
 // which shows the reason; every other client keeps the JSON error and its status.
 import type { MiddlewareHandler } from 'hono';
-import type { BrowserErrors, Route } from './route.ts';
+import type { BrowserErrors, Route } from '../../handlers/route.ts';
 import type { AppEnv } from './env.ts';
 
 /** The dashboard page each `browserErrors` value sends a refused navigation to (a same-origin path, like the success redirect's return path). */

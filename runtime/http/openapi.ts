@@ -2,7 +2,7 @@
 // about the API is written down twice. The dashboard's typed client is generated from it.
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import { ErrorBody } from '../../schema/common.ts';
-import type { Route } from './route.ts';
+import type { Route } from '../../handlers/route.ts';
 import { STATUS_OF } from './status.ts';
 import { BROWSER_ERROR_PAGE, REASON_MAX_CHARS } from './browser-errors.ts';
 

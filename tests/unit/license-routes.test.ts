@@ -8,7 +8,7 @@ import { ok } from '../../handlers/result.ts';
 import { LicenseManager } from '../../runtime/access/license.ts';
 import { ed25519Check } from '../../runtime/access/license-keys.ts';
 import { createApp } from '../../runtime/http/app.ts';
-import { defineRoute } from '../../runtime/http/route.ts';
+import { defineRoute } from '../../handlers/route.ts';
 import { silentLogger, type Logger } from '../../runtime/log.ts';
 import { rawEndpoints, routes } from '../../runtime/routes.ts';
 import { testIssuer } from '../support/license-keys.ts';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
-import { defineRoute } from '../../runtime/http/route.ts';
+import { defineRoute } from '../../handlers/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { routes } from '../../runtime/routes.ts';
 import { testServices } from '../support/services.ts';

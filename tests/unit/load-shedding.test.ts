@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
 import { loadShedding } from '../../runtime/http/middleware/load-shedding.ts';
-import { defineRoute } from '../../runtime/http/route.ts';
+import { defineRoute } from '../../handlers/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { testServices } from '../support/services.ts';
 

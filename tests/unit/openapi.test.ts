@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { createApp, documentedRoutes } from '../../runtime/http/app.ts';
-import { defineRoute } from '../../runtime/http/route.ts';
+import { defineRoute } from '../../handlers/route.ts';
 import { openApiDocument, openApiPath } from '../../runtime/http/openapi.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { rawEndpoints, routes } from '../../runtime/routes.ts';

@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
 import { parseTrustedProxies } from '../../runtime/http/client-ip.ts';
-import { DEFAULT_BODY_LIMIT_BYTES, defineRoute, type Route } from '../../runtime/http/route.ts';
+import { DEFAULT_BODY_LIMIT_BYTES, defineRoute, type Route } from '../../handlers/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { testApp } from '../support/app.ts';
 import { testServices } from '../support/services.ts';

@@ -9,7 +9,7 @@ import type { Principal } from '../../handlers/context.ts';
 import { ok } from '../../handlers/result.ts';
 import { createApp, type RouteMiddleware } from '../../runtime/http/app.ts';
 import type { AppEnv } from '../../runtime/http/env.ts';
-import { defineRoute, type Route } from '../../runtime/http/route.ts';
+import { defineRoute, type Route } from '../../handlers/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { emptyCluster, testServices } from '../support/services.ts';
 import { eventDefaults, podDefaults, pvDefaults, pvcDefaults } from '../support/objects.ts';

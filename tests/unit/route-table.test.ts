@@ -5,7 +5,7 @@ import { scopeClusterView } from '../../domain/cluster/scoped.ts';
 import type { AuthedContext, HandlerContext, Principal, SessionContext } from '../../handlers/context.ts';
 import { fail, ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
-import { defineRoute, type Route } from '../../runtime/http/route.ts';
+import { defineRoute, type Route } from '../../handlers/route.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { rawEndpoints, routes } from '../../runtime/routes.ts';
 import { MCP_TOOLS, callTool } from '../../handlers/mcp/tools.ts';

@@ -3,7 +3,7 @@ import type { RuntimeSettings } from '../../../handlers/settings/service.ts';
 import type { AppError } from '../../../handlers/result.ts';
 import type { RouteMiddleware } from '../app.ts';
 import type { AppEnv } from '../env.ts';
-import type { KillSwitch } from '../route.ts';
+import type { KillSwitch } from '../../../handlers/route.ts';
 import { errorResponse } from '../status.ts';
 
 const CLOSED: Readonly<Record<KillSwitch, AppError>> = {

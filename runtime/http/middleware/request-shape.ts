@@ -7,7 +7,7 @@ import type { RouteMiddleware } from '../app.ts';
 import { boundedBody } from '../bounded-body.ts';
 import { normalizedOrigin } from '../cors.ts';
 import { requestOrigin, type AppEnv } from '../env.ts';
-import type { BodyFormat, Route } from '../route.ts';
+import type { BodyFormat, Route } from '../../../handlers/route.ts';
 import { errorResponse } from '../status.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -34,6 +34,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Namespace health, critical → degraded → unknown → healthy, from a 30 s server cache */
+        get: operations["get_overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -94,6 +111,23 @@ export interface paths {
         };
         /** Namespaces this credential may see, after the system blocklist and tenantNamespaces */
         get: operations["get_namespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/namespaces/{namespace}/pods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A namespace's pods: phase, ready, restarts, node, age, owner workload, requests and limits; 403 outside the visible namespaces */
+        get: operations["get_namespaces_by_namespace_pods"];
         put?: never;
         post?: never;
         delete?: never;
@@ -166,40 +200,6 @@ export interface paths {
         post?: never;
         /** Revoke anyone's API key (admin); admins cannot mint keys for others */
         delete: operations["delete_admin_api_keys_by_id"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/namespaces/{namespace}/pods": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A namespace's pods: phase, ready, restarts, node, age, owner workload, requests and limits; 403 outside the visible namespaces */
-        get: operations["get_namespaces_by_namespace_pods"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/overview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Namespace health, critical → degraded → unknown → healthy, from a 30 s server cache */
-        get: operations["get_overview"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1852,6 +1852,90 @@ export interface operations {
             };
         };
     };
+    get_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        namespaces: {
+                            namespace: string;
+                            /** @enum {string} */
+                            health_score: "critical" | "degraded" | "unknown" | "healthy";
+                            reasons: string[];
+                            pods_running: number;
+                            pods_failing: number;
+                            pods_pending: number;
+                            pods_total: number;
+                            pods_capped: boolean;
+                            active_alerts: number;
+                            deployments_total: number;
+                            deployments_degraded: number;
+                            services_total: number;
+                            daemonsets_total: number;
+                            pvcs_unbound: number;
+                            last_event_time: string | null;
+                            summary: {
+                                pods: {
+                                    running: number;
+                                    total: number;
+                                };
+                                deployments: number;
+                                services: number;
+                                daemonsets: number;
+                            };
+                        }[];
+                        total_namespaces: number;
+                        unreadable: {
+                            resource: string;
+                            namespace: string | null;
+                        }[];
+                        /** Format: date-time */
+                        cached_at: string;
+                        /** @constant */
+                        cache_ttl_secs: 30;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_auth_login: {
         parameters: {
             query?: never;
@@ -2101,6 +2185,91 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_namespaces_by_namespace_pods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        namespace: string;
+                        pods: {
+                            name: string;
+                            phase: string;
+                            ready: string;
+                            restarts: number;
+                            node: string | null;
+                            age: string;
+                            created_at: string | null;
+                            workload_kind: string;
+                            workload_name: string;
+                            cpu_request_m: number | null;
+                            cpu_limit_m: number | null;
+                            mem_request_bytes: number | null;
+                            mem_limit_bytes: number | null;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2457,175 +2626,6 @@ export interface operations {
             };
             /** @description Error */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    get_namespaces_by_namespace_pods: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                namespace: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        namespace: string;
-                        pods: {
-                            name: string;
-                            phase: string;
-                            ready: string;
-                            restarts: number;
-                            node: string | null;
-                            age: string;
-                            created_at: string | null;
-                            workload_kind: string;
-                            workload_name: string;
-                            cpu_request_m: number | null;
-                            cpu_limit_m: number | null;
-                            mem_request_bytes: number | null;
-                            mem_limit_bytes: number | null;
-                        }[];
-                        total: number;
-                    };
-                };
-            };
-            /** @description Error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    get_overview: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        namespaces: {
-                            namespace: string;
-                            /** @enum {string} */
-                            health_score: "critical" | "degraded" | "unknown" | "healthy";
-                            reasons: string[];
-                            pods_running: number;
-                            pods_failing: number;
-                            pods_pending: number;
-                            pods_total: number;
-                            pods_capped: boolean;
-                            active_alerts: number;
-                            deployments_total: number;
-                            deployments_degraded: number;
-                            services_total: number;
-                            daemonsets_total: number;
-                            pvcs_unbound: number;
-                            last_event_time: string | null;
-                            summary: {
-                                pods: {
-                                    running: number;
-                                    total: number;
-                                };
-                                deployments: number;
-                                services: number;
-                                daemonsets: number;
-                            };
-                        }[];
-                        total_namespaces: number;
-                        unreadable: {
-                            resource: string;
-                            namespace: string | null;
-                        }[];
-                        /** Format: date-time */
-                        cached_at: string;
-                        /** @constant */
-                        cache_ttl_secs: 30;
-                    };
-                };
-            };
-            /** @description Error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };

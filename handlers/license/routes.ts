@@ -1,11 +1,10 @@
 // Admin → License (spec §4 `/admin/license*`): admin sessions only, never an API key (403
 // api_key_forbidden, the noApiKeys declaration), never behind a feature (a Free install must be
 // able to install its key). docs/licensing.md.
-import { getLicense, installLicense, removeLicense } from '../../handlers/license/license.ts';
+import { getLicense, installLicense, removeLicense } from './license.ts';
 import { NoInput } from '../../schema/common.ts';
 import { InstallLicenseInput, LicenseView } from '../../schema/license.ts';
-import { defineRoute, type Route } from '../http/route.ts';
-import { noApiKeys } from './access.ts';
+import { defineRoute, noApiKeys, type Route } from '../route.ts';
 
 const admin = noApiKeys('admin');
 

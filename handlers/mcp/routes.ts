@@ -1,13 +1,11 @@
 // The MCP surface: the protocol endpoint, the REST pair over the same tools, and the admin's
 // kill switch. Keys need mcp:read; the licensed feature `mcp` is in every tier, Free included.
 import * as v from 'valibot';
-import { callMcpTool, getMcpSwitch, listMcpTools, setMcpSwitch } from '../../handlers/mcp/rest.ts';
-import { ok } from '../../handlers/result.ts';
+import { callMcpTool, getMcpSwitch, listMcpTools, setMcpSwitch } from './rest.ts';
+import { ok } from '../result.ts';
 import { NoInput } from '../../schema/common.ts';
 import { McpCallInput, McpCallResult, McpSwitch, McpToolList } from '../../schema/mcp.ts';
-import type { RawEndpoint } from '../http/app.ts';
-import { defineRoute, type Route } from '../http/route.ts';
-import { noApiKeys } from './access.ts';
+import { defineRoute, noApiKeys, type Route } from '../route.ts';
 
 // Every MCP surface closes with the admin's kill switch (the runtime answers 403 mcp_disabled).
 const mcp = { access: { auth: 'credential', role: 'viewer', scope: 'mcp:read' }, feature: 'mcp', rateLimit: 'read', killSwitch: 'mcp' } as const;
@@ -39,15 +37,4 @@ export const mcpRoutes: readonly Route[] = [
 ];
 
 /** Policy of the protocol endpoint, for the middleware chain; it never runs as a JSON route. */
-const protocolRoute = defineRoute({ ...mcp, audit: 'http', method: 'POST', path: '/mcp', summary: 'MCP over Streamable HTTP', input: v.unknown(), output: v.unknown(), handler: () => ok(null) });
-
-export const mcpProtocolEndpoint: RawEndpoint = {
-  route: protocolRoute,
-  methods: ['GET', 'POST', 'DELETE'],
-  paths: ['/mcp', '/mcp/'],
-  // The MCP SDK (and the zod it brings) loads with the first protocol request, not at start:
-  // an agent nobody speaks MCP to does not hold it (tests/bench/results/memory.md).
-  handle: async (request, ctx) => (await import('../mcp/protocol.ts')).handleMcpRequest(request, ctx),
-  // Where an OAuth-speaking client learns how to get a token (MCP authorization, RFC 9728).
-  challenge: (origin) => `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/api/agent/mcp"`,
-};
+export const mcpProtocolRoute = defineRoute({ ...mcp, audit: 'http', method: 'POST', path: '/mcp', summary: 'MCP over Streamable HTTP', input: v.unknown(), output: v.unknown(), handler: () => ok(null) });

@@ -2,21 +2,15 @@
 // needs policy:read); writing needs an admin's session, never a key (spec §5: the AI kill
 // switch and redaction settings are among the controls no scope reaches). Both writes are
 // audited with what changed, never the provider key.
-import * as v from 'valibot';
-import { prepareChat, runChat } from '../../handlers/copilot/chat.ts';
-import { getAiSettings, getGuardrails, testConnection, updateAiSettings, updateGuardrails } from '../../handlers/copilot/settings.ts';
-import { getConversation, listConversations, readPromptLog } from '../../handlers/copilot/transcripts.ts';
-import { getReportSchedule, runReportNow, updateReportSchedule } from '../../handlers/copilot/reports.ts';
-import type { AuthedContext, HandlerContext } from '../../handlers/context.ts';
-import { fail, type AppError } from '../../handlers/result.ts';
+import { getAiSettings, getGuardrails, testConnection, updateAiSettings, updateGuardrails } from './settings.ts';
+import { getConversation, listConversations, readPromptLog } from './transcripts.ts';
+import { getReportSchedule, runReportNow, updateReportSchedule } from './reports.ts';
+import { fail } from '../result.ts';
 import { NoInput } from '../../schema/common.ts';
-import { diagnoseNamespace, getAnswer, listAnswers } from '../../handlers/copilot/answers.ts';
-import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from '../../handlers/copilot/documents.ts';
-import { ReportRun, ReportSchedule, ConnectionTest, Conversation, ConversationIdInput, ConversationList, PromptLog, PromptLogInput, AiContextDoc, AiContextDocDeleted, AiContextDocIdInput, AiContextDocInput, AiContextDocList, AiContextDocUpdateInput, AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, CopilotAnswer, CopilotStreamEvent, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput, type CopilotEvent } from '../../schema/copilot.ts';
-import type { RawEndpoint } from '../http/app.ts';
-import { defineRoute, type Route } from '../http/route.ts';
-import { errorBody, STATUS_OF } from '../http/status.ts';
-import { noApiKeys } from './access.ts';
+import { diagnoseNamespace, getAnswer, listAnswers } from './answers.ts';
+import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from './documents.ts';
+import { ReportRun, ReportSchedule, ConnectionTest, Conversation, ConversationIdInput, ConversationList, PromptLog, PromptLogInput, AiContextDoc, AiContextDocDeleted, AiContextDocIdInput, AiContextDocInput, AiContextDocList, AiContextDocUpdateInput, AiGuardrails, AiSettingsInput, AiSettingsView, ChatInput, CopilotAnswer, CopilotStreamEvent, DiagnoseInput, StoredAnswer, StoredAnswerIdInput, StoredAnswerList, StoredAnswersInput } from '../../schema/copilot.ts';
+import { defineRoute, noApiKeys, type Route } from '../route.ts';
 
 const policyRead = { access: { auth: 'credential', role: 'admin', scope: 'policy:read' }, feature: null, audit: 'http', rateLimit: 'read' } as const;
 const adminWrite = { ...noApiKeys('admin'), audit: 'auth', rateLimit: 'write' } as const;
@@ -73,12 +67,8 @@ export const copilotRoutes: readonly Route[] = [
   defineRoute({ ...aiRead, method: 'GET', path: '/copilot/answers/:id', summary: 'One stored Diagnose result or SRE report, with its citations', input: StoredAnswerIdInput, output: StoredAnswer, handler: getAnswer }),
 ];
 
-function errorAnswer(error: AppError): Response {
-  return new Response(JSON.stringify(errorBody(error)), { status: STATUS_OF[error.code], headers: { 'content-type': 'application/json' } });
-}
-
 /** Policy of the chat endpoint for the middleware chain: `ai:invoke` for keys, the `ai` rate class (security.aiRateLimitPerMin per session). */
-const chatRoute = defineRoute({
+export const copilotChatRoute = defineRoute({
   method: 'POST',
   path: '/copilot/chat',
   summary: 'Ask the copilot: {question, focus?, conversation_id?, provider_key?}; answered as Server-Sent Events (tool steps, text, then `done` with the checked citations) when the client accepts text/event-stream, else as one JSON answer',
@@ -86,61 +76,10 @@ const chatRoute = defineRoute({
   audit: 'http',
   rateLimit: 'ai',
   feature: null,
-  // Parsed by handleChat itself (the endpoint streams), declared here for the OpenAPI document.
+  // Parsed by the runtime's chat endpoint itself (it streams: runtime/copilot/chat-endpoint.ts),
+  // declared here for the policy chain and the OpenAPI document.
   input: ChatInput,
   output: CopilotAnswer,
   stream: CopilotStreamEvent,
-  handler: () => fail({ code: 'internal', message: 'the chat endpoint answers through handleChat' }),
+  handler: () => fail({ code: 'internal', message: 'the chat endpoint answers through runtime/copilot/chat-endpoint.ts' }),
 });
-
-/** One SSE message; its `event:` name is the event's type, so a client may read either. */
-const sse = (event: CopilotStreamEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-
-async function handleChat(request: Request, ctx: HandlerContext): Promise<Response> {
-  const principal = ctx.principal;
-  if (principal === null) return errorAnswer({ code: 'unauthenticated', message: 'sign in first' });
-  let body: unknown;
-  try {
-    body = JSON.parse(await request.text());
-  } catch {
-    return errorAnswer({ code: 'invalid_input', field: 'body', message: 'the body must be a JSON object' });
-  }
-  const parsed = v.safeParse(ChatInput, body);
-  if (!parsed.success) {
-    const field = v.getDotPath(parsed.issues[0]) ?? 'body';
-    return errorAnswer({ code: 'invalid_input', field, message: `${field}: ${parsed.issues[0].message}` });
-  }
-  const authed: AuthedContext = { ...ctx, principal };
-  // The key a request carries is never written anywhere: the audit row notes only that there was one.
-  ctx.request.noteAudit({ focus: parsed.output.focus ?? '(none)', request_key: parsed.output.provider_key === undefined ? 'no' : 'yes' });
-  const prepared = await prepareChat(parsed.output, authed);
-  if (!prepared.ok) return errorAnswer(prepared.error);
-  if (!(request.headers.get('accept') ?? '').includes('text/event-stream')) {
-    const answer = await runChat(prepared.value, () => undefined, request.signal);
-    return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
-  }
-  const encoder = new TextEncoder();
-  const abort = new AbortController();
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (event: CopilotStreamEvent) => {
-        if (!abort.signal.aborted) controller.enqueue(encoder.encode(sse(event)));
-      };
-      try {
-        const answer = await runChat(prepared.value, (e: CopilotEvent) => send(e), abort.signal);
-        send({ type: 'done', ...answer });
-      } catch (err) {
-        send({ type: 'error', ...errorBody({ code: 'internal', message: err instanceof Error ? err.message : String(err) }) });
-      } finally {
-        if (!abort.signal.aborted) controller.close();
-      }
-    },
-    // The client went away (the dock's stop button): the run stops at its next step.
-    cancel() {
-      abort.abort();
-    },
-  });
-  return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
-}
-
-export const copilotChatEndpoint: RawEndpoint = { route: chatRoute, methods: ['POST'], paths: ['/copilot/chat'], handle: handleChat, documented: true };

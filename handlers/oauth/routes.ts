@@ -2,8 +2,8 @@
 // token endpoints (public: the client has no credential yet), the consent a signed-in user
 // gives, Account → Connected apps, and Admin → OAuth clients.
 import * as v from 'valibot';
-import { deleteOAuthClient, listOAuthClients } from '../../handlers/oauth/clients.ts';
-import { authorizationServer, authorize, consent, consentPreview, listGrants, protectedResource, registerClient, revokeGrant, token } from '../../handlers/oauth/flow.ts';
+import { deleteOAuthClient, listOAuthClients } from './clients.ts';
+import { authorizationServer, authorize, consent, consentPreview, listGrants, protectedResource, registerClient, revokeGrant, token } from './flow.ts';
 import { NoInput } from '../../schema/common.ts';
 import {
   AuthorizationServerMetadata,
@@ -23,8 +23,7 @@ import {
   TokenInput,
   TokenOutput,
 } from '../../schema/oauth.ts';
-import { defineRoute, type Route } from '../http/route.ts';
-import { noApiKeys } from './access.ts';
+import { defineRoute, noApiKeys, type Route } from '../route.ts';
 
 const open = { access: { auth: 'public' }, feature: null } as const;
 const discovery = { ...open, audit: 'none', rateLimit: 'discovery', input: NoInput } as const;

@@ -1,10 +1,10 @@
 // Applications: saved label selectors across namespaces, with usage and network (spec §4 `/apps*`).
-import { createApp, deleteApp, getApp, listApps, previewApp, updateApp } from '../../handlers/apps/crud.ts';
-import { appMetrics } from '../../handlers/apps/metrics.ts';
-import { appNetworkHistory } from '../../handlers/apps/network-history.ts';
+import { createApp, deleteApp, getApp, listApps, previewApp, updateApp } from './crud.ts';
+import { appMetrics } from './metrics.ts';
+import { appNetworkHistory } from './network-history.ts';
 import { App, AppDefinition, AppDeleted, AppHistoryInput, AppIdInput, AppList, AppMetrics, AppNetworkHistory, AppPreview, UpdateAppInput } from '../../schema/apps.ts';
 import { NoInput } from '../../schema/common.ts';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute, type Route } from '../route.ts';
 
 const read = { access: { auth: 'credential', role: 'viewer', scope: 'apps:read' }, audit: 'access', rateLimit: 'read', feature: null } as const;
 // Viewers cannot call writes (spec §5 "Application roles").

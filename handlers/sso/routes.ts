@@ -2,25 +2,31 @@
 // Enterprise (`feature: 'sso'`, 402 otherwise); reading, disabling, groups and sign-in do not,
 // so sign-in keeps working when the license lapses and an admin can always turn SSO off. The
 // admin routes are identity routes: never reachable with an API key (403 api_key_forbidden).
-import { authMethods, disableLdap, getSso, setAdminEmails, setLdap, testLdap } from '../../handlers/sso/admin.ts';
-import { listGroups, setGroupRole } from '../../handlers/sso/groups.ts';
-import { ldapLogin } from '../../handlers/sso/ldap-login.ts';
-import { disableOidc, oidcCallback, oidcStart, setOidc } from '../../handlers/sso/oidc.ts';
-import { disableSaml, getSaml, samlAcs, samlMetadata, samlStart, setSaml } from '../../handlers/sso/saml.ts';
+// Admin → Groups' default role and un-pinning an SSO account's hand-set role (spec §5 "SSO" 3
+// and 8; docs/sso.md "Admin emails and groups"). Identity routes like the rest of /admin/groups
+// and /admin/users: an admin's session only, never an API key; no license needed (as for the
+// group roles: an admin must be able to manage who is admin whatever the tier).
+import { authMethods, disableLdap, getSso, setAdminEmails, setLdap, testLdap } from './admin.ts';
+import { listGroups, setGroupRole } from './groups.ts';
+import { ldapLogin } from './ldap-login.ts';
+import { disableOidc, oidcCallback, oidcStart, setOidc } from './oidc.ts';
+import { disableSaml, getSaml, samlAcs, samlMetadata, samlStart, setSaml } from './saml.ts';
 import { NoInput } from '../../schema/common.ts';
-import { OidcCallbackInput, OidcConfig, OidcDisabled, OidcRedirect, OidcStartInput, OidcView } from '../../schema/sso.ts';
-import { SamlAcsInput, SamlConfigInput, SamlDisabled, SamlLogoutInput, SamlMetadataOutput, SamlRedirect, SamlSloInput, SamlSloRedirectInput, SamlStartInput, SamlView } from '../../schema/sso.ts';
-import { samlLogout, samlSlo, samlSloRedirect } from '../../handlers/sso/saml-logout.ts';
-import { AdminEmailsInput, AuthMethods, GroupList, GroupOutput, LdapConfig, LdapDisabled, LdapLoginInput, LdapLoginOutput, LdapTestInput, LdapTestOutput, SetGroupRoleInput, SsoView } from '../../schema/sso.ts';
-import { defineRoute, type Route } from '../http/route.ts';
-import { noApiKeys } from './access.ts';
+import { OidcCallbackInput, OidcConfig, OidcDisabled, OidcRedirect, OidcStartInput, OidcView, SamlAcsInput, SamlConfigInput, SamlDisabled, SamlLogoutInput, SamlMetadataOutput, SamlRedirect, SamlSloInput, SamlSloRedirectInput, SamlStartInput, SamlView, AdminEmailsInput, AuthMethods, GroupList, GroupOutput, LdapConfig, LdapDisabled, LdapLoginInput, LdapLoginOutput, LdapTestInput, LdapTestOutput, SetGroupRoleInput, SsoView, DefaultRoleInput, DefaultRoleOutput, RoleUnpinned, UnpinRoleInput } from '../../schema/sso.ts';
+import { samlLogout, samlSlo, samlSloRedirect } from './saml-logout.ts';
+import { defineRoute, noApiKeys, type Route } from '../route.ts';
+import { setDefaultRole, unpinRole } from './roles.ts';
 
 const admin = noApiKeys('admin');
+
 const enterprise = { ...admin, feature: 'sso' } as const;
 
 // The browser reaches the redirect flows' routes (start, callback, ACS, logout) by navigating,
+
 // often straight from the identity provider: `browserErrors: 'sign-in'` shows a refusal on the
+
 // sign-in page instead of as JSON in the tab (runtime/http/browser-errors.ts).
+
 export const ssoRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
@@ -253,5 +259,27 @@ export const ssoRoutes: readonly Route[] = [
     audit: 'auth',
     rateLimit: 'write',
     handler: setGroupRole,
+  }),
+  defineRoute({
+    ...admin,
+    method: 'PUT',
+    path: '/admin/groups/default-role',
+    summary: 'The role a group gets the first time an SSO sign-in carries it (viewer by default); groups already listed keep theirs',
+    input: DefaultRoleInput,
+    output: DefaultRoleOutput,
+    audit: 'auth',
+    rateLimit: 'write',
+    handler: setDefaultRole,
+  }),
+  defineRoute({
+    ...admin,
+    method: 'DELETE',
+    path: '/admin/users/:username/role-pin',
+    summary: "Un-pin an SSO account's hand-set role: re-resolved now from its last sign-in's groups and the admin emails, and re-read from the provider at each sign-in again. 400 for a local account",
+    input: UnpinRoleInput,
+    output: RoleUnpinned,
+    audit: 'auth',
+    rateLimit: 'write',
+    handler: unpinRole,
   }),
 ];

@@ -1,8 +1,8 @@
 // Root causes, not symptoms: the diagnosis engine's answers, with the same access, audit and
 // rate class as the incidents they explain.
-import { diagnosis, diagnosisDetail } from '../../handlers/diagnosis/diagnose.ts';
+import { diagnosis, diagnosisDetail } from './diagnose.ts';
 import { Diagnosis, DiagnosisDetail, DiagnosisDetailInput, DiagnosisInput } from '../../schema/diagnosis.ts';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute, type Route } from '../route.ts';
 
 const read = { access: { auth: 'credential', role: 'viewer', scope: 'workloads:read' }, audit: 'access', rateLimit: 'read', feature: null } as const;
 

@@ -1,7 +1,7 @@
 // The cluster model: authentication only (topology:read for keys), no AI and no license.
-import { entity, searchEntities, subgraph } from '../../handlers/graph/queries.ts';
+import { entity, searchEntities, subgraph } from './queries.ts';
 import { Entity, EntityInput, SearchInput, SearchResult, Subgraph, SubgraphInput } from '../../schema/graph.ts';
-import { defineRoute, type Route } from '../http/route.ts';
+import { defineRoute, type Route } from '../route.ts';
 
 const read = { access: { auth: 'credential', role: 'viewer', scope: 'topology:read' }, audit: 'access', rateLimit: 'read', feature: null } as const;
 

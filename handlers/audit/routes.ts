@@ -1,11 +1,10 @@
 // The audit feed (admin, never an API key): chain verification, timeline, one event with
 // its siblings, export and purge.
-import { auditEvent, auditExport, auditPurge, auditTimeline } from '../../handlers/audit/timeline.ts';
-import { verifyAuditChain } from '../../handlers/audit/verify-chain.ts';
+import { auditEvent, auditExport, auditPurge, auditTimeline } from './timeline.ts';
+import { verifyAuditChain } from './verify-chain.ts';
 import { AuditEventInput, AuditEventWithSiblings, AuditExport, AuditExportInput, AuditPage, AuditTimelineInput, ChainReport, PurgeInput, PurgeResult } from '../../schema/audit.ts';
 import { NoInput } from '../../schema/common.ts';
-import { defineRoute, type Route } from '../http/route.ts';
-import { noApiKeys } from './access.ts';
+import { defineRoute, noApiKeys, type Route } from '../route.ts';
 
 const admin = noApiKeys('admin');
 

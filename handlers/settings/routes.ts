@@ -1,65 +1,15 @@
-// Admin: users, sessions, security settings, IP access control, audit streaming, and the
-// activity retention window (the one admin write here an API key can reach, by its scope).
-import { createUser, listUsers, updateUser } from '../../handlers/accounts/users.ts';
-import { listAllSessions, revokeAnySession } from '../../handlers/accounts/sessions.ts';
-import { getAccessControl, liftBan, updateAccessControl } from '../../handlers/settings/access-control.ts';
-import { getActivityRetention, setActivityRetention } from '../../handlers/settings/activity.ts';
-import { getAuditStream, updateAuditStream } from '../../handlers/settings/audit-stream.ts';
-import { getSecuritySettings, updateSecuritySettings } from '../../handlers/settings/security.ts';
-import { CreateUserInput, SessionIdInput, SessionList, SessionRevoked, UpdateUserInput, UserList, UserOutput } from '../../schema/accounts.ts';
-import {
-  AccessControlInput,
-  AccessControlView,
-  ActivityRetention,
-  AuditStreamInput,
-  AuditStreamView,
-  IpInput,
-  Lifted,
-  SecuritySettingsInput,
-  SecuritySettingsView,
-} from '../../schema/admin-settings.ts';
+// Admin settings: security settings, IP access control and bans, the audit stream, Activity retention.
+import { getAccessControl, liftBan, updateAccessControl } from './access-control.ts';
+import { getActivityRetention, setActivityRetention } from './activity.ts';
+import { getAuditStream, updateAuditStream } from './audit-stream.ts';
+import { getSecuritySettings, updateSecuritySettings } from './security.ts';
+import { AccessControlInput, AccessControlView, ActivityRetention, AuditStreamInput, AuditStreamView, IpInput, Lifted, SecuritySettingsInput, SecuritySettingsView } from '../../schema/admin-settings.ts';
 import { NoInput } from '../../schema/common.ts';
-import { defineRoute, type Route } from '../http/route.ts';
-import { noApiKeys } from './access.ts';
+import { defineRoute, noApiKeys, type Route } from '../route.ts';
 
 const admin = noApiKeys('admin');
 
-export const adminRoutes: readonly Route[] = [
-  defineRoute({ ...admin, method: 'GET', path: '/admin/users', summary: 'Local accounts', input: NoInput, output: UserList, audit: 'http', rateLimit: 'read', handler: listUsers }),
-  defineRoute({
-    ...admin,
-    method: 'POST',
-    path: '/admin/users',
-    summary: 'Create a local account (password at least 8 characters); 409 when the username is taken',
-    input: CreateUserInput,
-    output: UserOutput,
-    audit: 'auth',
-    rateLimit: 'write',
-    handler: createUser,
-  }),
-  defineRoute({
-    ...admin,
-    method: 'PATCH',
-    path: '/admin/users/:username',
-    summary: "Change a user's role or deactivate them; applies on their next request, API keys included. Deactivating revokes their API keys and connected apps for good",
-    input: UpdateUserInput,
-    output: UserOutput,
-    audit: 'auth',
-    rateLimit: 'write',
-    handler: updateUser,
-  }),
-  defineRoute({ ...admin, method: 'GET', path: '/admin/sessions', summary: "Everyone's signed-in sessions", input: NoInput, output: SessionList, audit: 'http', rateLimit: 'read', handler: listAllSessions }),
-  defineRoute({
-    ...admin,
-    method: 'DELETE',
-    path: '/admin/sessions/:id',
-    summary: 'Sign any session out, server-side',
-    input: SessionIdInput,
-    output: SessionRevoked,
-    audit: 'auth',
-    rateLimit: 'write',
-    handler: revokeAnySession,
-  }),
+export const settingsRoutes: readonly Route[] = [
   defineRoute({
     ...admin,
     method: 'GET',

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import type { AuthedContext, HandlerContext, SessionContext } from '../../handlers/context.ts';
-import { namespaceRefusal } from '../../handlers/namespaces/scope.ts';
-import { fail, type AppError, type Result } from '../../handlers/result.ts';
-import type { AuditCategory, LicensedFeature, RateLimitClass, Role, Scope } from '../../schema/access.ts';
+import type { AuthedContext, HandlerContext, SessionContext } from './context.ts';
+import { namespaceRefusal } from './namespaces/scope.ts';
+import { fail, type AppError, type Result } from './result.ts';
+import type { AuditCategory, LicensedFeature, RateLimitClass, Role, Scope } from '../schema/access.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type AnySchema = v.GenericSchema;
@@ -186,3 +186,9 @@ function invalidInput(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]])
   const field = v.getDotPath(first) ?? 'body';
   return { code: 'invalid_input', field, message: `${field}: ${first.message}` };
 }
+
+/**
+ * Identity, credentials, access control and the audit feed: never reachable with an API key
+ * (spec §5 "API keys" item 4: 403 api_key_forbidden before any handler runs).
+ */
+export const noApiKeys = (role: Role) => ({ access: { auth: 'credential', role, scope: null }, feature: null }) as const;
