@@ -2,7 +2,7 @@
 // or more namespaces. The spec gives only `id`, `name` and `namespaces` of the record; the
 // selector is Kubernetes' own LabelSelector (matchLabels and matchExpressions), in snake case.
 import * as v from 'valibot';
-import { HistoryWindow } from './metrics.ts';
+import { HISTORY_SAMPLE_INTERVAL_SECS, HistoryWindow } from './metrics.ts';
 import { Timestamp } from './common.ts';
 
 /** Kubernetes label key: optional DNS-subdomain prefix, then a name of at most 63 characters. */
@@ -129,7 +129,7 @@ export const AppNetworkHistory = v.object({
   source: NetworkSource,
   window: HistoryWindow,
   bucket_secs: v.number(),
-  sample_interval_secs: v.optional(v.literal(60)),
+  sample_interval_secs: v.optional(v.literal(HISTORY_SAMPLE_INTERVAL_SECS)),
   workloads: v.array(
     v.object({
       namespace: v.string(),

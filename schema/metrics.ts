@@ -1,5 +1,10 @@
 import * as v from 'valibot';
 
+/** Resource history takes one sample a minute (runtime/metrics/sampler.ts). */
+export const HISTORY_SAMPLE_INTERVAL_SECS = 60 as const;
+/** and keeps seven days of them (runtime/metrics/history-store.ts). */
+export const HISTORY_RETENTION_DAYS = 7 as const;
+
 export const HISTORY_WINDOWS = { '1h': 3600, '6h': 6 * 3600, '24h': 24 * 3600, '7d': 7 * 86400 } as const;
 export const HistoryWindow = v.picklist(['1h', '6h', '24h', '7d'], 'window must be 1h, 6h, 24h or 7d');
 export type HistoryWindow = v.InferOutput<typeof HistoryWindow>;
@@ -32,8 +37,8 @@ export const History = v.object({
   name: v.nullable(v.string()),
   window: HistoryWindow,
   bucket_secs: v.number(),
-  sample_interval_secs: v.literal(60),
-  retention_days: v.literal(7),
+  sample_interval_secs: v.literal(HISTORY_SAMPLE_INTERVAL_SECS),
+  retention_days: v.literal(HISTORY_RETENTION_DAYS),
   network: v.object({ enabled: v.boolean(), available: v.boolean(), last_scrape_ok: v.boolean(), last_scrape_error: v.nullable(v.string()) }),
   series: v.array(HistoryPoint),
 });

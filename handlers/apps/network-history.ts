@@ -1,5 +1,5 @@
 import type { Out } from '../../schema/common.ts';
-import { HISTORY_WINDOWS, type HistoryWindow } from '../../schema/metrics.ts';
+import { HISTORY_SAMPLE_INTERVAL_SECS, HISTORY_WINDOWS, type HistoryWindow } from '../../schema/metrics.ts';
 import type { AppHistoryInput, AppNetworkHistory } from '../../schema/apps.ts';
 import type { HandlerContext } from '../context.ts';
 import { planBuckets } from '../../domain/history/buckets.ts';
@@ -34,7 +34,7 @@ export async function appNetworkHistory(input: Out<typeof AppHistoryInput>, ctx:
   const window: HistoryWindow = input.window;
   const to = ctx.clock.now();
   const from = new Date(to.getTime() - HISTORY_WINDOWS[window] * 1000);
-  const base = { source: 'kubelet' as const, window, sample_interval_secs: 60 as const };
+  const base = { source: 'kubelet' as const, window, sample_interval_secs: HISTORY_SAMPLE_INTERVAL_SECS };
   // Without asking the store, the size it would have answered (one rule, domain/history/buckets.ts).
   const bucketSecs = planBuckets(from, to, to, HISTORY_BUCKETS).bucketSecs;
   const reason = networkUnavailable(ctx.network);

@@ -1,5 +1,5 @@
 import type { Out } from '../../schema/common.ts';
-import { HISTORY_WINDOWS, type History, type HistoryInput } from '../../schema/metrics.ts';
+import { HISTORY_RETENTION_DAYS, HISTORY_SAMPLE_INTERVAL_SECS, HISTORY_WINDOWS, type History, type HistoryInput } from '../../schema/metrics.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 
@@ -20,7 +20,7 @@ export async function metricsHistory(input: Out<typeof HistoryInput>, ctx: Handl
   const series = result.points.map((p) => ({ ts: p.ts, cpu_millicores: p.cpuM, mem_bytes: p.memBytes, net_rx_bps: p.rxBps, net_tx_bps: p.txBps }));
   const available = series.some((p) => p.cpu_millicores !== null || p.mem_bytes !== null);
   const metrics = ctx.cluster.metrics();
-  const reason = available ? undefined : metrics.available ? 'no samples in this window yet (one is taken every 60 s)' : metrics.reason;
+  const reason = available ? undefined : metrics.available ? `no samples in this window yet (one is taken every ${HISTORY_SAMPLE_INTERVAL_SECS} s)` : metrics.reason;
   return ok({
     available,
     ...(reason !== undefined ? { reason } : {}),
@@ -29,8 +29,8 @@ export async function metricsHistory(input: Out<typeof HistoryInput>, ctx: Handl
     name: scope === 'pod' ? name : null,
     window,
     bucket_secs: result.bucketSecs,
-    sample_interval_secs: 60,
-    retention_days: 7,
+    sample_interval_secs: HISTORY_SAMPLE_INTERVAL_SECS,
+    retention_days: HISTORY_RETENTION_DAYS,
     network: {
       enabled: network.enabled,
       available: network.enabled && series.some((p) => p.net_rx_bps !== null),

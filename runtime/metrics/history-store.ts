@@ -20,6 +20,7 @@
 // (one queue), so a query never sees a block both in memory and in its row, nor in neither.
 import type { Clock } from '../../domain/clock.ts';
 import { RAW_HORIZON_SECS, TEN_MINUTE_SECS as SLOT_SECS, planBuckets } from '../../domain/history/buckets.ts';
+import { HISTORY_RETENTION_DAYS } from '../../schema/metrics.ts';
 import type { Db } from '../store/database.ts';
 import { MAX_ABS, decodeBlock, encodeBlock } from './codec.ts';
 import {
@@ -68,7 +69,7 @@ export interface HistoryResult {
 }
 
 const BLOCK_SECS: Record<Tier, number> = { [RAW]: 3600, [TIER]: 6 * 3600 };
-const RETENTION_SECS = 7 * 86400;
+const RETENTION_SECS = HISTORY_RETENTION_DAYS * 86400;
 // Windows starting within RAW_HORIZON_SECS read raw samples; the raw tier is kept one block longer.
 const KEEP_SECS: Record<Tier, number> = { [RAW]: RAW_HORIZON_SECS, [TIER]: RETENTION_SECS };
 const PRUNE_EVERY_SECS = 60;

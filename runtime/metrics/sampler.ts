@@ -5,6 +5,7 @@ import type { AgentSettings } from '../../handlers/context.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { ClusterView } from '../../domain/cluster/model.ts';
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
+import { HISTORY_SAMPLE_INTERVAL_SECS } from '../../schema/metrics.ts';
 import type { Logger } from '../log.ts';
 import type { PodCounters } from './container-network.ts';
 import type { HistoryStore, PodSample } from './history-store.ts';
@@ -14,7 +15,7 @@ export interface NetworkCounterSource {
   scrape(): Promise<ReadonlyMap<string, PodCounters>>;
 }
 
-export const SAMPLE_INTERVAL_MS = 60_000;
+export const SAMPLE_INTERVAL_MS = HISTORY_SAMPLE_INTERVAL_SECS * 1000;
 
 export class HistorySampler {
   private timer: NodeJS.Timeout | null = null;
