@@ -10,7 +10,6 @@ import { KubeApiError, type KubeTransport } from './client.ts';
 import { intern, internOrNull } from './intern.ts';
 import type { CacheSource } from './namespaced-informers.ts';
 
-export const REPORTS_API = '/apis/aquasecurity.github.io/v1alpha1';
 export const REPORT_CRD_RECHECK_MS = 30_000;
 
 // trivy-operator's labels (pkg/trivyoperator/constants.go, v0.29.0).
