@@ -2,7 +2,8 @@ import type { Role, Scope } from '../schema/access.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ClusterView } from '../domain/cluster/model.ts';
 import type { ScopedClusterView } from '../domain/cluster/scoped.ts';
-import type { AddressLists, IpBans, Licensing } from './access/service.ts';
+import type { AddressLists, IpBans } from './ip-guard/service.ts';
+import type { Licensing } from './license/service.ts';
 import type { SecondFactorService, UserDirectory } from './accounts/service.ts';
 import type { ApplicationStore } from './apps/service.ts';
 import type { CopilotServices } from './copilot/service.ts';
@@ -103,9 +104,9 @@ export interface Services {
   sso: SsoService;
   /** LDAP template direct bind. */
   ldap: LdapDirectory;
-  /** OpenID Connect relying party (runtime/auth/oidc.ts). */
+  /** OpenID Connect relying party (runtime/sso/oidc.ts). */
   oidc: OidcService;
-  /** SAML 2.0 service provider (runtime/auth/saml.ts). */
+  /** SAML 2.0 service provider (runtime/sso/saml.ts). */
   saml: SamlService;
   /** The copilot's stores and its model runner (the AI SDK tool loop). */
   copilot: CopilotServices;

@@ -26,8 +26,8 @@ import type { Logger } from './log.ts';
 import { scheduleStartupCollection } from './memory.ts';
 import { rawEndpoints, routes } from './routes.ts';
 import { CAPSTAN_VERSION } from './version.ts';
-import { startHeartbeat, type Heartbeat } from './access/license-heartbeat.ts';
-import { kubeSystemFingerprint } from './access/license-fingerprint.ts';
+import { startHeartbeat, type Heartbeat } from './license/heartbeat.ts';
+import { kubeSystemFingerprint } from './license/fingerprint.ts';
 import type { ScanningConfig } from '../schema/security-scan.ts';
 
 export interface AgentOptions {

@@ -4,13 +4,13 @@
 // The private key is the issuer's and never enters the repository; the key printed on stdout is
 // what `license.key` or Admin → License takes. `--keypair <path>` instead writes a new Ed25519
 // private key to <path> (mode 0600, refusing to overwrite) and prints its public key, which is
-// what runtime/access/license-public-key.pem (or CAPSTAN_LICENSE_PUBLIC_KEY) must hold.
+// what runtime/license/public-key.pem (or CAPSTAN_LICENSE_PUBLIC_KEY) must hold.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
-import { signLicense } from '../runtime/access/license-keys.ts';
+import { signLicense } from '../runtime/license/keys.ts';
 import { LicensePayload, LicenseTier } from '../schema/license.ts';
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -2,7 +2,7 @@
 // `capstan1.<payload>.<signature>`: the payload is base64url JSON (schema/license.ts), the
 // signature an Ed25519 signature over the ASCII text `capstan1.<payload>` (as JWS signs its
 // header and payload), base64url. The signature check itself needs node:crypto, so the runtime
-// hands it in (runtime/access/license-verifier.ts); what a verified payload means (tier,
+// hands it in (runtime/license/keys.ts); what a verified payload means (tier,
 // expiry) is decided here, with the time passed in.
 import * as v from 'valibot';
 import { LicensePayload, LicenseTier, type LicenseState } from '../../schema/license.ts';

@@ -1,6 +1,6 @@
 // OpenID Connect ID-token rules (issue 17 item 5, docs/sso.md "OIDC"), pure so every refusal is
 // table-tested. The signature is checked against the issuer's JWKS by a JOSE library in the
-// runtime (runtime/auth/oidc-token.ts) with the same algorithm list; these checks then run on
+// runtime (runtime/sso/oidc-token.ts) with the same algorithm list; these checks then run on
 // the verified header and claims, so a token the library let through for any reason of its own
 // (a claim it treats as optional, a wider algorithm default) still meets every rule here.
 

@@ -1,6 +1,6 @@
 // The pure rules of SAML sign-in (docs/sso.md "SAML"): which signature algorithms are accepted,
 // where a sign-in may send the browser afterwards, and the bounded memory of assertion IDs
-// already used. The XML and the cryptography live in runtime/auth/saml.ts.
+// already used. The XML and the cryptography live in runtime/sso/saml.ts.
 
 export const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
 export const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';

@@ -5,7 +5,7 @@
 // The two daily counts are checked and taken in one step (`reserveRun`), never check-then-count.
 import type { Role } from '../../schema/access.ts';
 import type { AiGuardrails } from '../../schema/copilot.ts';
-import type { Licensing } from '../access/service.ts';
+import type { Licensing } from '../license/service.ts';
 import type { AppError } from '../result.ts';
 
 /** Free tier: chat prompts per actor per UTC day. */

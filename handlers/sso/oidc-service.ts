@@ -11,7 +11,7 @@ export interface StoredOidc {
 /** The short-lived cookie carrying one sign-in's state, nonce and PKCE verifier (sealed, Lax). */
 export const OIDC_FLOW_COOKIE = 'capstan_oidc';
 
-/** OpenID Connect relying party (runtime/auth/oidc.ts: arctic for the code flow, jose for ID tokens). */
+/** OpenID Connect relying party (runtime/sso/oidc.ts: arctic for the code flow, jose for ID tokens). */
 export interface OidcService {
   stored(): Promise<StoredOidc | null>;
   /** Checks the issuer's discovery document, then stores (sealed) and enables OIDC; an unreachable or mismatched issuer is `invalid_input` on `issuer`. */

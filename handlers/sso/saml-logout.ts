@@ -3,7 +3,7 @@
 // signed LogoutRequest when the session came from SAML and single logout is configured. The
 // SP's SingleLogoutService (POST or GET /auth/saml/slo, the HTTP-POST and HTTP-Redirect bindings) takes the IdP's answer to that, or the IdP's
 // own LogoutRequest (the user signed out elsewhere), which ends every Capstan session it names.
-// Unsigned or badly signed messages are refused and change nothing (runtime/auth/saml-logout.ts).
+// Unsigned or badly signed messages are refused and change nothing (runtime/sso/saml-logout.ts).
 import type { Out } from '../../schema/common.ts';
 import { sameOriginPath } from '../../domain/sso/saml.ts';
 import type { SamlLogoutInput, SamlSloInput, SamlSloRedirectInput } from '../../schema/sso.ts';

@@ -33,7 +33,7 @@ export interface SamlRedirectSignature {
   rawQuery: string;
 }
 
-/** Single logout (runtime/auth/saml-logout.ts): every message received must be signed (RSA-SHA256). */
+/** Single logout (runtime/sso/saml-logout.ts): every message received must be signed (RSA-SHA256). */
 export interface SamlLogoutService {
   /** Remembers the IdP's name for a Capstan session signed in through SAML (ends with the session). */
   recordSession(sessionId: string, name: SamlSessionName): Promise<void>;
@@ -53,7 +53,7 @@ export interface SamlLogoutService {
   acceptLogoutResponse(config: SamlConfig, samlResponse: string, redirect?: SamlRedirectSignature): Promise<Result<{ returnTo: string }>>;
 }
 
-/** SAML 2.0 service-provider side (runtime/auth/saml.ts, @node-saml/node-saml). */
+/** SAML 2.0 service-provider side (runtime/sso/saml.ts, @node-saml/node-saml). */
 export interface SamlService extends SamlLogoutService {
   stored(): Promise<StoredSaml | null>;
   endpoints(config: SamlConfig): SamlEndpoints;

@@ -76,7 +76,7 @@ export interface LdapIdentity {
   groups: string[];
 }
 
-/** LDAP template direct bind (runtime/auth/ldap.ts). */
+/** LDAP template direct bind (runtime/sso/ldap.ts). */
 export interface LdapDirectory {
   /**
    * Binds as the user with their own password and reads their entry and groups, bound as them.

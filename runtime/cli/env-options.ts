@@ -1,6 +1,6 @@
 // Agent settings read from CAPSTAN_* environment variables (what the Helm chart sets),
 // shared by `capstan agent` and `capstan demo` so both honour the same configuration.
-import { parseCidrList } from '../access/cidr.ts';
+import { parseCidrList } from '../ip-guard/cidr.ts';
 import type { AgentOptions } from '../agent.ts';
 import type { CookieSecure } from '../http/app.ts';
 import { parseProxySecret } from '../http/client-ip.ts';

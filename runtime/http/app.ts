@@ -6,7 +6,7 @@ import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { BlockList } from 'node:net';
 import { CLIENT_IP_HEADER, normalizeAddress, PROXY_SECRET_HEADER, resolveClientIp, vouchedClientIp } from './client-ip.ts';
-import { listContains } from '../access/cidr.ts';
+import { listContains } from '../ip-guard/cidr.ts';
 import { clientIp, requestOrigin, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';

@@ -3,7 +3,7 @@
 // right, past trusted proxies, to the first address that is not one.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP, type BlockList } from 'node:net';
-import { listContains, parseCidrList } from '../access/cidr.ts';
+import { listContains, parseCidrList } from '../ip-guard/cidr.ts';
 
 /** Parses comma-separated CIDRs (or bare addresses); throws naming the bad entry. */
 export function parseTrustedProxies(value: string): BlockList {

@@ -436,7 +436,7 @@ export const migrations: readonly Migration[] = [
     version: 15,
     name: 'oauth clients: last authorization and deletion',
     async up(db) {
-      // Registration is anonymous, so clients no user ever authorized expire (runtime/auth/oauth.ts):
+      // Registration is anonymous, so clients no user ever authorized expire (runtime/oauth/oauth.ts):
       // that needs to know whether, and when, a user last approved one. A client an admin deleted
       // stays as a row (deleted_at) while its tokens do, so they answer "revoked", not "unknown".
       await sql`ALTER TABLE oauth_clients ADD COLUMN last_authorized_at INTEGER`.execute(db);

@@ -151,7 +151,7 @@ export interface OAuthClientsTable {
   /** JSON array. */
   redirect_uris: string;
   created_at: number;
-  /** When a user last approved it (a code issued); null: never, so it expires (runtime/auth/oauth.ts). */
+  /** When a user last approved it (a code issued); null: never, so it expires (runtime/oauth/oauth.ts). */
   last_authorized_at: number | null;
   /** Deleted by an admin: unusable, kept while its revoked tokens may still be presented. */
   deleted_at: number | null;

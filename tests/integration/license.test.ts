@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startAgent, type RunningAgent } from '../../runtime/agent.ts';
-import { fingerprintOf } from '../../runtime/access/license-fingerprint.ts';
+import { fingerprintOf } from '../../runtime/license/fingerprint.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { testIssuer } from '../support/license-keys.ts';
 import { kJson, testCluster, waitFor } from '../support/cluster.ts';

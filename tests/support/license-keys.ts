@@ -2,7 +2,7 @@
 // through its `license.publicKeyPem` option (CAPSTAN_LICENSE_PUBLIC_KEY), as a self-hosted
 // issuer's would be. The private key never leaves the test process.
 import { generateKeyPairSync } from 'node:crypto';
-import { signLicense } from '../../runtime/access/license-keys.ts';
+import { signLicense } from '../../runtime/license/keys.ts';
 import type { LicensePayload } from '../../schema/license.ts';
 
 export interface TestIssuer {

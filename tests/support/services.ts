@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ClusterView } from '../../domain/cluster/model.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { HistoryReader, NetworkView } from '../../handlers/metrics/service.ts';
-import type { Licensing } from '../../handlers/access/service.ts';
+import type { Licensing } from '../../handlers/license/service.ts';
 import type { AnalyzerEntry } from '../../domain/diagnosis/engine.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
 import { auditChainKey, loadEncryptionKey } from '../../runtime/crypto/secret-box.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admitRun, FREE_DAILY_CHAT_PROMPTS, reservationRefusal, runLimits, type RunKind, type RunLimits, type UsageToday } from '../../handlers/copilot/admission.ts';
-import type { Licensing } from '../../handlers/access/service.ts';
+import type { Licensing } from '../../handlers/license/service.ts';
 import type { Role } from '../../schema/access.ts';
 import { DEFAULT_GUARDRAILS, type AiGuardrails } from '../../schema/copilot.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IpGuard } from '../../runtime/access/ip-guard.ts';
+import { IpGuard } from '../../runtime/ip-guard/ip-guard.ts';
 import { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
 import { DEFAULT_AUTO_BAN } from '../../runtime/services.ts';
 import { testApp } from '../support/app.ts';

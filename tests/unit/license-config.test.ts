@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentOptionsFromEnv } from '../../runtime/cli/env-options.ts';
-import { heartbeatUrl } from '../../runtime/access/license-heartbeat.ts';
+import { heartbeatUrl } from '../../runtime/license/heartbeat.ts';
 import { testIssuer } from '../support/license-keys.ts';
 import { testServices } from '../support/services.ts';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { judgeKey, readKey, tierInForce } from '../../domain/license/key.ts';
 import { TIER_FEATURES, tierHas } from '../../domain/license/tiers.ts';
-import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from '../../runtime/access/license-keys.ts';
+import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from '../../runtime/license/keys.ts';
 import { rawEndpoints, routes } from '../../runtime/routes.ts';
 import { LicensedFeature } from '../../schema/access.ts';
 import { testIssuer } from '../support/license-keys.ts';

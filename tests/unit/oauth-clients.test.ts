@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { encodeBase64urlNoPadding } from '@oslojs/encoding';
 import { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
-import { MAX_OAUTH_CLIENTS, UNUSED_CLIENT_TTL_MS } from '../../runtime/auth/oauth.ts';
+import { MAX_OAUTH_CLIENTS, UNUSED_CLIENT_TTL_MS } from '../../runtime/oauth/oauth.ts';
 import { openDatabase } from '../../runtime/store/database.ts';
 import { migrations } from '../../runtime/store/migrations.ts';
 import { testApp } from '../support/app.ts';

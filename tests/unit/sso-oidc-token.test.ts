@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { checkIdToken, safeReturnPath, type IdTokenExpectations } from '../../domain/sso/oidc.ts';
-import { verifyIdToken } from '../../runtime/auth/oidc-token.ts';
+import { verifyIdToken } from '../../runtime/sso/oidc-token.ts';
 
 const ISSUER = 'http://127.0.0.1:5556/dex';
 const CLIENT = 'capstan';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { inflateRawSync } from 'node:zlib';
 import { before, describe, it } from 'node:test';
-import { generateSpKeypair } from '../../runtime/auth/saml-keypair.ts';
+import { generateSpKeypair } from '../../runtime/sso/saml-keypair.ts';
 import type { LicensedFeature } from '../../schema/access.ts';
 import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
 

@@ -1,11 +1,11 @@
-// The SAML SP keypair's checks (runtime/auth/saml-keypair.ts) and the encryption algorithms an
+// The SAML SP keypair's checks (runtime/sso/saml-keypair.ts) and the encryption algorithms an
 // encrypted assertion may use (domain/sso/saml.ts), by table. Keys come from node:crypto and
 // certificates from the generator itself, so no external tool is needed.
 import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ENCRYPTED_REFUSAL, encryptedRefusalMessage, encryptionRefusal } from '../../domain/sso/saml.ts';
-import { checkSpKeypair, generateSpKeypair, MIN_RSA_BITS } from '../../runtime/auth/saml-keypair.ts';
+import { checkSpKeypair, generateSpKeypair, MIN_RSA_BITS } from '../../runtime/sso/saml-keypair.ts';
 
 const pem = (k: ReturnType<typeof generateKeyPairSync>['privateKey']) => k.export({ format: 'pem', type: 'pkcs8' }).toString();
 

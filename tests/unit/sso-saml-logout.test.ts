@@ -1,4 +1,4 @@
-// SAML single logout's refusals (runtime/auth/saml-logout.ts) by table, through the agent's own
+// SAML single logout's refusals (runtime/sso/saml-logout.ts) by table, through the agent's own
 // SAML service over a fresh database: logout messages signed here with an IdP key made for the
 // run (node-saml's own signXml, as an IdP's library would), each broken in one way. The flows
 // against a real IdP are in tests/integration/sso-saml-slo.test.ts; these are the rules that IdP
@@ -9,7 +9,7 @@ import { createSign } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { before, describe, it } from 'node:test';
 import * as v from 'valibot';
-import { generateSpKeypair } from '../../runtime/auth/saml-keypair.ts';
+import { generateSpKeypair } from '../../runtime/sso/saml-keypair.ts';
 import { SamlConfigInput, type SamlConfig } from '../../schema/sso.ts';
 import { testServices, type TestServices } from '../support/services.ts';
 

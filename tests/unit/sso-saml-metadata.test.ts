@@ -1,8 +1,8 @@
-// Reading an IdP's metadata (runtime/auth/saml.ts parseIdpMetadata): the redirect-binding SSO
+// Reading an IdP's metadata (runtime/sso/saml.ts parseIdpMetadata): the redirect-binding SSO
 // URL, the signing certificate and the entity ID; anything missing is a 400 on the field.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseIdpMetadata } from '../../runtime/auth/saml.ts';
+import { parseIdpMetadata } from '../../runtime/sso/saml.ts';
 
 const CERT_B64 = 'MIIBszCCAVmgAwIBAgIUAAAAAAAAAAAAAAAAAAAAAAAAAAAwCgYIKoZIzj0EAwIw' + 'A'.repeat(40);
 const metadata = ({ binding = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect', location = 'https://idp.example/sso', use = 'signing', cert = CERT_B64, descriptor = 'IDPSSODescriptor' } = {}) => `<?xml version="1.0"?>

@@ -1,7 +1,7 @@
 import { getCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AgentAuth } from '../../auth/service.ts';
-import { OAUTH_TOKEN_PREFIX, type AgentOAuth } from '../../auth/oauth.ts';
+import { OAUTH_TOKEN_PREFIX, type AgentOAuth } from '../../oauth/oauth.ts';
 import { mcpResource } from '../../../handlers/oauth/flow.ts';
 import type { RouteMiddleware } from '../app.ts';
 import { clientIp, requestOrigin, SESSION_COOKIE, type AppEnv } from '../env.ts';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { IpGuard } from '../../access/ip-guard.ts';
+import type { IpGuard } from '../../ip-guard/ip-guard.ts';
 import type { RouteMiddleware } from '../app.ts';
 import { clientIp, type AppEnv } from '../env.ts';
 import { errorResponse } from '../status.ts';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Licensing } from '../../../handlers/access/service.ts';
+import type { Licensing } from '../../../handlers/license/service.ts';
 import type { RouteMiddleware } from '../app.ts';
 import type { AppEnv } from '../env.ts';
 import { errorResponse } from '../status.ts';

@@ -1,5 +1,5 @@
 // The addresses the SSO screens show and the sign-in buttons follow, derived as the agent
-// derives them (runtime/auth/oidc.ts redirectUri, runtime/auth/saml.ts endpoints; a unit test
+// derives them (runtime/sso/oidc.ts redirectUri, runtime/sso/saml.ts endpoints; a unit test
 // compares the two): browsers reach the agent through the dashboard's /api/agent proxy.
 
 const base = (publicUrl: string) => publicUrl.trim().replace(/\/$/, '');

@@ -1,6 +1,6 @@
 // OpenID Connect relying party (issue 17 item 5, docs/sso.md "OIDC"): arctic for the
 // authorization code flow with PKCE (S256), the issuer's discovery document for its endpoints,
-// jose for ID tokens against its JWKS (runtime/auth/oidc-token.ts). One sign-in's state, nonce
+// jose for ID tokens against its JWKS (runtime/sso/oidc-token.ts). One sign-in's state, nonce
 // and PKCE verifier travel in a sealed (AES-256-GCM with the at-rest key, so neither forged nor
 // read), 10-minute cookie; each state is accepted once.
 import { timingSafeEqual } from 'node:crypto';

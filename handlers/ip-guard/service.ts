@@ -1,5 +1,4 @@
 import type * as v from 'valibot';
-import type { LicensedFeature } from '../../schema/access.ts';
 import type { IpBanView } from '../../schema/admin-settings.ts';
 
 export type IpBan = v.InferOutput<typeof IpBanView>;
@@ -8,11 +7,6 @@ export type IpBan = v.InferOutput<typeof IpBanView>;
 export interface IpBans {
   list(): Promise<IpBan[]>;
   lift(ip: string): Promise<boolean>;
-}
-
-export interface Licensing {
-  tier: string;
-  has(feature: LicensedFeature): boolean;
 }
 
 /** Address lists (trusted proxies, the IP allow- and denylist): CIDRs or bare addresses, v4 or v6. */

@@ -1,7 +1,7 @@
 // The license in force: which key (an admin's, else the install key), what it means now, and
 // `has(feature)` for the 402 middleware and the handlers. docs/licensing.md.
 import { createHash } from 'node:crypto';
-import type { Licensing } from '../../handlers/access/service.ts';
+import type { Licensing } from '../../handlers/license/service.ts';
 import type { LicenseService } from '../../handlers/license/service.ts';
 import type { RuntimeSettings, Secrets } from '../../handlers/settings/service.ts';
 import type { Clock } from '../../domain/clock.ts';

@@ -1,6 +1,6 @@
 // Address lists (trusted proxies, the IP allow- and denylist): CIDRs or bare addresses, v4 or v6.
 import { BlockList, isIP } from 'node:net';
-import type { AddressLists } from '../../handlers/access/service.ts';
+import type { AddressLists } from '../../handlers/ip-guard/service.ts';
 
 export type CidrListParse = { ok: true; list: BlockList } | { ok: false; entry: string; reason: string };
 

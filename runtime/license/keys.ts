@@ -7,7 +7,7 @@ import { KEY_PREFIX, type SignatureCheck } from '../../domain/license/key.ts';
 import type { LicensePayload } from '../../schema/license.ts';
 
 /** The issuer's public key (SPKI PEM) every Capstan build verifies license keys with. */
-export const SHIPPED_PUBLIC_KEY_PEM: string = readFileSync(new URL('./license-public-key.pem', import.meta.url), 'utf8');
+export const SHIPPED_PUBLIC_KEY_PEM: string = readFileSync(new URL('./public-key.pem', import.meta.url), 'utf8');
 
 /** An Ed25519 public key from PEM; throws naming what is wrong, so a bad CAPSTAN_LICENSE_PUBLIC_KEY stops the start. */
 export function ed25519PublicKey(pem: string): KeyObject {

@@ -28,7 +28,7 @@ interface LogoutProfile {
   sessionIndex?: unknown;
 }
 
-/** The logout half of node-saml's SAML class (typed here, as runtime/auth/saml.ts types the rest). */
+/** The logout half of node-saml's SAML class (typed here, as runtime/sso/saml.ts types the rest). */
 export interface LogoutSaml {
   getLogoutUrlAsync(user: { nameID: string; nameIDFormat: string; sessionIndex?: string }, relayState: string, options: object): Promise<string>;
   getLogoutResponseUrlAsync(request: { ID: string }, relayState: string, options: object, success: boolean): Promise<string>;

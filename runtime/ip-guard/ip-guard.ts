@@ -4,7 +4,7 @@ import { BlockList } from 'node:net';
 import { listContains, parseCidrList } from './cidr.ts';
 import type { AuditService } from '../../handlers/audit/service.ts';
 import type { Clock } from '../../domain/clock.ts';
-import type { IpBan, IpBans } from '../../handlers/access/service.ts';
+import type { IpBan, IpBans } from '../../handlers/ip-guard/service.ts';
 import type { AccessControlSettings } from '../../schema/settings.ts';
 import type { Db } from '../store/database.ts';
 import type { SettingsStore } from '../store/settings.ts';
