@@ -22,7 +22,8 @@ export async function main(argv: string[], extraCommands: Record<string, Command
   }
   const command = name ? commands[name] : undefined;
   if (!command) {
-    const list = Object.entries(commands).map(([n, c]) => `  ${n.padEnd(14)}${c.summary}`).join('\n');
+    const width = Math.max(...Object.keys(commands).map((n) => n.length)) + 2;
+    const list = Object.entries(commands).map(([n, c]) => `  ${n.padEnd(width)}${c.summary}`).join('\n');
     process.stderr.write(`usage: capstan <command> [options]\n       capstan --version\n\ncommands:\n${list}\n`);
     return name === undefined || name === '--help' || name === '-h' ? 0 : 2;
   }
