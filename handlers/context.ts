@@ -2,6 +2,8 @@ import type { Role, Scope } from '../schema/access.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ClusterView } from '../domain/cluster/model.ts';
 import type { ScopedClusterView } from '../domain/cluster/scoped.ts';
+import type { ScopedDiagnosis } from '../domain/diagnosis/scoped.ts';
+import type { ScopedPosture, ScopedScannerReports } from '../domain/security/scoped.ts';
 import type { AddressLists, IpBans } from './ip-guard/service.ts';
 import type { Licensing } from './license/service.ts';
 import type { SecondFactorService, UserDirectory } from './accounts/service.ts';
@@ -88,11 +90,11 @@ export interface Services {
   license: LicenseService;
   memo: Memo;
   logs: PodLogs;
-  /** The whole-cluster diagnosis (unscoped: cut it with domain/diagnosis/visible.ts before answering). */
+  /** The whole-cluster diagnosis (unscoped: handlers get it cut, `HandlerContext.diagnosis`). */
   diagnosis: DiagnosisService;
-  /** The built-in security checks over the whole cluster (unscoped: cut it with domain/security/visible.ts before answering). */
+  /** The built-in security checks over the whole cluster (unscoped: handlers get it cut, `HandlerContext.posture`). */
   posture: PostureService;
-  /** trivy-operator's reports over the whole cluster (unscoped: visible-findings.ts cuts them); the posture already counts them. */
+  /** trivy-operator's reports over the whole cluster (unscoped: handlers get them cut); the posture already counts them. */
   scannerReports: ScannerReportsService;
   /** Scans and their stored history (POST /security/scan, the score trend). */
   scans: ScanService;
@@ -113,10 +115,20 @@ export interface Services {
   clock: Clock;
 }
 
-/** ...plus what belongs to this one request. Public routes' handlers get this: maybe nobody signed in. */
-export interface HandlerContext extends Services {
+/**
+ * ...plus what belongs to this one request. Public routes' handlers get this: maybe nobody
+ * signed in. The cluster and the answers derived from it come already cut to the namespaces
+ * the caller may see (domain/scoped.ts, applied by the runtime): no handler cuts anything.
+ */
+export interface HandlerContext extends Omit<Services, 'diagnosis' | 'posture' | 'scannerReports'> {
   /** The cluster already cut to the namespaces the caller may see (the runtime wraps `Services.cluster`). */
   cluster: ScopedClusterView;
+  /** The whole-cluster diagnosis as the caller may read it (root causes in hidden namespaces unnamed). */
+  diagnosis: ScopedDiagnosis;
+  /** The built-in checks' posture and findings in the visible namespaces, and stored scans' counts summed over them. */
+  posture: ScopedPosture;
+  /** trivy-operator's vulnerability findings in the visible namespaces, and whether the reports are read. */
+  scannerReports: ScopedScannerReports;
   request: RequestInfo;
   principal: Principal | null;
 }

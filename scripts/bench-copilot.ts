@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { scopeClusterView } from '../domain/cluster/scoped.ts';
+import { scopeAnswers } from '../domain/scoped.ts';
 import { groundingOf } from '../domain/copilot/grounding.ts';
 import type { ClusterDiagnosis } from '../domain/diagnosis/engine.ts';
 import { redactValue } from '../domain/redaction/redact.ts';
@@ -60,7 +60,7 @@ async function measurer(agent: RunningAgent): Promise<Measurer> {
   const guardrails = await services.runtimeSettings.get('ai_guardrails');
   // As every request's and the report scheduler's context: the agent's tenant namespaces, then the AI scope.
   const ctx: HandlerContext = narrowToAiScope(
-    { ...services, cluster: scopeClusterView(services.cluster, services.settings.tenantNamespaces), request: { ip: 'bench-copilot', origin: '', noteAudit: () => undefined }, principal: null },
+    { ...services, ...scopeAnswers(services, services.settings.tenantNamespaces), request: { ip: 'bench-copilot', origin: '', noteAudit: () => undefined }, principal: null },
     guardrails.namespace_scope,
   );
   const scrub = (text: string) => (guardrails.redaction.enabled ? String(redactValue(text, guardrails.redaction.extra_literals)) : text);

@@ -2,11 +2,21 @@
 // namespaces (spec §1 "Namespace blocklist", and tenantNamespaces when set) is simply not
 // there. Applied once, here, so no handler can forget to filter.
 import { isVisibleNamespace } from '../namespaces/visibility.ts';
+import type { Unreadable } from '../../schema/health.ts';
+import { keptWhile } from '../derived.ts';
 import type { ClusterView, MetricsSnapshot, PvObject } from './model.ts';
+import { unreadableOf } from './unreadable.ts';
 
 export interface ScopedClusterView extends ClusterView {
   /** Whether the caller may see this namespace (whether or not it exists). */
   inScope(namespace: string): boolean;
+  /** What RBAC keeps Capstan from reading, without refusals in namespaces the caller may not see (unreadableOf). */
+  unreadable(): Unreadable[];
+}
+
+/** The first of `namespaces` the caller may not see, or undefined (the one out-of-scope refusal names it: handlers/namespaces/scope.ts). */
+export function firstHidden(view: Pick<ScopedClusterView, 'inScope'>, namespaces: readonly string[]): string | undefined {
+  return namespaces.find((ns) => !view.inScope(ns));
 }
 
 /**
@@ -46,6 +56,7 @@ export function scopeClusterView(view: ClusterView, tenantNamespaces: readonly s
     configAuditReports: namespaced(() => view.configAuditReports()),
     scannerReportStatus: () => view.scannerReportStatus(),
     syncStatus: () => view.syncStatus(),
+    unreadable: () => unreadableOf(view.syncStatus(), inScope),
     staleSince: () => view.staleSince(),
   };
 }
@@ -55,18 +66,4 @@ function visibleMetrics(snapshot: MetricsSnapshot, inScope: (namespace: string) 
   if (!snapshot.available) return snapshot;
   const pods = new Map([...snapshot.pods].filter(([key]) => inScope(key.slice(0, key.indexOf('/')))));
   return { ...snapshot, pods };
-}
-
-/** `derive(read())`, recomputed only when `read` returns a different object than last time. */
-function keptWhile<S extends object, T>(read: () => S, derive: (source: S) => T): () => T {
-  let source: S | null = null;
-  let derived: T | null = null;
-  return () => {
-    const now = read();
-    if (now !== source || derived === null) {
-      source = now;
-      derived = derive(now);
-    }
-    return derived;
-  };
 }

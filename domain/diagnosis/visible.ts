@@ -139,3 +139,26 @@ export function rootCauseOf(d: ClusterDiagnosis, inScope: InScope, objectId: str
   }
   return at === first ? null : { code: at.code, summary: at.summary, node_id: at.object };
 }
+
+/** The diagnosis' problems as the cluster model shows them: visible findings that are not history (each as the caller may read it), and the links between them. */
+export interface VisibleProblems {
+  /** Each object's visible critical and warning findings, in the tie order (objects in the diagnosis' order). */
+  byObject: ReadonlyMap<string, readonly (Finding & { severity: 'critical' | 'warning' })[]>;
+  /** `caused_by` links whose both ends are shown, in the diagnosis' finding order. */
+  causes: readonly { from: string; to: string }[];
+}
+
+export function problemsFor(d: ClusterDiagnosis, inScope: InScope): VisibleProblems {
+  const problem = (f: Finding | undefined): f is Finding & { severity: 'critical' | 'warning' } => f !== undefined && f.severity !== 'info' && isVisible(d, f.object, inScope);
+  const byObject = new Map<string, (Finding & { severity: 'critical' | 'warning' })[]>();
+  for (const [object, findings] of d.byObject) {
+    // As the caller may read each: no evidence about a hidden object, no link to a hidden cause.
+    const visible = findings.filter(problem).map((f) => ({ ...shown(d, f, inScope), severity: f.severity }));
+    if (visible.length > 0) byObject.set(object, visible);
+  }
+  const causes: { from: string; to: string }[] = [];
+  for (const f of d.findings.values()) {
+    if (f.caused_by !== null && problem(f) && problem(d.findings.get(f.caused_by))) causes.push({ from: f.id, to: f.caused_by });
+  }
+  return { byObject, causes };
+}

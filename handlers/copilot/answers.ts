@@ -4,7 +4,7 @@
 import type { CopilotEvent, DiagnoseInput, StoredAnswer, StoredAnswerList, StoredAnswersInput, StoredAnswerIdInput } from '../../schema/copilot.ts';
 import type { Out } from '../../schema/common.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
-import { ALL_NAMESPACES } from '../namespaces/scope.ts';
+import { ALL_NAMESPACES, namespaceRefusal } from '../namespaces/scope.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { answerRun, prepareRun } from './run.ts';
 
@@ -30,8 +30,8 @@ export async function diagnoseNamespace(input: DiagnoseInput, ctx: AuthedContext
   return ok(await ctx.copilot.store.saveAnswer({ kind: 'diagnose', scope: input.namespace, actor: ctx.principal.username, ...answer }));
 }
 
-/** Whether the caller may read an answer about `scope`: its namespace must be visible; a cluster report is read by everyone. */
-const readable = (ctx: HandlerContext) => (scope: string) => scope === CLUSTER_SCOPE || ctx.cluster.inScope(scope);
+/** Whether the caller may read an answer about `scope`: its namespace must be visible; a cluster report (`*`, never refused) is read by everyone. */
+const readable = (ctx: HandlerContext) => (scope: string) => namespaceRefusal(ctx.cluster, scope) === null;
 
 export async function listAnswers(input: Out<typeof StoredAnswersInput>, ctx: HandlerContext): Promise<Result<Out<typeof StoredAnswerList>>> {
   const visible = readable(ctx);

@@ -1,16 +1,15 @@
-// `GET /diagnosis` and `GET /diagnosis/{id}`: the one whole-cluster diagnosis, cut to what
-// the caller may see. The rules: docs/diagnosis.md.
+// `GET /diagnosis` and `GET /diagnosis/{id}`: the one whole-cluster diagnosis, as the runtime
+// hands it out already cut to what the caller may see. The rules: docs/diagnosis.md.
 import type { Diagnosis, DiagnosisDetail, DiagnosisDetailInput, DiagnosisInput } from '../../schema/diagnosis.ts';
 import type { Out } from '../../schema/common.ts';
 import { parseNodeId } from '../../domain/cluster/node-id.ts';
-import { detailFor, diagnosisFor, isVisible } from '../../domain/diagnosis/visible.ts';
 import type { HandlerContext } from '../context.ts';
 import { namespaceRefusal } from '../namespaces/scope.ts';
 import { fail, ok, type Result } from '../result.ts';
 
 /** Root causes with their effects and evidence, severity first; `namespace` keeps those touching it (a hidden one is refused before this runs). */
 export function diagnosis(input: Out<typeof DiagnosisInput>, ctx: HandlerContext): Result<Diagnosis> {
-  return ok(diagnosisFor(ctx.diagnosis.current(), (ns) => ctx.cluster.inScope(ns), input.namespace ?? null));
+  return ok(ctx.diagnosis.answer(input.namespace ?? null));
 }
 
 /** Why one object is unhealthy: 403 in a hidden namespace, 404 for an object the cluster model does not hold. */
@@ -19,9 +18,7 @@ export function diagnosisDetail(input: Out<typeof DiagnosisDetailInput>, ctx: Ha
   if (parsed === null || parsed.kind === 'Problem') return fail({ code: 'not_found', message: `no ${input.id} in the cluster model` });
   const refused = namespaceRefusal(ctx.cluster, parsed.namespace);
   if (refused) return fail(refused);
-  const current = ctx.diagnosis.current();
-  const inScope = (ns: string) => ctx.cluster.inScope(ns);
   // A volume bound to a hidden claim is not in the caller's model at all: the same 404 as the graph's.
-  if (!current.objects.has(input.id) || !isVisible(current, input.id, inScope)) return fail({ code: 'not_found', message: `no ${input.id} in the cluster model` });
-  return ok(detailFor(current, inScope, input.id));
+  const detail = ctx.diagnosis.detail(input.id);
+  return detail === null ? fail({ code: 'not_found', message: `no ${input.id} in the cluster model` }) : ok(detail);
 }

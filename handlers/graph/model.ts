@@ -6,8 +6,6 @@ import type { GraphEdge, GraphNode } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
 import { redactRecord, redactText } from '../../domain/redaction/redact.ts';
 import { isNodeKind, linkOf, nodeId } from '../../domain/cluster/node-id.ts';
-import { isVisible } from '../../domain/diagnosis/visible.ts';
-import type { Finding } from '../../schema/diagnosis.ts';
 import { workloadSecurity } from '../../domain/security/workload-security.ts';
 import { visibleFindingsFor } from '../security/visible-findings.ts';
 
@@ -129,25 +127,20 @@ export function buildGraph(ctx: HandlerContext): ClusterGraph {
   }
 
   // The diagnosis' findings as problem nodes (the same whole-cluster computation as
-  // GET /diagnosis, cut to what the caller may see; history stays out): each hangs off its
-  // object (has-problem) and points at the finding that causes it (caused-by).
-  const diagnosis = ctx.diagnosis.current();
-  const inScope = (ns: string) => cluster.inScope(ns);
-  const shown = (f: Finding | undefined): f is Finding & { severity: 'critical' | 'warning' } => f !== undefined && f.severity !== 'info' && isVisible(diagnosis, f.object, inScope);
-  for (const [object, findings] of diagnosis.byObject) {
+  // GET /diagnosis, handed out already cut to what the caller may see; history stays out):
+  // each hangs off its object (has-problem) and points at the finding that causes it (caused-by).
+  const problems = ctx.diagnosis.problems();
+  for (const [object, findings] of problems.byObject) {
     const objectNode = nodes.get(object);
-    const first = findings.find(shown);
+    const first = findings[0];
     if (objectNode && first) nodes.set(object, { ...objectNode, problem: { reason: first.code, severity: first.severity } });
     for (const f of findings) {
-      if (!shown(f)) continue;
       const id = problemId(f.id);
       nodes.set(id, { id, kind: 'Problem', name: f.id, namespace: f.namespace, status: redactText(f.summary), link: linkOf(id), problem: { reason: f.code, severity: f.severity } });
       link(object, id, 'has-problem');
     }
   }
-  for (const f of diagnosis.findings.values()) {
-    if (f.caused_by !== null && shown(f) && shown(diagnosis.findings.get(f.caused_by))) link(problemId(f.id), problemId(f.caused_by), 'caused-by');
-  }
+  for (const { from, to } of problems.causes) link(problemId(from), problemId(to), 'caused-by');
 
   const adjacency = new Map<string, GraphEdge[]>();
   for (const e of edges) {
@@ -173,7 +166,7 @@ export function clusterGraph(ctx: HandlerContext): ClusterGraph {
   const c = ctx.cluster;
   const sources = [
     c.namespaces(), c.nodes(), c.workloads(), c.controllers(), c.configMaps(), c.secrets(), c.pvcs(), c.pvs(), c.pods(), c.services(), c.ingresses(),
-    c.storageClasses(), c.ingressClasses(), c.resourceQuotas(), c.limitRanges(), c.hpas(), c.pdbs(), ctx.diagnosis.current(), ctx.posture.current(), ctx.scannerReports.current(),
+    c.storageClasses(), c.ingressClasses(), c.resourceQuotas(), c.limitRanges(), c.hpas(), c.pdbs(), ctx.diagnosis.problems(), ctx.posture.findings(), ctx.scannerReports.vulns(),
   ];
   return ctx.memo.derive(`graph:${ctx.settings.tenantNamespaces.join(',')}`, sources, GRAPH_TTL_MS, () => buildGraph(ctx));
 }

@@ -4,8 +4,7 @@ import type { HandlerContext } from '../context.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 import { ok, type Result } from '../result.ts';
 import { compareHealth, namespaceHealth, rootCausesByNamespace, VERDICT_READS } from '../../domain/health/verdict.ts';
-import { refusedIn, unreadableOf } from '../../domain/cluster/unreadable.ts';
-import { diagnosisFor } from '../../domain/diagnosis/visible.ts';
+import { refusedIn } from '../../domain/cluster/unreadable.ts';
 
 export const OVERVIEW_TTL_SECS = 30;
 
@@ -39,7 +38,7 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
   const workloadsByNs = byNamespace(ctx.cluster.workloads());
   const servicesByNs = byNamespace(ctx.cluster.services());
   const pvcsByNs = byNamespace(ctx.cluster.pvcs());
-  const rootCauses = rootCausesByNamespace(diagnosisFor(ctx.diagnosis.current(), (ns) => ctx.cluster.inScope(ns), null));
+  const rootCauses = rootCausesByNamespace(ctx.diagnosis.answer(null));
   const namespaces = ctx.cluster
     .namespaces()
     .map((ns) =>
@@ -57,7 +56,7 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
       }),
     )
     .sort(compareHealth);
-  return { namespaces, total_namespaces: namespaces.length, unreadable: unreadableOf(sync, (ns) => ctx.cluster.inScope(ns)) };
+  return { namespaces, total_namespaces: namespaces.length, unreadable: ctx.cluster.unreadable() };
 }
 
 /** Namespace health, worst first, from a 30 s server cache (`cached_at` says how old). */

@@ -9,7 +9,6 @@ import { podResources } from '../../domain/resources/pod.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 import { nodeId } from '../../domain/cluster/node-id.ts';
-import { rootCauseOf } from '../../domain/diagnosis/visible.ts';
 
 export const DETAIL_EVENTS = 15;
 export const DETAIL_LOG_LINES = 40;
@@ -44,7 +43,7 @@ export async function incidentDetail(input: Out<typeof IncidentDetailInput>, ctx
   const now = ctx.clock.now();
   const podEvents = eventsByPod(ctx.cluster.events()).get(`${pod.namespace}/${pod.name}`) ?? [];
   const found = incidentOf(pod, podEvents, ctx.cluster.metrics(), now);
-  const incident = found && { ...found, root_cause: rootCauseOf(ctx.diagnosis.current(), (ns) => ctx.cluster.inScope(ns), nodeId('Pod', pod.namespace, pod.name)) };
+  const incident = found && { ...found, root_cause: ctx.diagnosis.rootCause(nodeId('Pod', pod.namespace, pod.name)) };
 
   const container = incident?.container || pod.statuses.find((s) => s.restartCount > 0)?.name || pod.containers[0]?.name || '';
   const status = pod.statuses.find((s) => s.name === container);

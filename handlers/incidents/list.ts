@@ -5,7 +5,6 @@ import { ALL_NAMESPACES } from '../namespaces/scope.ts';
 import { ok, type Result } from '../result.ts';
 import { compareIncidents, eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
 import { nodeId } from '../../domain/cluster/node-id.ts';
-import { rootCauseOf } from '../../domain/diagnosis/visible.ts';
 
 /** Answers are shared for this long (`generated_at` says when): a dashboard polling many tabs costs one computation. */
 export const INCIDENTS_TTL_MS = 5000;
@@ -22,16 +21,14 @@ function computeIncidents(namespace: string, ctx: HandlerContext): Out<typeof In
   const all = namespace === ALL_NAMESPACES;
   const now = ctx.clock.now();
   // The cluster view holds only visible namespaces: `*` is every pod in it.
-  const inScope = (ns: string) => all || ns === namespace;
+  const asked = (ns: string) => all || ns === namespace;
   const events = eventsByPod(ctx.cluster.events());
   const metrics = ctx.cluster.metrics();
-  const diagnosis = ctx.diagnosis.current();
-  const visible = (ns: string) => ctx.cluster.inScope(ns);
   const incidents: Incident[] = [];
   for (const pod of ctx.cluster.pods()) {
-    if (!inScope(pod.namespace)) continue;
+    if (!asked(pod.namespace)) continue;
     const incident = incidentOf(pod, events.get(`${pod.namespace}/${pod.name}`) ?? [], metrics, now);
-    if (incident) incidents.push({ ...incident, root_cause: rootCauseOf(diagnosis, visible, nodeId('Pod', pod.namespace, pod.name)) });
+    if (incident) incidents.push({ ...incident, root_cause: ctx.diagnosis.rootCause(nodeId('Pod', pod.namespace, pod.name)) });
   }
   incidents.sort(compareIncidents);
   const critical = incidents.filter((i) => i.severity === 'critical').length;

@@ -1,4 +1,4 @@
-import type { ScopedClusterView } from '../../domain/cluster/scoped.ts';
+import { firstHidden, type ScopedClusterView } from '../../domain/cluster/scoped.ts';
 import type { AppError } from '../result.ts';
 
 /** `namespace=*` asks for every namespace the caller may see (it is never a namespace's name). */
@@ -12,6 +12,6 @@ export const ALL_NAMESPACES = '*';
  */
 export function namespaceRefusal(cluster: ScopedClusterView, namespaces: string | readonly string[] | null | undefined): AppError | null {
   const names = typeof namespaces === 'string' ? [namespaces] : (namespaces ?? []);
-  const hidden = names.find((ns) => ns !== ALL_NAMESPACES && !cluster.inScope(ns));
+  const hidden = firstHidden(cluster, names.filter((ns) => ns !== ALL_NAMESPACES));
   return hidden === undefined ? null : { code: 'forbidden', message: `namespace ${hidden} is outside what Capstan may show` };
 }

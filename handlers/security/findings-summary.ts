@@ -4,7 +4,6 @@
 // they come with. docs/mcp.md.
 import * as v from 'valibot';
 import { findingsFor } from '../../domain/security/findings.ts';
-import { postureFor } from '../../domain/security/visible.ts';
 import { FindingsInput, SecuritySeverity, zeroCounts, type FindingRow, type Grade, type SeverityCounts } from '../../schema/security.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
@@ -42,7 +41,7 @@ export function findingsSummary(input: FindingsToolInput, ctx: HandlerContext): 
   const matches = (f: { namespace: string; severity: SecuritySeverity }) => (input.namespace === undefined || f.namespace === input.namespace) && (input.severity === undefined || f.severity === input.severity);
   if (input.kind !== 'misconfig') for (const f of vulns) if (matches(f)) counts.vulns[f.severity]++;
   if (input.kind !== 'vuln') for (const f of misconfigs) if (matches(f)) counts.misconfigs[f.severity]++;
-  const p = postureFor(ctx.posture.current(), (ns) => ctx.cluster.inScope(ns), input.namespace ?? null);
+  const p = ctx.posture.answer(input.namespace ?? null);
   const total = page.total ?? 0;
   const rows = page.rows ?? [];
   return ok({

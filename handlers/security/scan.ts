@@ -3,7 +3,6 @@
 // The rules: docs/security-posture.md, "Scans and modes".
 import type * as v from 'valibot';
 import { resolveScanMode, scanRefusal } from '../../domain/security/scan-mode.ts';
-import { summarize } from '../../domain/security/scan-summary.ts';
 import type { ScanAnswer, ScanIdInput, ScanModeResolution, ScanningSettingsView, ScanStarted, TrendAnswer, TrendInput } from '../../schema/security-scan.ts';
 import { TREND_MAX_POINTS } from '../../schema/security-scan.ts';
 import type { ScanningSettings } from '../../schema/settings.ts';
@@ -45,7 +44,7 @@ export async function getScan(input: v.InferOutput<typeof ScanIdInput>, ctx: Han
   const stored = await ctx.scans.get(input.id);
   if (!stored) return fail({ code: 'not_found', message: `no scan ${input.id} (unknown, or older than the ${ctx.scans.config.retentionDays}-day scan history)` });
   const { run, counts } = stored;
-  const summary = run.status === 'succeeded' ? summarize(counts, (ns) => ctx.cluster.inScope(ns)) : null;
+  const summary = run.status === 'succeeded' ? ctx.posture.scanSummary(counts, null) : null;
   return ok({ id: run.id, status: run.status, job_name: run.job_name, source: run.source, requested_by: run.requested_by, started_at: iso(run.started_at), finished_at: run.finished_at === null ? null : iso(run.finished_at), error: run.error, summary });
 }
 
@@ -55,7 +54,7 @@ export async function postureTrend(input: TrendInput, ctx: HandlerContext): Prom
   const runs = await ctx.scans.history(since, TREND_MAX_POINTS);
   const namespace = input.namespace ?? null;
   const points = runs.map(({ run, counts }) => {
-    const s = summarize(counts, (ns) => ctx.cluster.inScope(ns), namespace);
+    const s = ctx.posture.scanSummary(counts, namespace);
     return { ts: iso(run.finished_at ?? run.started_at), score: s.score, grade: s.grade, scan_id: run.id };
   });
   return ok({ namespace, days: input.days, points });

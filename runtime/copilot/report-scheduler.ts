@@ -1,7 +1,7 @@
 // Runs the scheduled SRE report when it is due: the schedule is read on every tick (a runtime
 // setting), a report is due once `every_hours` have passed since the newest stored one (at once
 // when there is none), and one report runs at a time. Each run is audited as the scheduler.
-import { scopeClusterView } from '../../domain/cluster/scoped.ts';
+import { scopeAnswers } from '../../domain/scoped.ts';
 import { CLUSTER_SCOPE } from '../../handlers/copilot/answers.ts';
 import { produceReport, REPORT_ACTOR } from '../../handlers/copilot/reports.ts';
 import type { HandlerContext, Services } from '../../handlers/context.ts';
@@ -22,7 +22,7 @@ export function startReportScheduler(services: Services, log: Logger): ReportSch
   let refusedAt: number | null = null;
   const ctx: HandlerContext = {
     ...services,
-    cluster: scopeClusterView(services.cluster, services.settings.tenantNamespaces),
+    ...scopeAnswers(services, services.settings.tenantNamespaces),
     request: { ip: 'scheduler', origin: '', noteAudit: () => undefined },
     principal: null,
   };

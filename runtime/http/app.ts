@@ -1,6 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { scopeClusterView } from '../../domain/cluster/scoped.ts';
+import { scopeAnswers } from '../../domain/scoped.ts';
 import type { HandlerContext, Services } from '../../handlers/context.ts';
 import type { ResponseEffect } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
@@ -129,15 +129,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   };
   app.use('*', markStale);
 
-  // Visibility depends on the static settings only, so one scoped view serves every request
-  // (it filters again only when the informer cache changed).
-  const cluster = scopeClusterView(options.services.cluster, options.services.settings.tenantNamespaces);
-  /** What a handler sees of this request: the services, the cluster it may see, the client address, the principal, and the audit notes it may add. */
+  // Visibility depends on the static settings only, so one scoped view of the cluster and of
+  // the answers derived from it serves every request (each filters again only when its
+  // whole-cluster source changed).
+  const scoped = scopeAnswers(options.services, options.services.settings.tenantNamespaces);
+  /** What a handler sees of this request: the services, the cluster and derived answers it may see, the client address, the principal, and the audit notes it may add. */
   const handlerContext = (c: Context<AppEnv>): HandlerContext => {
     const notes: Record<string, string> = {};
     c.set('auditNotes', notes);
     const noteAudit = (fields: Readonly<Record<string, string>>) => void Object.assign(notes, fields);
-    return { ...options.services, cluster, request: { ip: clientIp(c), origin: requestOrigin(c), noteAudit, cookie: (name: string) => getCookie(c, name), rawQuery: () => new URL(c.req.url).search.slice(1) }, principal: c.get('principal') ?? null };
+    return { ...options.services, ...scoped, request: { ip: clientIp(c), origin: requestOrigin(c), noteAudit, cookie: (name: string) => getCookie(c, name), rawQuery: () => new URL(c.req.url).search.slice(1) }, principal: c.get('principal') ?? null };
   };
   // Shared answers (the overview's 30 s cache, the cluster-wide incidents' 5 s) are the same
   // object for every caller in their window: serialise each once, not once per request.

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ClusterView, EventObject, NamespaceObject, PodObject } from '../../domain/cluster/model.ts';
-import { scopeClusterView } from '../../domain/cluster/scoped.ts';
+import { scopeAnswers } from '../../domain/scoped.ts';
 import { assembleContext } from '../../domain/copilot/context.ts';
 import type { HandlerContext } from '../../handlers/context.ts';
 import { MCP_TOOLS } from '../../handlers/mcp/tools.ts';
@@ -61,7 +61,7 @@ after(async () => {
 function context(): HandlerContext {
   return {
     ...services,
-    cluster: scopeClusterView(cluster, ['shop']),
+    ...scopeAnswers({ ...services, cluster }, ['shop']),
     logs: { tail: () => Promise.resolve({ ok: true, text: `starting\nconnecting with password=${LOG_SECRET}\nready` }) },
     request: { ip: '127.0.0.1', origin: 'http://capstan.test', noteAudit: () => undefined },
     principal: { userId: 1, username: 'admin', role: 'admin', via: 'session', sessionId: 's' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { scopeClusterView } from '../../domain/cluster/scoped.ts';
+import { scopeAnswers } from '../../domain/scoped.ts';
 import type { AuthedContext, HandlerContext, Principal, SessionContext } from '../../handlers/context.ts';
 import { fail, ok } from '../../handlers/result.ts';
 import { createApp } from '../../runtime/http/app.ts';
@@ -168,7 +168,7 @@ describe('the production route table', () => {
 
 /** The same request context with a given principal, as the runtime would hand it over. */
 function contextOf(principal: Principal | null): HandlerContext {
-  return { ...services, cluster: scopeClusterView(services.cluster, services.settings.tenantNamespaces), request: { ip: '192.0.2.10', origin: 'http://capstan.test', noteAudit: () => undefined }, principal };
+  return { ...services, ...scopeAnswers(services, services.settings.tenantNamespaces), request: { ip: '192.0.2.10', origin: 'http://capstan.test', noteAudit: () => undefined }, principal };
 }
 
 const keyHolder: Principal = { userId: 1, username: 'admin', role: 'admin', via: 'api_key', keyId: 1, scopes: [] };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClusterView, PodObject, WorkloadObject } from '../../domain/cluster/model.ts';
 import { workloadSecurity } from '../../domain/security/workload-security.ts';
-import { scopeClusterView } from '../../domain/cluster/scoped.ts';
+import { scopeAnswers } from '../../domain/scoped.ts';
 import type { HandlerContext } from '../../handlers/context.ts';
 import { posture } from '../../handlers/security/security.ts';
 import { slimPod } from '../../runtime/kube/slim-pod.ts';
@@ -135,7 +135,7 @@ describe('MCP get_findings', () => {
 describe('GET /security/posture handler', () => {
   it('answers the same object while the evaluation is the same, so its JSON is serialised once', async () => {
     const { h } = await harness();
-    const ctx: HandlerContext = { ...h.services, cluster: scopeClusterView(h.services.cluster, h.services.settings.tenantNamespaces), request: { ip: '192.0.2.10', origin: 'http://capstan.test', noteAudit: () => undefined }, principal: null };
+    const ctx: HandlerContext = { ...h.services, ...scopeAnswers(h.services, h.services.settings.tenantNamespaces), request: { ip: '192.0.2.10', origin: 'http://capstan.test', noteAudit: () => undefined }, principal: null };
     const first = posture({}, ctx);
     const second = posture({}, ctx);
     assert.ok(first.ok && second.ok);
