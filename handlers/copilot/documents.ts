@@ -7,13 +7,11 @@ import type { Out } from '../../schema/common.ts';
 import { DOCUMENTS_SHARE, estimateTokens } from '../../domain/copilot/context.ts';
 import { AI_CONTEXT_LIMITS, type AiContextDoc, type AiContextDocDeleted, type AiContextDocIdInput, type AiContextDocInput, type AiContextDocList, type AiContextDocUpdateInput } from '../../schema/copilot.ts';
 import type { AuthedContext, HandlerContext } from '../context.ts';
-import { fail, ok, taken, type Result } from '../result.ts';
+import { fail, ok, type Result } from '../result.ts';
 import { CONTEXT_BUDGET_TOKENS } from './run.ts';
 
 export const SUPPRESSION_NOTE =
   'Documents marked include-in-AI are sent with every AI run as standing instructions. If one asks the model to ignore or play something down, that is an instruction to the model, not a filter Capstan enforces: the model is told to name anything it leaves out because of a document, and never to leave out something that looks new or critical.';
-
-const titleTaken = (title: string) => fail(taken('title', `an AI Context document is already titled ${title}`));
 
 export async function listDocuments(_input: object, ctx: HandlerContext): Promise<Result<Out<typeof AiContextDocList>>> {
   const items = await ctx.copilot.documents.list();
@@ -35,8 +33,9 @@ export async function createDocument(input: AiContextDocInput, ctx: AuthedContex
   if ((await ctx.copilot.documents.count()) >= AI_CONTEXT_LIMITS.max_documents) {
     return fail({ code: 'invalid_input', field: 'title', message: `AI Context holds at most ${AI_CONTEXT_LIMITS.max_documents} documents; delete one first` });
   }
-  const doc = await ctx.copilot.documents.create(input, ctx.principal.username);
-  if (doc === null) return titleTaken(input.title);
+  const created = await ctx.copilot.documents.create(input, ctx.principal.username);
+  if (!created.ok) return created;
+  const doc = created.value;
   ctx.request.noteAudit({ document: String(doc.id), title: doc.title, include_in_ai: String(doc.include_in_ai) });
   return ok(doc);
 }
@@ -44,10 +43,8 @@ export async function createDocument(input: AiContextDocInput, ctx: AuthedContex
 export async function updateDocument(input: Out<typeof AiContextDocUpdateInput>, ctx: AuthedContext): Promise<Result<AiContextDoc>> {
   const { id, ...doc } = input;
   const updated = await ctx.copilot.documents.update(id, doc, ctx.principal.username);
-  if (updated === 'missing') return fail({ code: 'not_found', message: `no AI Context document ${id}` });
-  if (updated === 'title_taken') return titleTaken(doc.title);
-  ctx.request.noteAudit({ document: String(id), title: updated.title, include_in_ai: String(updated.include_in_ai) });
-  return ok(updated);
+  if (updated.ok) ctx.request.noteAudit({ document: String(id), title: updated.value.title, include_in_ai: String(updated.value.include_in_ai) });
+  return updated;
 }
 
 export async function deleteDocument(input: Out<typeof AiContextDocIdInput>, ctx: AuthedContext): Promise<Result<Out<typeof AiContextDocDeleted>>> {

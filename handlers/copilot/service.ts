@@ -8,6 +8,7 @@ import type { AiContextDoc, AiContextDocInput, AiContextDocSummary, Citation, Co
 import type { HandlerContext } from '../context.ts';
 import type { McpTool } from '../mcp/tools.ts';
 import type { RunKind, RunLimits, UsageToday } from './admission.ts';
+import type { Result } from '../result.ts';
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -50,10 +51,10 @@ export interface AiContextStore {
   /** Every document, for search: at most AI_CONTEXT_LIMITS.max_documents of bounded size. */
   all(): Promise<SearchableDocument[]>;
   count(): Promise<number>;
-  /** Null when another document has this title (titles are unique, case-insensitive). */
-  create(doc: AiContextDocInput, by: string): Promise<AiContextDoc | null>;
-  /** 'missing' when there is no such document, 'title_taken' when another has this title. */
-  update(id: number, doc: AiContextDocInput, by: string): Promise<AiContextDoc | 'missing' | 'title_taken'>;
+  /** Refuses `conflict` on `title` when another document has this title (titles are unique, case-insensitive). */
+  create(doc: AiContextDocInput, by: string): Promise<Result<AiContextDoc>>;
+  /** Refuses `not_found` when there is no such document, `conflict` on `title` when another has this title. */
+  update(id: number, doc: AiContextDocInput, by: string): Promise<Result<AiContextDoc>>;
   remove(id: number): Promise<boolean>;
 }
 

@@ -1,8 +1,10 @@
 // AI Context documents in the database: user-authored content, never pruned (spec §6). A title
-// is unique regardless of case (the table's index), so a second "Runbook" is refused, not added.
+// is unique regardless of case (the table's index), so a second "Runbook" is refused, not added:
+// the store answers that refusal, and a missing document, as the AppError the handler passes on.
 import type { Clock } from '../../domain/clock.ts';
 import type { SearchableDocument } from '../../domain/copilot/search.ts';
 import type { AiContextStore } from '../../handlers/copilot/service.ts';
+import { fail, ok, taken, type Result } from '../../handlers/result.ts';
 import type { AiContextDoc, AiContextDocInput, AiContextDocSummary } from '../../schema/copilot.ts';
 import type { Db } from '../store/database.ts';
 import type { AiContextDocsTable } from '../store/tables.ts';
@@ -15,6 +17,8 @@ const whole = (r: Row): AiContextDoc => ({ id: r.id, title: r.title, body: r.bod
 
 /** SQLite's answer to a second row under a unique index. */
 const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE constraint failed/i.test(err.message);
+const titleTaken = (title: string): Result<never> => fail(taken('title', `an AI Context document is already titled ${title}`));
+const notFound = (id: number): Result<never> => fail({ code: 'not_found', message: `no AI Context document ${id}` });
 
 export function createAiContextStore(db: Db, clock: Clock): AiContextStore {
   const get = async (id: number): Promise<AiContextDoc | null> => {
@@ -38,7 +42,7 @@ export function createAiContextStore(db: Db, clock: Clock): AiContextStore {
       const row = await db.selectFrom('ai_context_docs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return row.n;
     },
-    async create(doc: AiContextDocInput, by: string) {
+    async create(doc: AiContextDocInput, by: string): Promise<Result<AiContextDoc>> {
       const now = clock.now().getTime();
       try {
         const row = await db
@@ -46,13 +50,13 @@ export function createAiContextStore(db: Db, clock: Clock): AiContextStore {
           .values({ title: doc.title, body: doc.body, include_in_ai: doc.include_in_ai ? 1 : 0, created_at: now, updated_at: now, updated_by: by })
           .returningAll()
           .executeTakeFirstOrThrow();
-        return whole(row);
+        return ok(whole(row));
       } catch (err) {
-        if (isUniqueViolation(err)) return null;
+        if (isUniqueViolation(err)) return titleTaken(doc.title);
         throw err;
       }
     },
-    async update(id: number, doc: AiContextDocInput, by: string) {
+    async update(id: number, doc: AiContextDocInput, by: string): Promise<Result<AiContextDoc>> {
       try {
         const row = await db
           .updateTable('ai_context_docs')
@@ -60,9 +64,9 @@ export function createAiContextStore(db: Db, clock: Clock): AiContextStore {
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirst();
-        return row ? whole(row) : 'missing';
+        return row ? ok(whole(row)) : notFound(id);
       } catch (err) {
-        if (isUniqueViolation(err)) return 'title_taken';
+        if (isUniqueViolation(err)) return titleTaken(doc.title);
         throw err;
       }
     },

@@ -7,7 +7,8 @@ import type { ClusterView } from '../../domain/cluster/model.ts';
 import { AI_CONTEXT_LIMITS, type AiContextDoc } from '../../schema/copilot.ts';
 import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
 import { fakeLlmForFile } from '../support/fake-llm.ts';
-import { emptyCluster } from '../support/services.ts';
+import { createAiContextStore } from '../../runtime/copilot/documents.ts';
+import { emptyCluster, ManualClock, testServices } from '../support/services.ts';
 
 const cluster: ClusterView = { ...emptyCluster, namespaces: () => [{ name: 'shop', phase: 'Active', createdAt: null, labels: {} }] };
 
@@ -66,6 +67,31 @@ describe('AI Context documents', () => {
     assert.equal(full.status, 400, full.text);
     assert.match(String(full.body.message), /at most 100 documents/);
     assert.equal(((await h.call('GET', '/ai/context', { cookie: admin })).body.items as unknown[]).length, AI_CONTEXT_LIMITS.max_documents);
+  });
+
+  it('the store refuses with the typed AppError (a taken title is conflict on title, a missing document not_found), no string verdicts', async () => {
+    const s = await testServices();
+    const store = createAiContextStore(s.db, new ManualClock());
+    const made = await store.create({ title: 'Runbook', body: 'a', include_in_ai: false }, 'admin');
+    assert.ok(made.ok);
+    const second = await store.create({ title: 'runbook', body: 'b', include_in_ai: false }, 'admin');
+    assert.deepEqual(second, { ok: false, error: { code: 'conflict', field: 'title', message: 'an AI Context document is already titled runbook' } });
+    const other = await store.create({ title: 'Other', body: 'c', include_in_ai: false }, 'admin');
+    assert.ok(other.ok);
+    const clash = await store.update(other.value.id, { title: 'RUNBOOK', body: 'c', include_in_ai: false }, 'admin');
+    assert.deepEqual(clash, { ok: false, error: { code: 'conflict', field: 'title', message: 'an AI Context document is already titled RUNBOOK' } });
+    const missing = await store.update(9999, { title: 'Nowhere', body: 'x', include_in_ai: false }, 'admin');
+    assert.deepEqual(missing, { ok: false, error: { code: 'not_found', message: 'no AI Context document 9999' } });
+    const renamed = await store.update(other.value.id, { title: 'Renamed', body: 'd', include_in_ai: true }, 'admin');
+    assert.ok(renamed.ok && renamed.value.title === 'Renamed' && renamed.value.include_in_ai);
+  });
+
+  it('updating a document that does not exist is 404 not_found', async () => {
+    const h = await testApp({ cluster });
+    const admin = await h.signIn('admin');
+    const res = await h.call('PUT', '/admin/ai/context/4242', { cookie: admin, body: { title: 'Nowhere', body: 'x' } });
+    assert.equal(res.status, 404, res.text);
+    assert.equal(res.body.error, 'not_found');
   });
 
   it('a standing document is sent with every run; search_context answers the model from the documents, redacted', async () => {
