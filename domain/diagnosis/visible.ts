@@ -30,13 +30,6 @@ function shown(d: ClusterDiagnosis, f: Finding, inScope: InScope): Finding {
   return { ...f, evidence, caused_by: causeVisible ? f.caused_by : null };
 }
 
-/** The root a finding's chain ends at (the finding itself for a root). */
-export function rootOf(d: ClusterDiagnosis, f: Finding): Finding {
-  let at = f;
-  for (let next = at.caused_by === null ? undefined : d.findings.get(at.caused_by); next; next = at.caused_by === null ? undefined : d.findings.get(at.caused_by)) at = next;
-  return at;
-}
-
 /**
  * `GET /diagnosis`: visible roots (with their visible effects), notes, and the visible effects
  * of hidden roots. `namespace` keeps roots whose object or some visible effect lies in it.

@@ -190,11 +190,4 @@ export function scannerResults(vulnReports: readonly VulnerabilityReportObject[]
   return [...results.values()];
 }
 
-/** The failed ConfigAuditReport checks as findings (the same ones scannerResults carries). */
-export function misconfigFindings(results: readonly ExternalResult[]): MisconfigFinding[] {
-  const out: MisconfigFinding[] = [];
-  for (const r of results) if (r.failure?.finding) out.push(r.failure.finding);
-  return out;
-}
-
 export type { ReportSourceState, ScannerReportStatus } from '../../schema/security.ts';

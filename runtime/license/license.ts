@@ -11,12 +11,6 @@ import type { LicensedFeature } from '../../schema/access.ts';
 import type { LicenseSource, LicenseTier } from '../../schema/license.ts';
 import type { Logger } from '../log.ts';
 
-/** The Free tier with no key at all: for tests that assemble services around a fixed answer. */
-export const FREE_TIER: Licensing = {
-  tier: 'free',
-  has: (feature: LicensedFeature) => tierHas('free', feature),
-};
-
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 interface InForce {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { ControllerObject } from '../../domain/cluster/model.ts';
-import { controllerOwners, misconfigFindings, scannerResults, vulnFindings } from '../../domain/security/trivy-reports.ts';
+import { evaluate } from '../../domain/security/posture.ts';
+import { controllerOwners, scannerResults, vulnFindings } from '../../domain/security/trivy-reports.ts';
 import { slimConfigAuditReport, slimVulnerabilityReport } from '../../runtime/kube/slim-reports.ts';
 import { FIXTURE_VULN_ROWS, vulnRow } from '../support/trivy-fixture.ts';
 import { configAuditReport, parseImageRef, vulnerabilityReport, type TrivyConfigReport, type TrivyImageReport } from '../../dev/trivy-reports.ts';
@@ -129,7 +130,8 @@ describe('a ConfigAuditReport from trivy config JSON', () => {
   it('maps to misconfiguration findings with source trivy, the container read from the message', () => {
     const slim = slimConfigAuditReport(report);
     assert.ok(slim);
-    const found = misconfigFindings(scannerResults([], [slim], controllerOwners([rs('web-7d9f8c', 'web')])));
+    // As the posture takes them: scannerResults carry each failed check's finding into evaluate's findings.
+    const found = evaluate([], [], scannerResults([], [slim], controllerOwners([rs('web-7d9f8c', 'web')]))).findings;
     assert.equal(found.length, 24);
     const ksv001 = found.find((f) => f.check_id === 'KSV001');
     assert.deepEqual(ksv001, {
