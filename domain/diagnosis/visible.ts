@@ -2,6 +2,7 @@
 // "Visibility"): a root cause in a hidden namespace is not shown, and an effect the caller may
 // see whose root is hidden says only that its cause lies outside what they may see.
 import { parseNodeId } from '../cluster/node-id.ts';
+import type { ProblemSeverity } from '../../schema/common.ts';
 import type { Diagnosis, DiagnosisDetail, Finding, RootCause } from '../../schema/diagnosis.ts';
 import type { ClusterDiagnosis } from './engine.ts';
 
@@ -136,14 +137,14 @@ export function rootCauseOf(d: ClusterDiagnosis, inScope: InScope, objectId: str
 /** The diagnosis' problems as the cluster model shows them: visible findings that are not history (each as the caller may read it), and the links between them. */
 export interface VisibleProblems {
   /** Each object's visible critical and warning findings, in the tie order (objects in the diagnosis' order). */
-  byObject: ReadonlyMap<string, readonly (Finding & { severity: 'critical' | 'warning' })[]>;
+  byObject: ReadonlyMap<string, readonly (Finding & { severity: ProblemSeverity })[]>;
   /** `caused_by` links whose both ends are shown, in the diagnosis' finding order. */
   causes: readonly { from: string; to: string }[];
 }
 
 export function problemsFor(d: ClusterDiagnosis, inScope: InScope): VisibleProblems {
-  const problem = (f: Finding | undefined): f is Finding & { severity: 'critical' | 'warning' } => f !== undefined && f.severity !== 'info' && isVisible(d, f.object, inScope);
-  const byObject = new Map<string, (Finding & { severity: 'critical' | 'warning' })[]>();
+  const problem = (f: Finding | undefined): f is Finding & { severity: ProblemSeverity } => f !== undefined && f.severity !== 'info' && isVisible(d, f.object, inScope);
+  const byObject = new Map<string, (Finding & { severity: ProblemSeverity })[]>();
   for (const [object, findings] of d.byObject) {
     // As the caller may read each: no evidence about a hidden object, no link to a hidden cause.
     const visible = findings.filter(problem).map((f) => ({ ...shown(d, f, inScope), severity: f.severity }));
