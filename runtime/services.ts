@@ -1,5 +1,7 @@
-// Builds the services every handler receives, and the middleware chain around every route,
-// from one database and data dir. The agent and the in-process tests share this assembly,
+// Assembles the services every handler receives, and the middleware chain around every route,
+// from one database and data dir (what each service computes lives with it: the security
+// answers in security/answers.ts, the diagnosis in diagnosis/service.ts, the settings'
+// defaults in store/setting-defaults.ts). The agent and the in-process tests share this assembly,
 // so tests exercise the same wiring production runs.
 import type { AgentSettings, Services } from '../handlers/context.ts';
 import type { ClusterView } from '../domain/cluster/model.ts';
@@ -18,19 +20,10 @@ import { createCopilotStore } from './copilot/store.ts';
 import { createOAuthService, type AgentOAuth } from './oauth/oauth.ts';
 import { networkOff } from './metrics/kubelet-scraper.ts';
 import { noPodLogs } from './kube/logs.ts';
-import type { SettingValues } from '../schema/settings.ts';
 import { IpGuard } from './ip-guard/ip-guard.ts';
 import { createMemo } from './cache/memo.ts';
-import { diagnose, type AnalyzerEntry } from '../domain/diagnosis/engine.ts';
-import { DIAGNOSIS_TTL_MS, type DiagnosisService } from '../handlers/diagnosis/service.ts';
-import { evaluate } from '../domain/security/posture.ts';
-import { judgedWorkloads } from '../domain/security/visible.ts';
-import { POSTURE_MIN_AGE_MS, type PostureService, type ScannerReports, type ScannerReportsService } from '../handlers/security/service.ts';
-import { controllerOwners, scannerResults, vulnFindings } from '../domain/security/trivy-reports.ts';
-import type { Memo } from '../handlers/context.ts';
-import { DEFAULT_SCANNING, type ScanMode, type ScanningConfig } from '../schema/security-scan.ts';
-import { operatorReportsCount } from '../domain/security/scan-mode.ts';
-import { createScanRunner, type ScanCollector, type ScanRunner } from './security/scan-runner.ts';
+import { DEFAULT_SCANNING, type ScanningConfig } from '../schema/security-scan.ts';
+import { createScanRunner, type ScanRunner } from './security/scan-runner.ts';
 import { LicenseManager } from './license/license.ts';
 import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from './license/keys.ts';
 import { AuditLog } from './audit/audit-log.ts';
@@ -44,7 +37,7 @@ import { createSsoService } from './sso/sso.ts';
 import { createLdapDirectory } from './sso/ldap.ts';
 import { createOidcService } from './sso/oidc.ts';
 import { createSamlService } from './sso/saml.ts';
-import { auditChainKey, createSecretBox, type SecretBox } from './crypto/secret-box.ts';
+import { auditChainKey, createSecretBox } from './crypto/secret-box.ts';
 import type { RouteMiddleware } from './http/app.ts';
 import { auditing } from './http/middleware/audit.ts';
 import { anonymousLimit } from './http/middleware/anonymous-limit.ts';
@@ -56,96 +49,17 @@ import { rateLimiting, type RateLimits } from './http/middleware/rate-limit.ts';
 import { killSwitches } from './http/middleware/kill-switch.ts';
 import { licensing } from './http/middleware/licensing.ts';
 import { DEFAULT_SHEDDING, loadShedding, type SheddingOptions } from './http/middleware/load-shedding.ts';
-import { DEFAULT_GUARDRAILS, DEFAULT_REPORT_SCHEDULE } from '../schema/copilot.ts';
 import type { Logger } from './log.ts';
 import { credentialWrites, type Db } from './store/database.ts';
 import { SettingsStore } from './store/settings.ts';
+import { settingValues, type SettingDefaults } from './store/setting-defaults.ts';
+import { createPostureService, createScannerReportsService, operatorReportsInUse, operatorReportsServed, scanCollector } from './security/answers.ts';
+import { createDiagnosisService } from './diagnosis/service.ts';
+import type { AnalyzerEntry } from '../domain/diagnosis/engine.ts';
 
-/** Helm values (CAPSTAN_* variables) that seed the runtime-editable settings. */
-export interface SettingDefaults {
-  sessionIdleTimeoutSecs: number;
-  auditWebhookUrl: string | null;
-  auditWebhookToken: string | null;
-  activityRetentionDays: number;
-  allowlist: string[];
-  denylist: string[];
-}
-
-export const DEFAULT_SETTING_DEFAULTS: SettingDefaults = {
-  sessionIdleTimeoutSecs: 28800,
-  auditWebhookUrl: null,
-  auditWebhookToken: null,
-  activityRetentionDays: 7,
-  allowlist: [],
-  denylist: [],
-};
-
-/** Where no history store runs (tests of other surfaces): every window is empty, in the buckets the store would use. */
 const noHistory = (clock: Clock): HistoryReader => ({
   query: (q) => Promise.resolve({ bucketSecs: planBuckets(q.from, q.to, clock.now(), q.buckets).bucketSecs, points: [] }),
 });
-
-/**
- * The built-in checks over the raw (unscoped) cluster view, evaluated again only when the
- * workload, controller or pod array the informers hand out has changed, and at most every
- * POSTURE_MIN_AGE_MS while they churn (a replica's status change gives a new pod array).
- */
-export function createPostureService(cluster: ClusterView, memo: Memo, scanner: ScannerReportsService = createScannerReportsService(cluster, memo)): PostureService {
-  return {
-    current: () => {
-      const reports = scanner.current();
-      return memo.derive('security-posture', [cluster.workloads(), cluster.controllers(), cluster.pods(), reports], POSTURE_MIN_AGE_MS, () => evaluate(judgedWorkloads(cluster), undefined, reports.results));
-    },
-  };
-}
-
-/**
- * Whether trivy-operator's reports count (findings and posture): not while the mode in force
- * (`scanner_source`, else the chart's mode) is `self` (operatorReportsCount). Read synchronously
- * from the setting as this process last read or wrote it (assembleServices reads it once at
- * start; PUT /admin/settings/scanning writes it here). While false, the reports are still
- * watched, only not shown.
- */
-export function operatorReportsInUse(mode: ScanMode, settings: Pick<SettingsStore, 'peek'>): () => boolean {
-  return () => operatorReportsCount({ mode, scannerSource: settings.peek('scanning').scanner_source });
-}
-
-/** trivy-operator's reports mapped to findings and posture results, again only when a report or controller array changed. */
-export function createScannerReportsService(cluster: ClusterView, memo: Memo, inUse: () => boolean = () => true): ScannerReportsService {
-  return {
-    current: () =>
-      memo.derive('scanner-reports', [cluster.vulnerabilityReports(), cluster.configAuditReports(), cluster.controllers(), inUse()], POSTURE_MIN_AGE_MS, (): ScannerReports => {
-        const status = cluster.scannerReportStatus();
-        if (!inUse()) return { vulns: [], results: [], status };
-        const owners = controllerOwners(cluster.controllers());
-        return { vulns: vulnFindings(cluster.vulnerabilityReports(), owners), results: scannerResults(cluster.vulnerabilityReports(), cluster.configAuditReports(), owners), status };
-      }),
-  };
-}
-
-/**
- * What a scan stores (runtime/security/scan-runner.ts): the built-in checks' whole-cluster
- * evaluation now (trivy-operator's reports folded in) and the scanner's vulnerabilities. The
- * one place a scanner's findings join a scan: a run whose source is `operator` keeps
- * trivy-operator's VulnerabilityReports' findings; any other source has none.
- */
-export function scanCollector(posture: PostureService, scanner: ScannerReportsService): ScanCollector {
-  return (source) => ({ evaluation: posture.current(), vulns: source === 'operator' ? scanner.current().vulns : [] });
-}
-
-/** Whether trivy-operator's VulnerabilityReports can be used: served by the API server and readable. */
-export function operatorReportsServed(cluster: ClusterView): boolean {
-  return cluster.scannerReportStatus().vulnerabilityreports === 'read';
-}
-
-/**
- * The whole-cluster diagnosis from the raw (unscoped) cluster view, made at most once per
- * DIAGNOSIS_TTL_MS whoever asks: every surface (diagnosis, incidents, overview, the cluster
- * model, MCP) reads the same one and cuts it to its caller.
- */
-export function createDiagnosisService(cluster: ClusterView, clock: Clock, memo: Memo, analyzers?: readonly AnalyzerEntry[]): DiagnosisService {
-  return { current: () => memo.get('diagnosis', DIAGNOSIS_TTL_MS, () => diagnose(cluster, clock.now(), analyzers ? { analyzers } : {})).value };
-}
 
 /**
  * Each outbound caller's limits (runtime/outbound/client.ts): a collector or a chat answers a
@@ -154,27 +68,6 @@ export function createDiagnosisService(cluster: ClusterView, clock: Clock, memo:
 const AUDIT_WEBHOOK_LIMITS = { timeoutMs: 5000, maxResponseBytes: 64 * 1024 };
 const CHAT_WEBHOOK_LIMITS = { timeoutMs: 10_000, maxResponseBytes: 64 * 1024 };
 const PROVIDER_LIMITS = { timeoutMs: 120_000, maxResponseBytes: 8 * 1024 * 1024 };
-
-/** auth_flood: 20 forged or malformed credentials within a minute ban the address for an hour. */
-export const DEFAULT_AUTO_BAN = { threshold: 20, window_secs: 60, ban_secs: 3600 };
-
-/** The settings a database with nothing stored reads as. */
-export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBox): SettingValues {
-  const d = { ...DEFAULT_SETTING_DEFAULTS, ...given };
-  return {
-    security: { session_idle_timeout_secs: d.sessionIdleTimeoutSecs, local_login: 'all', auto_ban: DEFAULT_AUTO_BAN },
-    access_control: { allowlist: d.allowlist, denylist: d.denylist },
-    audit_stream: { webhook_url: d.auditWebhookUrl, webhook_token_sealed: d.auditWebhookToken === null ? null : secrets.seal(d.auditWebhookToken) },
-    activity: { retention_days: d.activityRetentionDays },
-    mcp: { enabled: true },
-    ai: { provider: null, model: 'default', base_url: null, api_key_sealed: null },
-    ai_guardrails: DEFAULT_GUARDRAILS,
-    ai_reports: DEFAULT_REPORT_SCHEDULE,
-    scanning: { scanner_source: null },
-    license: { key_sealed: null, removed_install_key_sha256: null },
-    sso_roles: { default_role: 'viewer' },
-  };
-}
 
 export interface ServiceOptions {
   db: Db;

@@ -8,7 +8,7 @@ import { enableLocalLogin, recoverAdmin } from '../auth/recovery.ts';
 import { auditChainKey, createSecretBox, loadEncryptionKey } from '../crypto/secret-box.ts';
 import { openDatabase, type Db } from '../store/database.ts';
 import { SettingsStore } from '../store/settings.ts';
-import { settingValues } from '../services.ts';
+import { settingValues } from '../store/setting-defaults.ts';
 import { agentOptionsFromEnv } from './env-options.ts';
 
 const dataDirOption = { 'data-dir': { type: 'string', default: process.env.CAPSTAN_DATA_DIR ?? './data' } } as const;

@@ -2,7 +2,7 @@
 // inserts a `running` row and answers; the collection runs right after (on the next turn of
 // the event loop, or when a test's `schedule` says), by the periodic sweep if that failed,
 // and by GET /security/scan/{id} when the run still runs. A collection snapshots the built-in
-// checks (and the scanner's vulnerabilities, from the one collector in runtime/services.ts)
+// checks (and the scanner's vulnerabilities, from the one collector in runtime/security/answers.ts)
 // into the tables and marks the run `succeeded`, or `failed` with the error.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';

@@ -9,7 +9,7 @@ import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { startAgent, type RunningAgent } from '../../runtime/agent.ts';
 import { totpCodeAt, totpStep } from '../../runtime/auth/totp.ts';
 import { silentLogger } from '../../runtime/log.ts';
-import { DEFAULT_AUTO_BAN } from '../../runtime/services.ts';
+import { DEFAULT_AUTO_BAN } from '../../runtime/store/setting-defaults.ts';
 import { testCluster } from '../support/cluster.ts';
 
 const PASSWORD = 'access-control-admin-password';

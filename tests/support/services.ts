@@ -13,7 +13,8 @@ import type { RateLimits } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import type { OutboundPolicy } from '../../domain/outbound/address.ts';
 import type { Resolver } from '../../runtime/outbound/client.ts';
-import { assembleServices, type AssembledServices, type SettingDefaults } from '../../runtime/services.ts';
+import { assembleServices, type AssembledServices } from '../../runtime/services.ts';
+import type { SettingDefaults } from '../../runtime/store/setting-defaults.ts';
 import { openDatabase, type Db } from '../../runtime/store/database.ts';
 import type { ScanningConfig } from '../../schema/security-scan.ts';
 

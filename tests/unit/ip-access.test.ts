@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IpGuard } from '../../runtime/ip-guard/ip-guard.ts';
 import { DEFAULT_RATE_LIMITS } from '../../runtime/http/middleware/rate-limit.ts';
-import { DEFAULT_AUTO_BAN } from '../../runtime/services.ts';
+import { DEFAULT_AUTO_BAN } from '../../runtime/store/setting-defaults.ts';
 import { testApp } from '../support/app.ts';
 
 const FLOODER = '203.0.113.66';
