@@ -62,7 +62,8 @@ const failedSteps = new Map<Need, string>();
 const stepSecs: Record<string, number> = {};
 const clusterDir = mkdtempSync(join(tmpdir(), 'capstan-test-cluster-'));
 let clusterEnv: Record<string, string> = {};
-let clusterStarted = false;
+/** Set once `up` has been called: from then on the cluster is torn down, whatever happened. */
+const clusterState = { started: false };
 let wake: () => void = () => undefined;
 
 function script(path: string, scriptArgs: string[] = []): Promise<void> {
@@ -80,9 +81,11 @@ function script(path: string, scriptArgs: string[] = []): Promise<void> {
 }
 
 const STEPS: Record<Need, () => Promise<void>> = {
-  binaries: async () => void (await ensureControlPlaneBinaries()),
+  binaries: async () => {
+    await ensureControlPlaneBinaries();
+  },
   cluster: async () => {
-    clusterStarted = true;
+    clusterState.started = true;
     const cluster = await up({ dir: clusterDir, scenario: 'demo', progress: (line) => say(`[cluster] ${line}`) });
     clusterEnv = { CAPSTAN_TEST_KUBECONFIG: cluster.kubeconfig, CAPSTAN_TEST_BIN_DIR: cluster.binDir, CAPSTAN_TEST_CLUSTER_DIR: clusterDir };
   },
@@ -189,7 +192,7 @@ try {
   await Promise.all(chains);
   exitCode = results.some((r) => r.failed > 0) ? 1 : 0;
 } finally {
-  if (clusterStarted) await down(clusterDir);
+  if (clusterState.started) await down(clusterDir);
   rmSync(clusterDir, { recursive: true, force: true });
 }
 
