@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { AuthedContext, HandlerContext, SessionContext } from './context.ts';
 import { namespaceRefusal } from './namespaces/scope.ts';
-import { fail, type AppError, type Result } from './result.ts';
+import { fail, ok, type AppError, type Result } from './result.ts';
 import type { AuditCategory, LicensedFeature, RateLimitClass, Role, Scope } from '../schema/access.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -97,8 +97,6 @@ interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> 
   bodyLimitBytes?: number;
   bodyFormats?: readonly BodyFormat[];
   crossOrigin?: CrossOrigin;
-  /** The Server-Sent Events the route sends instead of `output` when the client accepts `text/event-stream` (copilot chat). */
-  stream?: AnySchema;
   /**
    * Media types other than JSON the route may answer in, as a file (the handler's `download`
    * effect, with Content-Disposition: attachment): declared for the OpenAPI document. The
@@ -107,10 +105,50 @@ interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> 
   files?: readonly string[];
   /** Refusals of a browser navigation answered as a redirect to this page instead of JSON (null: JSON always). */
   browserErrors?: BrowserErrors;
+}
+
+/** A route answering one JSON value (or a file, or a redirect). */
+interface JsonRouteCore<I extends AnySchema, O extends AnySchema, A extends Access> extends RouteCore<I, O, A> {
+  stream?: never;
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
 }
 
-export type RouteSpec<I extends AnySchema, O extends AnySchema, A extends Access> = RouteCore<I, O, A> & Metering;
+/**
+ * What a streamed route's handler returns: a pure description the runtime drives, after the
+ * whole policy chain ran and before the first byte. `signal` fires when the client goes away
+ * or the runtime closes the stream (its credential no longer holds: docs/api.md).
+ */
+export interface StreamAnswer<E, O> {
+  /** The events, sent as Server-Sent Events (`event: <type>`) to a client that accepts `text/event-stream`. */
+  events(signal: AbortSignal): AsyncIterable<E>;
+  /** The one JSON answer (matching `output`) for a client that does not; absent, every client gets the events. */
+  json?(signal: AbortSignal): Promise<O>;
+}
+
+/** One event of a stream: an object whose `type` is also its SSE `event:` name. */
+type EventSchema = v.GenericSchema<unknown, { type: string }>;
+
+/**
+ * A streamed route (SSE): `stream.event` is the schema of one event. The runtime applies
+ * every policy of the chain before the stream starts, keeps re-checking the credential while
+ * it is open, caps open streams per user and in total, and sends heartbeats (docs/api.md).
+ */
+interface StreamRouteCore<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access> extends RouteCore<I, O, A> {
+  stream: { event: E };
+  handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<StreamAnswer<v.InferOutput<E>, v.InferOutput<O>>> | Promise<Result<StreamAnswer<v.InferOutput<E>, v.InferOutput<O>>>>;
+}
+
+export type RouteSpec<I extends AnySchema, O extends AnySchema, A extends Access> = JsonRouteCore<I, O, A> & Metering;
+export type StreamRouteSpec<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access> = StreamRouteCore<I, O, E, A> & Metering;
+
+/** A streamed route's declaration as the runtime drives it. */
+export interface StreamDeclaration {
+  event: AnySchema;
+  /** Checks access, input and namespace as `run` does, then calls the handler for its stream. */
+  open(rawInput: unknown, ctx: HandlerContext): Promise<Result<StreamAnswer<unknown, unknown>>>;
+  /** Null when `value` matches `event`; otherwise a description of the first mismatch. */
+  checkEvent(value: unknown): string | null;
+}
 
 /** A route with its types closed over: what the runtime and the OpenAPI generator iterate. */
 export type Route = BodyPolicy & {
@@ -124,49 +162,96 @@ export type Route = BodyPolicy & {
   feature: LicensedFeature | null;
   killSwitch: KillSwitch | null;
   namespaceParam: string | null;
-  stream: AnySchema | null;
+  /** Null for a route answering JSON. */
+  stream: StreamDeclaration | null;
   files: readonly string[];
   browserErrors: BrowserErrors | null;
-  /** Checks the principal the access promises (401 otherwise), validates raw input against `input`, refuses a hidden declared namespace (403), then calls the handler. */
+  /**
+   * Checks the principal the access promises (401 otherwise), validates raw input against
+   * `input`, refuses a hidden declared namespace (403), then calls the handler. A streamed
+   * route's value is its JSON answer (an internal error if it has none).
+   */
   run(rawInput: unknown, ctx: HandlerContext): Promise<Result<unknown>>;
   /** Null when `value` matches `output`; otherwise a description of the first mismatch. */
   checkOutput(value: unknown): string | null;
 } & ({ probe: true; rateLimit: null } | { probe: false; rateLimit: RateLimitClass });
 
-export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route {
-  const { handler, killSwitch, namespaceParam, stream, files = [], browserErrors, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse', ...declaration } = spec;
+export function defineRoute<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access>(spec: StreamRouteSpec<I, O, E, A>): Route;
+export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route;
+export function defineRoute<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access>(spec: RouteSpec<I, O, A> | StreamRouteSpec<I, O, E, A>): Route {
+  const { killSwitch, namespaceParam, files = [], browserErrors, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse' } = spec;
   const metering = spec.probe === true ? ({ probe: true, rateLimit: null } as const) : ({ probe: false, rateLimit: spec.rateLimit } as const);
-  return {
-    ...declaration,
-    // After the declaration, so its optional probe flag and rate class are replaced by the closed pair.
+  /** The steps before any handler: the principal the access promises, the input, the declared namespace. */
+  const admit = (rawInput: unknown, ctx: HandlerContext): Result<{ input: v.InferOutput<I>; ctx: ContextFor<A> }> => {
+    const guaranteed = contextFor(spec.access, ctx);
+    if ('code' in guaranteed) return fail(guaranteed);
+    const parsed = v.safeParse(spec.input, rawInput);
+    if (!parsed.success) return fail(invalidInput(parsed.issues));
+    if (namespaceParam !== undefined) {
+      const named: unknown = (parsed.output as Record<string, unknown>)[namespaceParam];
+      const refused = namespaceRefusal(ctx.cluster, typeof named === 'string' || Array.isArray(named) ? (named as string | string[]) : null);
+      if (refused) return fail(refused);
+    }
+    return ok({ input: parsed.output, ctx: guaranteed });
+  };
+  const common = {
+    method: spec.method,
+    path: spec.path,
+    summary: spec.summary,
+    input: spec.input,
+    output: spec.output,
+    access: spec.access,
+    audit: spec.audit,
+    feature: spec.feature,
+    // The closed pair, not the declaration's optional probe flag and rate class.
     ...metering,
     killSwitch: killSwitch ?? null,
     namespaceParam: namespaceParam ?? null,
-    stream: stream ?? null,
     files,
     browserErrors: browserErrors ?? null,
     bodyLimitBytes,
     bodyFormats,
     crossOrigin,
-    async run(rawInput, ctx) {
-      const guaranteed = contextFor(spec.access, ctx);
-      if ('code' in guaranteed) return fail(guaranteed);
-      const parsed = v.safeParse(spec.input, rawInput);
-      if (!parsed.success) return fail(invalidInput(parsed.issues));
-      if (namespaceParam !== undefined) {
-        const named: unknown = (parsed.output as Record<string, unknown>)[namespaceParam];
-        const refused = namespaceRefusal(ctx.cluster, typeof named === 'string' || Array.isArray(named) ? (named as string | string[]) : null);
-        if (refused) return fail(refused);
-      }
-      return handler(parsed.output, guaranteed);
-    },
-    checkOutput(value) {
-      const parsed = v.safeParse(spec.output, value);
-      if (parsed.success) return null;
-      const [first] = parsed.issues;
-      return `${v.getDotPath(first) ?? '(root)'}: ${first.message}`;
+    checkOutput(value: unknown) {
+      return mismatch(spec.output, value);
     },
   };
+  if (spec.stream === undefined) {
+    const handler = spec.handler;
+    return {
+      ...common,
+      stream: null,
+      async run(rawInput, ctx) {
+        const admitted = admit(rawInput, ctx);
+        if (!admitted.ok) return admitted;
+        return handler(admitted.value.input, admitted.value.ctx);
+      },
+    };
+  }
+  const { handler, stream } = spec;
+  const open = async (rawInput: unknown, ctx: HandlerContext): Promise<Result<StreamAnswer<unknown, unknown>>> => {
+    const admitted = admit(rawInput, ctx);
+    if (!admitted.ok) return admitted;
+    return handler(admitted.value.input, admitted.value.ctx);
+  };
+  return {
+    ...common,
+    stream: { event: stream.event, open, checkEvent: (value) => mismatch(stream.event, value) },
+    async run(rawInput, ctx) {
+      const opened = await open(rawInput, ctx);
+      if (!opened.ok) return opened;
+      const answer = opened.value;
+      if (answer.json === undefined) return fail({ code: 'internal', message: `${spec.method} ${spec.path} answers only as a stream` });
+      return ok(await answer.json(new AbortController().signal));
+    },
+  };
+}
+
+function mismatch(schema: AnySchema, value: unknown): string | null {
+  const parsed = v.safeParse(schema, value);
+  if (parsed.success) return null;
+  const [first] = parsed.issues;
+  return `${v.getDotPath(first) ?? '(root)'}: ${first.message}`;
 }
 
 /**

@@ -20,7 +20,6 @@ import type { Route } from '../handlers/route.ts';
 import { securityRoutes } from '../handlers/security/routes.ts';
 import { settingsRoutes } from '../handlers/settings/routes.ts';
 import { ssoRoutes } from '../handlers/sso/routes.ts';
-import { copilotChatEndpoint } from './copilot/chat-endpoint.ts';
 import { mcpProtocolEndpoint } from './mcp/protocol-endpoint.ts';
 
 export const routes: readonly Route[] = [
@@ -44,5 +43,5 @@ export const routes: readonly Route[] = [
   ...auditRoutes,
 ];
 
-/** Endpoints that speak their own protocol, behind the same policy chain. */
-export const rawEndpoints = [mcpProtocolEndpoint, copilotChatEndpoint] as const;
+/** Endpoints that speak their own protocol, behind the same policy chain: MCP's SDK transport. */
+export const rawEndpoints = [mcpProtocolEndpoint] as const;

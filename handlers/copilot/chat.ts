@@ -1,8 +1,10 @@
 // A copilot chat prompt: one AI run (./run.ts) with the conversation's earlier turns, kept as
 // an agent session transcript (180 days).
-import type { ChatInput, CopilotAnswer, CopilotEvent } from '../../schema/copilot.ts';
+import type { ChatInput, CopilotAnswer, CopilotEvent, CopilotStreamEvent } from '../../schema/copilot.ts';
 import type { AuthedContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
+import type { StreamAnswer } from '../route.ts';
+import { streamOf } from '../stream.ts';
 import { answerRun, prepareRun, type PreparedRun } from './run.ts';
 import type { Turn } from './service.ts';
 
@@ -34,4 +36,28 @@ export async function runChat(p: PreparedChat, emit: (event: CopilotEvent) => vo
   const answer = await answerRun(p.run, emit, signal);
   const conversationId = await p.run.services.store.appendExchange(p.conversationId, p.userId, p.run.question, { text: answer.answer, citations: answer.citations, source: answer.source });
   return { conversation_id: conversationId, ...answer };
+}
+
+/**
+ * POST /copilot/chat: tool steps and text as they come, then `done` with the answer and its
+ * checked citations (or `error` with what failed); one JSON answer for a client that does
+ * not accept text/event-stream. The run stops at its next step when the signal fires.
+ */
+export async function chat(input: ChatInput, ctx: AuthedContext): Promise<Result<StreamAnswer<CopilotStreamEvent, CopilotAnswer>>> {
+  // The key a request carries is never written anywhere: the audit row notes only that there was one.
+  ctx.request.noteAudit({ focus: input.focus ?? '(none)', request_key: input.provider_key === undefined ? 'no' : 'yes' });
+  const prepared = await prepareChat(input, ctx);
+  if (!prepared.ok) return prepared;
+  const p = prepared.value;
+  return ok({
+    json: (signal) => runChat(p, () => undefined, signal),
+    events: streamOf<CopilotStreamEvent>(async (emit, signal) => {
+      try {
+        const answer = await runChat(p, emit, signal);
+        emit({ type: 'done', ...answer });
+      } catch (err) {
+        emit({ type: 'error', error: 'internal', message: err instanceof Error ? err.message : String(err) });
+      }
+    }),
+  });
 }

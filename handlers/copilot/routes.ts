@@ -5,7 +5,7 @@
 import { getAiSettings, getGuardrails, testConnection, updateAiSettings, updateGuardrails } from './settings.ts';
 import { getConversation, listConversations, readPromptLog } from './transcripts.ts';
 import { getReportSchedule, runReportNow, updateReportSchedule } from './reports.ts';
-import { fail } from '../result.ts';
+import { chat } from './chat.ts';
 import { NoInput } from '../../schema/common.ts';
 import { diagnoseNamespace, getAnswer, listAnswers } from './answers.ts';
 import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from './documents.ts';
@@ -19,6 +19,18 @@ const contextWrite = { ...noApiKeys('admin'), audit: 'write', rateLimit: 'write'
 /** Starting an AI run: any signed-in role, `ai:invoke` for keys, the `ai` rate class, every run audited. */
 const aiRun = { access: { auth: 'credential', role: 'viewer', scope: 'ai:invoke' }, feature: null, audit: 'http', rateLimit: 'ai' } as const;
 const aiRead = { access: { auth: 'credential', role: 'viewer', scope: 'ai:invoke' }, feature: null, audit: 'access', rateLimit: 'read' } as const;
+
+/** The chat: a streamed route (`ai:invoke` for keys, the `ai` rate class: security.aiRateLimitPerMin per session). */
+const copilotChatRoute = defineRoute({
+  method: 'POST',
+  path: '/copilot/chat',
+  summary: 'Ask the copilot: {question, focus?, conversation_id?, provider_key?}; answered as Server-Sent Events (tool steps, text, then `done` with the checked citations) when the client accepts text/event-stream, else as one JSON answer',
+  ...aiRun,
+  input: ChatInput,
+  output: CopilotAnswer,
+  stream: { event: CopilotStreamEvent },
+  handler: chat,
+});
 
 export const copilotRoutes: readonly Route[] = [
   defineRoute({ ...policyRead, method: 'GET', path: '/settings/ai', summary: 'AI Settings: provider, model, endpoint, whether a key is stored (never the key), and whether a run would reach a model now', input: NoInput, output: AiSettingsView, handler: getAiSettings }),
@@ -65,21 +77,5 @@ export const copilotRoutes: readonly Route[] = [
   defineRoute({ ...contextWrite, method: 'PUT', path: '/admin/ai/context/:id', summary: 'Replace an AI Context document (admin session)', input: AiContextDocUpdateInput, output: AiContextDoc, handler: updateDocument }),
   defineRoute({ ...contextWrite, method: 'DELETE', path: '/admin/ai/context/:id', summary: 'Delete an AI Context document (admin session)', input: AiContextDocIdInput, output: AiContextDocDeleted, handler: deleteDocument }),
   defineRoute({ ...aiRead, method: 'GET', path: '/copilot/answers/:id', summary: 'One stored Diagnose result or SRE report, with its citations', input: StoredAnswerIdInput, output: StoredAnswer, handler: getAnswer }),
+  copilotChatRoute,
 ];
-
-/** Policy of the chat endpoint for the middleware chain: `ai:invoke` for keys, the `ai` rate class (security.aiRateLimitPerMin per session). */
-export const copilotChatRoute = defineRoute({
-  method: 'POST',
-  path: '/copilot/chat',
-  summary: 'Ask the copilot: {question, focus?, conversation_id?, provider_key?}; answered as Server-Sent Events (tool steps, text, then `done` with the checked citations) when the client accepts text/event-stream, else as one JSON answer',
-  access: { auth: 'credential', role: 'viewer', scope: 'ai:invoke' },
-  audit: 'http',
-  rateLimit: 'ai',
-  feature: null,
-  // Parsed by the runtime's chat endpoint itself (it streams: runtime/copilot/chat-endpoint.ts),
-  // declared here for the policy chain and the OpenAPI document.
-  input: ChatInput,
-  output: CopilotAnswer,
-  stream: CopilotStreamEvent,
-  handler: () => fail({ code: 'internal', message: 'the chat endpoint answers through runtime/copilot/chat-endpoint.ts' }),
-});

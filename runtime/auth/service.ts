@@ -31,8 +31,11 @@ export type SessionCheck = { ok: true; principal: Principal } | { ok: false; rea
 export type ApiKeyCheck = { ok: true; principal: Extract<Principal, { via: 'api_key' }> } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'owner_inactive' };
 
 export interface AgentAuth extends AuthService {
-  /** Resolves a `capstan_session` cookie to its principal, sliding the idle timeout. */
-  resolveSession(token: string | undefined): Promise<SessionCheck>;
+  /**
+   * Resolves a `capstan_session` cookie to its principal, sliding the idle timeout unless
+   * `slide` is false (an open stream's re-check: a stream alone does not keep a session alive).
+   */
+  resolveSession(token: string | undefined, options?: { slide?: boolean }): Promise<SessionCheck>;
   /** Resolves an API key to its owner, with the owner's current role and the key's scopes. */
   resolveApiKey(value: string): Promise<ApiKeyCheck>;
 }
@@ -200,7 +203,7 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
       await db.deleteFrom('sessions').where('id', '=', sessionId).execute();
     },
 
-    async resolveSession(token) {
+    async resolveSession(token, options) {
       if (token === undefined || token === '') return { ok: false, reason: 'missing' };
       const check = verifySessionToken(secret, token);
       if (!check.ok) return { ok: false, reason: check.reason };
@@ -213,7 +216,7 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
         await db.deleteFrom('sessions').where('id', '=', row.id).execute();
         return { ok: false, reason: 'expired' };
       }
-      if (t - row.last_seen_at > TOUCH_INTERVAL_MS) {
+      if (options?.slide !== false && t - row.last_seen_at > TOUCH_INTERVAL_MS) {
         await db.updateTable('sessions').set({ last_seen_at: t }).where('id', '=', row.id).execute();
       }
       return { ok: true, principal: row.principal };

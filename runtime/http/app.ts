@@ -2,7 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { scopeAnswers } from '../../domain/scoped.ts';
 import type { HandlerContext, Services } from '../../handlers/context.ts';
-import type { ResponseEffect } from '../../handlers/result.ts';
+import type { ResponseEffect, Result } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { BlockList } from 'node:net';
 import { CLIENT_IP_HEADER, normalizeAddress, PROXY_SECRET_HEADER, resolveClientIp, vouchedClientIp } from './client-ip.ts';
@@ -10,7 +10,8 @@ import { listContains } from '../ip-guard/cidr.ts';
 import { clientIp, requestOrigin, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
-import { defineRoute, type Route } from '../../handlers/route.ts';
+import { defineRoute, type Route, type StreamAnswer, type StreamDeclaration } from '../../handlers/route.ts';
+import { acceptsEvents, answerStream, STREAM_LIMITS, StreamSlots, type StreamOptions } from './streams.ts';
 import { errorResponse } from './status.ts';
 import { browserErrorRedirect } from './browser-errors.ts';
 import { bodyFormatOf } from './middleware/request-shape.ts';
@@ -51,7 +52,7 @@ export type CookieSecure = 'auto' | 'true' | 'false';
 
 /**
  * An endpoint that speaks a protocol of its own (MCP's Streamable HTTP) rather than JSON in,
- * JSON out; `route` declares its policy, so the same middleware chain guards it.
+ * JSON out or a declared stream; `route` declares its policy, so the same middleware chain guards it.
  */
 export interface RawEndpoint {
   route: Route;
@@ -89,6 +90,8 @@ export interface AppOptions {
   apiDocs?: { version: string };
   /** CAPSTAN_CORS_ORIGINS: other browser origins answered with CORS headers (./cors.ts). */
   corsOrigins?: readonly string[];
+  /** Streamed routes' caps and intervals (default STREAM_LIMITS; tests shorten the intervals). */
+  streams?: Partial<StreamOptions>;
   log: Logger;
 }
 
@@ -153,6 +156,41 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return text;
   };
   const stagesOf = (route: Route) => chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
+  const streamOptions: StreamOptions = { ...STREAM_LIMITS, ...options.streams };
+  const streamSlots = new StreamSlots(streamOptions);
+  /** A streamed route: the chain ran; a slot under the caps, then the handler's stream (./streams.ts). */
+  const streamEndpoint = (route: Route & { stream: StreamDeclaration }) => async (c: Context<AppEnv>): Promise<Response> => {
+    const input = await readInput(c, route);
+    if (!input.ok) return errorResponse(c, { code: 'invalid_input', field: 'body', message: input.message });
+    const context = handlerContext(c);
+    const principal = context.principal;
+    const key = principal === null ? `ip:${context.request.ip}` : `user:${principal.userId}`;
+    // Taken before the handler runs (it may count an AI run), so a refusal past a cap costs nothing.
+    let early: { ok: true; release: () => void } | null = null;
+    if (acceptsEvents(c)) {
+      const slot = streamSlots.acquire(key);
+      if (!slot.ok) return errorResponse(c, slot.error);
+      early = slot;
+    }
+    let opened: Result<StreamAnswer<unknown, unknown>>;
+    try {
+      opened = await route.stream.open(input.value, context);
+    } catch (err) {
+      early?.release();
+      throw err;
+    }
+    if (!opened.ok) {
+      early?.release();
+      return errorResponse(c, opened.error);
+    }
+    for (const effect of opened.effects ?? []) {
+      if (effect.kind === 'download' || effect.kind === 'redirect') continue;
+      applyEffect(c, effect, options.cookieSecure ?? 'auto');
+    }
+    // A JSON answer holds no slot; events asked for without the header (a route with no JSON answer) take theirs now.
+    const slot = () => early ?? (opened.value.json === undefined ? streamSlots.acquire(key) : { ok: true as const, release: () => {} });
+    return answerStream(c, route, opened.value, { options: streamOptions, validate: options.validateOutput === true, log: options.log, slot });
+  };
 
   for (const route of options.routes) {
     const stages = stagesOf(route);
@@ -182,7 +220,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     };
     // Outside the whole chain, so audit and rate limits see a refusal before it becomes a browser's 303.
     const browserErrors = browserErrorRedirect(route);
-    const handlers: MiddlewareHandler<AppEnv>[] = [...(browserErrors === null ? [] : [browserErrors]), ...stages, endpoint];
+    const stream = route.stream;
+    const handlers: MiddlewareHandler<AppEnv>[] = [...(browserErrors === null ? [] : [browserErrors]), ...stages, stream === null ? endpoint : streamEndpoint({ ...route, stream })];
     app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
   }
 

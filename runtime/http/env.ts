@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Principal } from '../../handlers/context.ts';
+import type { AppError } from '../../handlers/result.ts';
 
 /** Per-request values middleware hands to the endpoint. */
 export interface AppEnv {
@@ -21,6 +22,8 @@ export interface AppEnv {
     anonymousRefusal?: 'unauthenticated' | 'rate_limited';
     /** Fields the handler added to this request's audit row. */
     auditNotes?: Record<string, string>;
+    /** A streamed route's policies re-checked while it is open, in chain order (./streams.ts). */
+    keepers?: Keeper[];
   };
 }
 
@@ -45,3 +48,6 @@ export function requestOrigin(c: Context<AppEnv>): string {
 export function clientIp(c: Context<AppEnv>): string {
   return c.get('clientIp') ?? socketAddress(c);
 }
+
+/** One policy of a streamed route, re-checked while the stream is open: null while it still holds, else the refusal that closes it. */
+export type Keeper = () => Promise<AppError | null>;

@@ -102,7 +102,7 @@ function operation(route: Route): Record<string, unknown> {
         content: {
           'application/json': { schema: schemaOf(route.output, 'output') },
           // One event per SSE message; its `type` is also the message's `event:` name.
-          ...(route.stream === null ? {} : { 'text/event-stream': { schema: schemaOf(route.stream, 'output') } }),
+          ...(route.stream === null ? {} : { 'text/event-stream': { schema: schemaOf(route.stream.event, 'output') } }),
           // A file in another format (an export): its bytes, named by Content-Disposition.
           ...Object.fromEntries(route.files.map((mediaType) => [mediaType, { schema: { type: 'string' } }])),
         },

@@ -5,6 +5,7 @@ import type { RouteMiddleware } from '../app.ts';
 import type { AppEnv } from '../env.ts';
 import type { KillSwitch } from '../../../handlers/route.ts';
 import { errorResponse } from '../status.ts';
+import { keepWhileOpen } from '../streams.ts';
 
 const CLOSED: Readonly<Record<KillSwitch, AppError>> = {
   mcp: { code: 'mcp_disabled', message: 'an admin has closed the MCP surface' },
@@ -22,6 +23,7 @@ export function killSwitches(settings: RuntimeSettings): RouteMiddleware {
     if (name === null) return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
       if (!(await settings.get(name)).enabled) return errorResponse(c, CLOSED[name]);
+      keepWhileOpen(c, route, async () => ((await settings.get(name)).enabled ? null : CLOSED[name]));
       await next();
     };
     return middleware;

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { RouteMiddleware } from '../app.ts';
 import type { AppEnv } from '../env.ts';
 import { errorResponse } from '../status.ts';
+import { acceptsEvents } from '../streams.ts';
 
 export interface SheddingOptions {
   /** Requests allowed in flight at once across every non-probe route (spec leaves the value to us). */
@@ -22,6 +23,8 @@ export function loadShedding(options: SheddingOptions): RouteMiddleware {
   return (route) => {
     if (route.probe) return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+      // An event stream holds its own slot, capped per user and in total (../streams.ts), not an in-flight one.
+      if (route.stream !== null && acceptsEvents(c)) return next();
       if (inFlight >= options.maxInFlight) {
         return errorResponse(c, { code: 'overloaded', message: 'the agent is at its in-flight limit; retry shortly', retryAfterSecs: options.retryAfterSecs });
       }

@@ -876,6 +876,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/copilot/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask the copilot: {question, focus?, conversation_id?, provider_key?}; answered as Server-Sent Events (tool steps, text, then `done` with the checked citations) when the client accepts text/event-stream, else as one JSON answer */
+        post: operations["post_copilot_chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oauth-protected-resource": {
         parameters: {
             query?: never;
@@ -1750,23 +1767,6 @@ export interface paths {
         put?: never;
         /** Delete audit rows older than N days, or all but the newest N; recorded before and after */
         post: operations["post_admin_audit_purge"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/copilot/chat": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Ask the copilot: {question, focus?, conversation_id?, provider_key?}; answered as Server-Sent Events (tool steps, text, then `done` with the checked citations) when the client accepts text/event-stream, else as one JSON answer */
-        post: operations["post_copilot_chat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6988,6 +6988,161 @@ export interface operations {
             };
         };
     };
+    post_copilot_chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    question: string;
+                    /** @default null */
+                    focus?: string | null;
+                    conversation_id?: string;
+                    provider_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversation_id: string | null;
+                        answer: string;
+                        citations: {
+                            id: string;
+                            verified: boolean;
+                            link: string | null;
+                        }[];
+                        /** @enum {string} */
+                        source: "model" | "diagnosis_without_model";
+                        model: string | null;
+                        usage: {
+                            input_tokens: number;
+                            output_tokens: number;
+                        };
+                        steps: number;
+                        tool_calls: number;
+                        /** @enum {string} */
+                        finish: "stop" | "length" | "max_steps" | "aborted" | "error";
+                        error: string | null;
+                    };
+                    "text/event-stream": {
+                        /** @constant */
+                        type: "tool-call";
+                        id: string;
+                        name: string;
+                        args: unknown;
+                    } | {
+                        /** @constant */
+                        type: "tool-result";
+                        id: string;
+                        name: string;
+                        ok: boolean;
+                        chars: number;
+                    } | {
+                        /** @constant */
+                        type: "text";
+                        delta: string;
+                    } | {
+                        /** @constant */
+                        type: "step";
+                        n: number;
+                        input_tokens: number;
+                        output_tokens: number;
+                    } | {
+                        /** @constant */
+                        type: "done";
+                        conversation_id: string | null;
+                        answer: string;
+                        citations: {
+                            id: string;
+                            verified: boolean;
+                            link: string | null;
+                        }[];
+                        /** @enum {string} */
+                        source: "model" | "diagnosis_without_model";
+                        model: string | null;
+                        usage: {
+                            input_tokens: number;
+                            output_tokens: number;
+                        };
+                        steps: number;
+                        tool_calls: number;
+                        /** @enum {string} */
+                        finish: "stop" | "length" | "max_steps" | "aborted" | "error";
+                        error: string | null;
+                    } | {
+                        /** @constant */
+                        type: "error";
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get__well_known_oauth_protected_resource: {
         parameters: {
             query?: never;
@@ -11754,161 +11909,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         deleted: number;
-                    };
-                };
-            };
-            /** @description Error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    post_copilot_chat: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    question: string;
-                    /** @default null */
-                    focus?: string | null;
-                    conversation_id?: string;
-                    provider_key?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        conversation_id: string | null;
-                        answer: string;
-                        citations: {
-                            id: string;
-                            verified: boolean;
-                            link: string | null;
-                        }[];
-                        /** @enum {string} */
-                        source: "model" | "diagnosis_without_model";
-                        model: string | null;
-                        usage: {
-                            input_tokens: number;
-                            output_tokens: number;
-                        };
-                        steps: number;
-                        tool_calls: number;
-                        /** @enum {string} */
-                        finish: "stop" | "length" | "max_steps" | "aborted" | "error";
-                        error: string | null;
-                    };
-                    "text/event-stream": {
-                        /** @constant */
-                        type: "tool-call";
-                        id: string;
-                        name: string;
-                        args: unknown;
-                    } | {
-                        /** @constant */
-                        type: "tool-result";
-                        id: string;
-                        name: string;
-                        ok: boolean;
-                        chars: number;
-                    } | {
-                        /** @constant */
-                        type: "text";
-                        delta: string;
-                    } | {
-                        /** @constant */
-                        type: "step";
-                        n: number;
-                        input_tokens: number;
-                        output_tokens: number;
-                    } | {
-                        /** @constant */
-                        type: "done";
-                        conversation_id: string | null;
-                        answer: string;
-                        citations: {
-                            id: string;
-                            verified: boolean;
-                            link: string | null;
-                        }[];
-                        /** @enum {string} */
-                        source: "model" | "diagnosis_without_model";
-                        model: string | null;
-                        usage: {
-                            input_tokens: number;
-                            output_tokens: number;
-                        };
-                        steps: number;
-                        tool_calls: number;
-                        /** @enum {string} */
-                        finish: "stop" | "length" | "max_steps" | "aborted" | "error";
-                        error: string | null;
-                    } | {
-                        /** @constant */
-                        type: "error";
-                        error: string;
-                        message: string;
                     };
                 };
             };
