@@ -15,7 +15,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { ensureControlPlaneBinaries } from '../dev/localcluster/binaries.ts';
 import { down, up } from '../dev/localcluster/cluster.ts';
-import { needsOf, nextFile, report, tierOf, TIERS, type FileResult, type Need, type PlannedFile, type Tier } from './support/run-plan.ts';
+import { needsOfFile, nextFile, report, tierOf, TIERS, type FileResult, type Need, type PlannedFile, type Tier } from './support/run-plan.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CACHE = process.env.CAPSTAN_CACHE_DIR ?? join(homedir(), '.cache', 'capstan');
@@ -53,7 +53,15 @@ try {
 } catch {
   // First run on this machine: no order to learn from yet.
 }
-const pending: PlannedFile[] = chosen.map((file) => ({ file, tier: tierOf(file), needs: needsOf(readFileSync(join(ROOT, file), 'utf8')), expectedSecs: history[file] ?? 0 }));
+/** A repository file's source; '' for one that is not there (a JSON import, say): it imports nothing. */
+const readSource = (path: string): string => {
+  try {
+    return readFileSync(join(ROOT, path), 'utf8');
+  } catch {
+    return '';
+  }
+};
+const pending: PlannedFile[] = chosen.map((file) => ({ file, tier: tierOf(file), needs: needsOfFile(file, readSource), expectedSecs: history[file] ?? 0 }));
 const wanted = new Set<Need>(pending.flatMap((f) => f.needs));
 
 // ---- preparation: two chains, Go builds (CPU) and Debian packages (network, apt's one lock) --

@@ -8,22 +8,35 @@ export const TIERS: readonly Tier[] = ['unit', 'cluster', 'browser'];
 /** What a file can wait for; each is one step of tests/run.ts's preparation. */
 export type Need = 'binaries' | 'cluster' | 'chromium' | 'slapd' | 'simplesamlphp' | 'dex' | 'samlidp' | 'trivy';
 
-/** A file needs what the test support it imports starts: one table, so a new helper adds one row. */
-const NEEDS_BY_IMPORT: ReadonlyArray<readonly [RegExp, readonly Need[]]> = [
-  [/support\/cluster\.ts$/, ['cluster']],
-  [/support\/browser\.ts$/, ['chromium']],
-  [/support\/slapd\.ts$/, ['slapd']],
-  [/support\/simplesamlphp\.ts$/, ['simplesamlphp']],
-  [/support\/dex\.ts$/, ['dex']],
-  [/support\/samlidp\.ts$/, ['samlidp']],
-  [/support\/trivy-(reports|fixture)\.ts$/, ['trivy']],
+/**
+ * A file needs what the test support it reaches starts, directly or through other support
+ * modules: one table over repository paths, so a new helper adds one row.
+ */
+const NEEDS_BY_MODULE: ReadonlyArray<readonly [RegExp, readonly Need[]]> = [
+  [/^tests\/support\/cluster\.ts$/, ['cluster']],
+  [/^tests\/support\/browser\.ts$/, ['chromium']],
+  [/^tests\/support\/slapd\.ts$/, ['slapd']],
+  [/^tests\/support\/simplesamlphp\.ts$/, ['simplesamlphp']],
+  [/^tests\/support\/dex\.ts$/, ['dex']],
+  [/^tests\/support\/samlidp\.ts$/, ['samlidp']],
+  [/^tests\/support\/trivy-(reports|fixture)\.ts$/, ['trivy']],
   // helm from the control-plane build, without a cluster (the install doc's RBAC section).
-  [/generate-install-rbac\.ts$/, ['binaries']],
+  [/^scripts\/generate-install-rbac\.ts$/, ['binaries']],
 ];
 
-/** The modules a file imports: `import … from '…'` statements at the start of a line, not strings or comments that mention one. */
-function importedModules(source: string): string[] {
-  return [...source.matchAll(/^import\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms)].map((m) => m[1] ?? '');
+/** The relative modules a source imports: `import … from '…'` statements at the start of a line, not strings or comments that mention one. */
+export function importedModules(source: string): string[] {
+  return [...source.matchAll(/^import\s[^;]*?\sfrom\s+['"](\.{1,2}\/[^'"]+)['"]/gms)].map((m) => m[1] ?? '');
+}
+
+/** A relative specifier joined to the importing file's repository path. */
+export function resolveModule(importer: string, specifier: string): string {
+  const parts = importer.split('/').slice(0, -1);
+  for (const segment of specifier.split('/')) {
+    if (segment === '..') parts.pop();
+    else if (segment !== '.') parts.push(segment);
+  }
+  return parts.join('/');
 }
 
 export function tierOf(file: string): Tier {
@@ -32,10 +45,23 @@ export function tierOf(file: string): Tier {
   return 'cluster';
 }
 
-export function needsOf(source: string): Need[] {
+/**
+ * What a test file (a repository path) waits for: the needs of every module it reaches through
+ * its imports, following the test tree only (shipped code starts nothing by itself). `read`
+ * gives a repository file's source.
+ */
+export function needsOfFile(file: string, read: (path: string) => string): Need[] {
+  const seen = new Set<string>();
+  const queue = [file];
   const needs = new Set<Need>();
-  const modules = importedModules(source);
-  for (const [pattern, what] of NEEDS_BY_IMPORT) if (modules.some((m) => pattern.test(m))) for (const n of what) needs.add(n);
+  while (queue.length > 0) {
+    const path = queue.pop() ?? '';
+    if (seen.has(path)) continue;
+    seen.add(path);
+    for (const [pattern, what] of NEEDS_BY_MODULE) if (pattern.test(path)) for (const n of what) needs.add(n);
+    if (!path.startsWith('tests/')) continue;
+    for (const spec of importedModules(read(path))) queue.push(resolveModule(path, spec));
+  }
   // The cluster comes up from the control-plane build.
   if (needs.has('cluster')) needs.add('binaries');
   return [...needs].sort();

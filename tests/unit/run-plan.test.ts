@@ -2,7 +2,7 @@
 // next, and the closing report's count line, which CI reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { needsOf, nextFile, report, tierOf, type FileResult, type Need, type PlannedFile } from '../support/run-plan.ts';
+import { needsOfFile, nextFile, report, tierOf, type FileResult, type Need, type PlannedFile } from '../support/run-plan.ts';
 
 describe('test run plan', () => {
   it('puts each file in its tier by folder', () => {
@@ -15,23 +15,37 @@ describe('test run plan', () => {
     for (const [file, tier] of cases) assert.equal(tierOf(file), tier, file);
   });
 
-  it('derives what a file waits for from the support it imports', () => {
-    const cases: Array<[string, Need[]]> = [
-      ["import { testApp } from '../support/app.ts';", []],
-      ["import { k } from '../support/cluster.ts';", ['binaries', 'cluster']],
-      ["import { startSlapd } from '../support/slapd.ts';\nimport { launch } from '../support/browser.ts';", ['chromium', 'slapd']],
-      ["import { startDex } from '../support/dex.ts';", ['dex']],
-      ["import { samlIdp } from '../support/samlidp.ts';", ['samlidp']],
-      ["import { simpleSaml } from '../support/simplesamlphp.ts';", ['simplesamlphp']],
-      ["import { x } from '../support/trivy-fixture.ts';", ['trivy']],
-      ["import { x } from '../support/trivy-reports.ts';", ['trivy']],
-      ["import { helmBinary } from '../../scripts/generate-install-rbac.ts';", ['binaries']],
+  it('derives what a file waits for from the support it reaches, through other support too', () => {
+    const tree: Record<string, string> = {
+      'tests/unit/a.test.ts': "import { testApp } from '../support/app.ts';",
+      'tests/support/app.ts': "import { createApp } from '../../runtime/http/app.ts';",
+      // Shipped code is not followed: it starts nothing by itself.
+      'runtime/http/app.ts': "import { k } from '../../tests/support/cluster.ts';",
+      'tests/integration/b.test.ts': "import {\n  k,\n  kJson,\n} from '../support/cluster.ts';",
+      'tests/e2e/c.test.ts': "import { launch } from '../support/browser.ts';",
+      'tests/support/browser.ts': "import { startTestAgent } from './cluster.ts';",
+      'tests/integration/d.test.ts': "import { startSlapd } from '../support/slapd.ts';\nimport { startDex } from '../support/dex.ts';",
+      'tests/integration/e.test.ts': "import { samlIdp } from '../support/samlidp.ts';\nimport { s } from '../support/simplesamlphp.ts';",
+      'tests/integration/f.test.ts': "import { x } from '../support/trivy-fixture.ts';\nimport { y } from '../support/trivy-reports.ts';",
+      'tests/unit/g.test.ts': "import { helmBinary } from '../../scripts/generate-install-rbac.ts';",
       // A comment or a string naming a helper is not an import of it.
-      ['// like tests/support/cluster.ts does', []],
-      ["const cases = [\"import { k } from '../support/cluster.ts';\"];", []],
-      ["import {\n  k,\n  kJson,\n} from '../support/cluster.ts';", ['binaries', 'cluster']],
+      'tests/unit/h.test.ts': "// like tests/support/cluster.ts does\nconst cases = [\"import { k } from '../support/cluster.ts';\"];",
+      'tests/unit/i.test.ts': "import { a } from './i.test.ts';",
+    };
+    const read = (path: string) => tree[path] ?? '';
+    const cases: Array<[string, Need[]]> = [
+      ['tests/unit/a.test.ts', []],
+      ['tests/integration/b.test.ts', ['binaries', 'cluster']],
+      ['tests/e2e/c.test.ts', ['binaries', 'chromium', 'cluster']],
+      ['tests/integration/d.test.ts', ['dex', 'slapd']],
+      ['tests/integration/e.test.ts', ['samlidp', 'simplesamlphp']],
+      ['tests/integration/f.test.ts', ['trivy']],
+      ['tests/unit/g.test.ts', ['binaries']],
+      ['tests/unit/h.test.ts', []],
+      // An import cycle ends.
+      ['tests/unit/i.test.ts', []],
     ];
-    for (const [source, needs] of cases) assert.deepEqual(needsOf(source), needs, source);
+    for (const [file, needs] of cases) assert.deepEqual(needsOfFile(file, read), needs, file);
   });
 
   const file = (name: string, needs: Need[], expectedSecs: number): PlannedFile => ({ file: name, tier: tierOf(name), needs, expectedSecs });
