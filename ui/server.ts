@@ -127,6 +127,8 @@ export function createUiApp(options: UiServerOptions): Hono<{ Bindings: HttpBind
         if (!HOP_BY_HOP.has(name.toLowerCase()) && name.toLowerCase() !== 'set-cookie' && name.toLowerCase() !== 'content-encoding') out.append(name, value);
       });
       for (const cookie of upstream.headers.getSetCookie()) out.append('set-cookie', cookie);
+      // The body as it arrives, never buffered: an event stream reaches the client event by
+      // event, and a client going away cancels the upstream read (tests/unit/ui-proxy-stream.test.ts).
       return new Response(upstream.body, { status: upstream.status, headers: out });
     } catch (err) {
       return c.json({ error: 'agent_unreachable', message: `the agent at ${agent} did not answer: ${err instanceof Error ? err.message : String(err)}` }, 502);
