@@ -15,7 +15,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { ensureControlPlaneBinaries } from '../dev/localcluster/binaries.ts';
 import { down, up } from '../dev/localcluster/cluster.ts';
-import { needsOfFile, nextFile, report, tierOf, TIERS, type FileResult, type Need, type PlannedFile, type Tier } from './support/run-plan.ts';
+import { needsOfFile, nextFile, sharesCluster, report, tierOf, TIERS, type FileResult, type Need, type PlannedFile, type Tier } from './support/run-plan.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CACHE = process.env.CAPSTAN_CACHE_DIR ?? join(homedir(), '.cache', 'capstan');
@@ -61,7 +61,7 @@ const readSource = (path: string): string => {
     return '';
   }
 };
-const pending: PlannedFile[] = chosen.map((file) => ({ file, tier: tierOf(file), needs: needsOfFile(file, readSource), expectedSecs: history[file] ?? 0 }));
+const pending: PlannedFile[] = chosen.map((file) => ({ file, tier: tierOf(file), needs: needsOfFile(file, readSource), sharesCluster: sharesCluster(readSource(file)), expectedSecs: history[file] ?? 0 }));
 const wanted = new Set<Need>(pending.flatMap((f) => f.needs));
 
 // ---- preparation: two chains, Go builds (CPU) and Debian packages (network, apt's one lock) --
@@ -170,7 +170,7 @@ try {
   say(`${pending.length} files; preparing ${[...wanted].join(', ') || 'nothing'}; ${JOBS} at once`);
   const chains = CHAINS.map(runChain);
   const running = new Set<Promise<void>>();
-  let clusterBusy = false;
+  const cluster = { shared: 0, exclusive: 0 };
   while (pending.length > 0 || running.size > 0) {
     // A file whose need failed to prepare fails, with the reason, instead of waiting forever.
     for (const f of [...pending]) {
@@ -180,15 +180,16 @@ try {
       results.push({ file: f.file, tier: f.tier, secs: 0, passed: 0, failed: 1, skipped: 0, failures: [`${f.file} :: (not run) :: ${missing} could not be prepared: ${failedSteps.get(missing) ?? ''}`] });
     }
     let next: PlannedFile | undefined;
-    while (running.size < JOBS && (next = nextFile(pending, ready, clusterBusy))) {
+    while (running.size < JOBS && (next = nextFile(pending, ready, cluster))) {
       const file = next;
       pending.splice(pending.indexOf(file), 1);
-      if (file.needs.includes('cluster')) clusterBusy = true;
+      const use = !file.needs.includes('cluster') ? null : file.sharesCluster ? 'shared' : 'exclusive';
+      if (use) cluster[use]++;
       tierStart[file.tier] ??= Date.now();
       const job: Promise<void> = runFile(file).then((result) => {
         results.push(result);
         tierEnd[file.tier] = Date.now();
-        if (file.needs.includes('cluster')) clusterBusy = false;
+        if (use) cluster[use]--;
         running.delete(job);
         wake();
       });

@@ -2,6 +2,9 @@
 // finding must go away on its own (informers, not a restart).
 //   quota:  Deployment api ← ReplicaSet cannot create pods ← quota `pods` is full (2/2)
 //   claim:  pod Unschedulable ← claim Pending ← its StorageClass does not exist
+// Beside other such files (tests/support/run-plan.ts): both chains live in their own dq-chain-*
+// namespaces and StorageClass, and only their answers are judged.
+// test-plan: shares-cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningAgent } from '../../runtime/agent.ts';

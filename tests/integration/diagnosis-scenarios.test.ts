@@ -1,6 +1,9 @@
 // Every diagnosis scenario of tests/diagnosis/ at once on the suite's control plane, against a
 // real agent: each must name its expected root cause first, and nothing may raise a false
 // alarm. The same harness as `npm run bench:diagnosis`; on failure the table says what went wrong.
+// Beside other such files (tests/support/run-plan.ts): every scenario lives in its own dq-*
+// namespace and on nodes the harness taints, and only their objects are judged.
+// test-plan: shares-cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningAgent } from '../../runtime/agent.ts';

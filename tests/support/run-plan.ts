@@ -71,18 +71,37 @@ export interface PlannedFile {
   file: string;
   tier: Tier;
   needs: readonly Need[];
+  /**
+   * A cluster file that may run beside other such files: it works only in namespaces and
+   * cluster-scoped objects of its own, and judges nothing else (a line `// test-plan:
+   * shares-cluster` says so). Every other cluster file has the control plane to itself.
+   */
+  sharesCluster: boolean;
   /** Seconds the file took last time (0 when unknown). */
   expectedSecs: number;
 }
 
+/** A file's own word that it may share the control plane (see PlannedFile.sharesCluster). */
+export function sharesCluster(source: string): boolean {
+  return /^\/\/ test-plan: shares-cluster$/m.test(source);
+}
+
+/** The cluster files running now: those that share it, and those that need it to themselves. */
+export interface ClusterUse {
+  shared: number;
+  exclusive: number;
+}
+
 /**
- * The next file to start, or undefined when none may start now. Files sharing the one control
- * plane run one at a time (some stop its API server or fill it with scenarios other files must
- * not see); anything else runs beside them. Among the files that may start, the longest
- * expected first, so the long waits overlap the rest; then by name, so a run is reproducible.
+ * The next file to start, or undefined when none may start now. A cluster file that needs the
+ * control plane to itself (some stop its API server, or judge the whole cluster) starts only
+ * when no other cluster file runs; files that share it run beside each other; anything else
+ * runs beside them all. Among the files that may start, the longest expected first, so the
+ * long waits overlap the rest; then by name, so a run is reproducible.
  */
-export function nextFile(pending: readonly PlannedFile[], ready: ReadonlySet<Need>, clusterBusy: boolean): PlannedFile | undefined {
-  const startable = pending.filter((f) => f.needs.every((n) => ready.has(n)) && !(clusterBusy && f.needs.includes('cluster')));
+export function nextFile(pending: readonly PlannedFile[], ready: ReadonlySet<Need>, cluster: ClusterUse): PlannedFile | undefined {
+  const clusterAllows = (f: PlannedFile) => !f.needs.includes('cluster') || (cluster.exclusive === 0 && (f.sharesCluster || cluster.shared === 0));
+  const startable = pending.filter((f) => f.needs.every((n) => ready.has(n)) && clusterAllows(f));
   return [...startable].sort((a, b) => b.expectedSecs - a.expectedSecs || a.file.localeCompare(b.file))[0];
 }
 

@@ -2,7 +2,7 @@
 // next, and the closing report's count line, which CI reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { needsOfFile, nextFile, report, tierOf, type FileResult, type Need, type PlannedFile } from '../support/run-plan.ts';
+import { needsOfFile, nextFile, report, sharesCluster, tierOf, type FileResult, type Need, type PlannedFile } from '../support/run-plan.ts';
 
 describe('test run plan', () => {
   it('puts each file in its tier by folder', () => {
@@ -48,16 +48,28 @@ describe('test run plan', () => {
     for (const [file, needs] of cases) assert.deepEqual(needsOfFile(file, read), needs, file);
   });
 
-  const file = (name: string, needs: Need[], expectedSecs: number): PlannedFile => ({ file: name, tier: tierOf(name), needs, expectedSecs });
-  it('starts the longest ready file, one cluster file at a time, never one whose needs are not ready', () => {
+  const file = (name: string, needs: Need[], expectedSecs: number, shares = false): PlannedFile => ({ file: name, tier: tierOf(name), needs, sharesCluster: shares, expectedSecs });
+  const idle = { shared: 0, exclusive: 0 };
+  it('starts the longest ready file, a cluster file to itself unless it shares, never one whose needs are not ready', () => {
     const pending = [file('tests/unit/a.test.ts', [], 3), file('tests/unit/b.test.ts', [], 9), file('tests/integration/c.test.ts', ['binaries', 'cluster'], 300), file('tests/integration/d.test.ts', ['dex'], 60)];
-    assert.equal(nextFile(pending, new Set(), false)?.file, 'tests/unit/b.test.ts');
-    assert.equal(nextFile(pending, new Set(['dex']), false)?.file, 'tests/integration/d.test.ts');
-    assert.equal(nextFile(pending, new Set(['binaries', 'cluster', 'dex']), false)?.file, 'tests/integration/c.test.ts');
-    assert.equal(nextFile(pending, new Set(['binaries', 'cluster', 'dex']), true)?.file, 'tests/integration/d.test.ts');
-    assert.equal(nextFile([pending[2] as PlannedFile], new Set(['binaries', 'cluster']), true), undefined);
+    assert.equal(nextFile(pending, new Set(), idle)?.file, 'tests/unit/b.test.ts');
+    assert.equal(nextFile(pending, new Set(['dex']), idle)?.file, 'tests/integration/d.test.ts');
+    assert.equal(nextFile(pending, new Set(['binaries', 'cluster', 'dex']), idle)?.file, 'tests/integration/c.test.ts');
+    assert.equal(nextFile(pending, new Set(['binaries', 'cluster', 'dex']), { shared: 0, exclusive: 1 })?.file, 'tests/integration/d.test.ts');
+    assert.equal(nextFile([pending[2] as PlannedFile], new Set(['binaries', 'cluster']), { shared: 0, exclusive: 1 }), undefined);
+    // An exclusive file waits for the sharing ones; sharing files start beside each other only.
+    const sharing = file('tests/integration/s.test.ts', ['binaries', 'cluster'], 100, true);
+    assert.equal(nextFile([pending[2] as PlannedFile], new Set(['binaries', 'cluster']), { shared: 1, exclusive: 0 }), undefined);
+    assert.equal(nextFile([sharing], new Set(['binaries', 'cluster']), { shared: 1, exclusive: 0 })?.file, 'tests/integration/s.test.ts');
+    assert.equal(nextFile([sharing], new Set(['binaries', 'cluster']), { shared: 0, exclusive: 1 }), undefined);
     // Equal expectations start by name, so a run is reproducible.
-    assert.equal(nextFile([file('tests/unit/z.test.ts', [], 0), file('tests/unit/m.test.ts', [], 0)], new Set(), false)?.file, 'tests/unit/m.test.ts');
+    assert.equal(nextFile([file('tests/unit/z.test.ts', [], 0), file('tests/unit/m.test.ts', [], 0)], new Set(), idle)?.file, 'tests/unit/m.test.ts');
+  });
+
+  it('a file shares the control plane only by its own line saying so', () => {
+    assert.equal(sharesCluster('// Some header\n// test-plan: shares-cluster\nimport x from "y";'), true);
+    assert.equal(sharesCluster('// Some header\nimport x from "y";'), false);
+    assert.equal(sharesCluster('const s = "// test-plan: shares-cluster";'), false);
   });
 
   it('closes with one count line, failures listed above it, slowest files first', () => {
