@@ -110,6 +110,7 @@ interface RouteCore<I extends AnySchema, O extends AnySchema, A extends Access> 
 /** A route answering one JSON value (or a file, or a redirect). */
 interface JsonRouteCore<I extends AnySchema, O extends AnySchema, A extends Access> extends RouteCore<I, O, A> {
   stream?: never;
+  websocket?: never;
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<v.InferOutput<O>> | Promise<Result<v.InferOutput<O>>>;
 }
 
@@ -135,10 +136,44 @@ type EventSchema = v.GenericSchema<unknown, { type: string }>;
  */
 interface StreamRouteCore<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access> extends RouteCore<I, O, A> {
   stream: { event: E };
+  websocket?: never;
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<StreamAnswer<v.InferOutput<E>, v.InferOutput<O>>> | Promise<Result<StreamAnswer<v.InferOutput<E>, v.InferOutput<O>>>>;
 }
 
+/** The handler's side of an accepted WebSocket: send text, close, and a signal that fires when the socket closes (either side, or policy). */
+export interface SocketPeer {
+  send(text: string): void;
+  close(): void;
+  readonly signal: AbortSignal;
+}
+
+/** What a WebSocket route's handler returns: what to do once the upgrade is accepted, and with each text message. */
+export interface SocketAnswer {
+  open(peer: SocketPeer): void;
+  message?(text: string, peer: SocketPeer): void;
+}
+
+/**
+ * A WebSocket route (GET): the runtime applies the whole chain, refuses a foreign Origin and
+ * takes a slot under the stream caps before it accepts the upgrade (a refusal is the HTTP
+ * status, and no handler runs), then re-checks the credential while the socket is open as it
+ * does for a stream. `output` describes the messages the route sends.
+ */
+interface SocketRouteCore<I extends AnySchema, O extends AnySchema, A extends Access> extends RouteCore<I, O, A> {
+  method: 'GET';
+  websocket: true;
+  stream?: never;
+  handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<SocketAnswer> | Promise<Result<SocketAnswer>>;
+}
+
 export type RouteSpec<I extends AnySchema, O extends AnySchema, A extends Access> = JsonRouteCore<I, O, A> & Metering;
+export type SocketRouteSpec<I extends AnySchema, O extends AnySchema, A extends Access> = SocketRouteCore<I, O, A> & Metering;
+
+/** A WebSocket route's declaration as the runtime drives it. */
+export interface SocketDeclaration {
+  /** Checks access, input and namespace as `run` does, then calls the handler for what to do once accepted. */
+  open(rawInput: unknown, ctx: HandlerContext): Promise<Result<SocketAnswer>>;
+}
 export type StreamRouteSpec<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access> = StreamRouteCore<I, O, E, A> & Metering;
 
 /** A streamed route's declaration as the runtime drives it. */
@@ -164,6 +199,8 @@ export type Route = BodyPolicy & {
   namespaceParam: string | null;
   /** Null for a route answering JSON. */
   stream: StreamDeclaration | null;
+  /** Null unless the route takes a WebSocket upgrade. */
+  socket: SocketDeclaration | null;
   files: readonly string[];
   browserErrors: BrowserErrors | null;
   /**
@@ -177,8 +214,8 @@ export type Route = BodyPolicy & {
 } & ({ probe: true; rateLimit: null } | { probe: false; rateLimit: RateLimitClass });
 
 export function defineRoute<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access>(spec: StreamRouteSpec<I, O, E, A>): Route;
-export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A>): Route;
-export function defineRoute<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access>(spec: RouteSpec<I, O, A> | StreamRouteSpec<I, O, E, A>): Route {
+export function defineRoute<I extends AnySchema, O extends AnySchema, A extends Access>(spec: RouteSpec<I, O, A> | SocketRouteSpec<I, O, A>): Route;
+export function defineRoute<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access>(spec: RouteSpec<I, O, A> | StreamRouteSpec<I, O, E, A> | SocketRouteSpec<I, O, A>): Route {
   const { killSwitch, namespaceParam, files = [], browserErrors, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, bodyFormats = ['json'], crossOrigin = 'refuse' } = spec;
   const metering = spec.probe === true ? ({ probe: true, rateLimit: null } as const) : ({ probe: false, rateLimit: spec.rateLimit } as const);
   /** The steps before any handler: the principal the access promises, the input, the declared namespace. */
@@ -216,11 +253,27 @@ export function defineRoute<I extends AnySchema, O extends AnySchema, E extends 
       return mismatch(spec.output, value);
     },
   };
+  if (spec.websocket === true) {
+    const socketHandler = spec.handler;
+    return {
+      ...common,
+      stream: null,
+      socket: {
+        async open(rawInput, ctx) {
+          const admitted = admit(rawInput, ctx);
+          if (!admitted.ok) return admitted;
+          return socketHandler(admitted.value.input, admitted.value.ctx);
+        },
+      },
+      run: () => Promise.resolve(fail({ code: 'internal', message: `${spec.method} ${spec.path} answers only as a WebSocket` })),
+    };
+  }
   if (spec.stream === undefined) {
     const handler = spec.handler;
     return {
       ...common,
       stream: null,
+      socket: null,
       async run(rawInput, ctx) {
         const admitted = admit(rawInput, ctx);
         if (!admitted.ok) return admitted;
@@ -237,6 +290,7 @@ export function defineRoute<I extends AnySchema, O extends AnySchema, E extends 
   return {
     ...common,
     stream: { event: stream.event, open, checkEvent: (value) => mismatch(stream.event, value) },
+    socket: null,
     async run(rawInput, ctx) {
       const opened = await open(rawInput, ctx);
       if (!opened.ok) return opened;

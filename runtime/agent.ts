@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import { webSocketServer } from './http/sockets.ts';
 import { systemClock } from '../domain/clock.ts';
 import type { AgentSettings, Services } from '../handlers/context.ts';
 import { seedAccounts, type SeedOptions } from './auth/accounts.ts';
@@ -172,7 +173,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   });
   const { hostname, port } = parseListen(options.listen);
   const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname, port }, () => resolve(s));
+    // WebSocket routes (none declared yet) are accepted through this server (runtime/http/sockets.ts).
+    const s = serve({ fetch: app.fetch, hostname, port, websocket: { server: webSocketServer() } }, () => resolve(s));
   });
   const bound = (server.address() as AddressInfo).port;
   const url = `http://${hostname === '0.0.0.0' ? '127.0.0.1' : hostname}:${bound}`;

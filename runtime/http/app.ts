@@ -10,7 +10,8 @@ import { listContains } from '../ip-guard/cidr.ts';
 import { clientIp, requestOrigin, SESSION_COOKIE, socketAddress, type AppEnv } from './env.ts';
 import * as v from 'valibot';
 import { ok } from '../../handlers/result.ts';
-import { defineRoute, type Route, type StreamAnswer, type StreamDeclaration } from '../../handlers/route.ts';
+import { defineRoute, type Route, type SocketAnswer, type SocketDeclaration, type StreamAnswer, type StreamDeclaration } from '../../handlers/route.ts';
+import { acceptSocket, socketOriginRefusal } from './sockets.ts';
 import { acceptsEvents, answerStream, STREAM_LIMITS, StreamSlots, type StreamOptions } from './streams.ts';
 import { errorResponse } from './status.ts';
 import { browserErrorRedirect } from './browser-errors.ts';
@@ -192,6 +193,31 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return answerStream(c, route, opened.value, { options: streamOptions, validate: options.validateOutput === true, log: options.log, slot });
   };
 
+  /** A WebSocket route: the chain ran; the Origin, a slot under the stream caps and the handler's answer, all before the upgrade is accepted (./sockets.ts). */
+  const socketEndpoint = (route: Route & { socket: SocketDeclaration }) => async (c: Context<AppEnv>): Promise<Response> => {
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return errorResponse(c, { code: 'invalid_input', field: 'upgrade', message: 'this route takes a WebSocket upgrade' });
+    const foreign = socketOriginRefusal(c, options.corsOrigins ?? []);
+    if (foreign !== null) return errorResponse(c, foreign);
+    const input = await readInput(c, route);
+    if (!input.ok) return errorResponse(c, { code: 'invalid_input', field: 'body', message: input.message });
+    const context = handlerContext(c);
+    const principal = context.principal;
+    const slot = streamSlots.acquire(principal === null ? `ip:${context.request.ip}` : `user:${principal.userId}`);
+    if (!slot.ok) return errorResponse(c, slot.error);
+    let opened: Result<SocketAnswer>;
+    try {
+      opened = await route.socket.open(input.value, context);
+    } catch (err) {
+      slot.release();
+      throw err;
+    }
+    if (!opened.ok) {
+      slot.release();
+      return errorResponse(c, opened.error);
+    }
+    return acceptSocket(c, opened.value, { options: streamOptions, log: options.log, release: slot.release });
+  };
+
   for (const route of options.routes) {
     const stages = stagesOf(route);
     const endpoint = async (c: Context<AppEnv>): Promise<Response> => {
@@ -220,8 +246,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     };
     // Outside the whole chain, so audit and rate limits see a refusal before it becomes a browser's 303.
     const browserErrors = browserErrorRedirect(route);
-    const stream = route.stream;
-    const handlers: MiddlewareHandler<AppEnv>[] = [...(browserErrors === null ? [] : [browserErrors]), ...stages, stream === null ? endpoint : streamEndpoint({ ...route, stream })];
+    const { stream, socket } = route;
+    const answer = socket !== null ? socketEndpoint({ ...route, socket }) : stream !== null ? streamEndpoint({ ...route, stream }) : endpoint;
+    const handlers: MiddlewareHandler<AppEnv>[] = [...(browserErrors === null ? [] : [browserErrors]), ...stages, answer];
     app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
   }
 

@@ -36,9 +36,9 @@ export function acceptsEvents(c: Context<AppEnv>): boolean {
   return (c.req.header('accept') ?? '').includes('text/event-stream');
 }
 
-/** Registers one policy a stage applied, to be re-checked while the route's stream is open (nothing for a JSON route). */
+/** Registers one policy a stage applied, to be re-checked while the route's stream or WebSocket is open (nothing for a JSON route). */
 export function keepWhileOpen(c: Context<AppEnv>, route: Route, keeper: Keeper): void {
-  if (route.stream === null) return;
+  if (route.stream === null && route.socket === null) return;
   const keepers = c.get('keepers');
   if (keepers === undefined) c.set('keepers', [keeper]);
   else keepers.push(keeper);

@@ -23,8 +23,8 @@ export function loadShedding(options: SheddingOptions): RouteMiddleware {
   return (route) => {
     if (route.probe) return null;
     const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
-      // An event stream holds its own slot, capped per user and in total (../streams.ts), not an in-flight one.
-      if (route.stream !== null && acceptsEvents(c)) return next();
+      // An event stream or WebSocket holds its own slot, capped per user and in total (../streams.ts), not an in-flight one.
+      if ((route.stream !== null && acceptsEvents(c)) || route.socket !== null) return next();
       if (inFlight >= options.maxInFlight) {
         return errorResponse(c, { code: 'overloaded', message: 'the agent is at its in-flight limit; retry shortly', retryAfterSecs: options.retryAfterSecs });
       }
