@@ -2,9 +2,7 @@
 // with health and trends, posted to the chat webhook, audited, and not retried every minute
 // when refused; "run now" through the fake provider sends the health and trend facts.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ClusterView } from '../../domain/cluster/model.ts';
 import { WITHOUT_MODEL_LABEL } from '../../domain/copilot/explain.ts';
 import type { HistoryReader } from '../../handlers/metrics/service.ts';
@@ -13,6 +11,7 @@ import { testApp, UNLIMITED_RATE_LIMITS } from '../support/app.ts';
 import { draft, pod } from '../support/diagnosis.ts';
 import { fakeLlmForFile } from '../support/fake-llm.ts';
 import { emptyCluster } from '../support/services.ts';
+import { chatReceiverForFile } from '../support/chat-receiver.ts';
 
 /** What the overview grades: a container waiting in CrashLoopBackOff after restarts. */
 const crashLooping = {
@@ -32,24 +31,10 @@ const history: HistoryReader = {
 };
 
 const llm = fakeLlmForFile();
-let chat: Server;
-const posts: string[] = [];
-before(async () => {
-  chat = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      posts.push(body);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => chat.listen(0, '127.0.0.1', resolve));
-});
-after(async () => {
-  await new Promise((resolve) => chat.close(resolve));
-});
+const chat = chatReceiverForFile();
+const posts = chat.posts;
 
-const chatUrl = () => `http://127.0.0.1:${(chat.address() as AddressInfo).port}/hooks/abc`;
+const chatUrl = () => chat.url();
 
 describe('scheduled SRE reports', () => {
   it('off by default; on, one report at once, then one every every_hours, stored, posted and audited', async () => {
