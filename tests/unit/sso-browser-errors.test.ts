@@ -2,12 +2,11 @@
 // 303 to the sign-in page with its code and reason; the audit row still records the refusal with
 // its own status, and every API client (fetch, curl) still gets the JSON error exactly as before.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { acceptQuality, isBrowserNavigation, REASON_MAX_CHARS, refusalLocation } from '../../runtime/http/browser-errors.ts';
 import type { LicensedFeature } from '../../schema/access.ts';
 import { testApp } from '../support/app.ts';
+import { discoveryIssuerForFile } from '../support/oidc-discovery.ts';
 
 const CHROME_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
@@ -65,18 +64,7 @@ describe('refusalLocation', () => {
   });
 });
 
-// The smallest issuer OIDC's configure accepts (the flow itself is proved against dex).
-let issuerServer: Server;
-let issuer = '';
-before(async () => {
-  issuerServer = createServer((req, res) => {
-    if (req.url !== '/.well-known/openid-configuration') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/keys` }));
-  });
-  await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
-});
-after(() => new Promise<void>((resolve) => issuerServer.close(() => resolve())));
+const discovery = discoveryIssuerForFile();
 
 const enterprise = { tier: 'enterprise', has: (_f: LicensedFeature) => true };
 const NAVIGATION = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', accept: CHROME_ACCEPT };
@@ -84,7 +72,7 @@ const FETCH = { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors', accept: '*/
 
 async function withOidc() {
   const h = await testApp({ licensing: enterprise });
-  const configured = await h.call('PUT', '/api/agent/admin/sso/oidc', { cookie: await h.signIn('admin'), body: { issuer, client_id: 'capstan', client_secret: 's3cret', public_url: 'https://capstan.example.com' } });
+  const configured = await h.call('PUT', '/api/agent/admin/sso/oidc', { cookie: await h.signIn('admin'), body: { issuer: discovery.issuer(), client_id: 'capstan', client_secret: 's3cret', public_url: 'https://capstan.example.com' } });
   assert.equal(configured.status, 200, configured.text);
   return h;
 }

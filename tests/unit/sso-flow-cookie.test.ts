@@ -3,28 +3,16 @@
 // the SameSite each flow needs always; SAML's SameSite=None cookie always Secure (browsers drop
 // a None cookie without it). The flows themselves: sso-saml-flow.test.ts and the integration tests.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createApp, type CookieSecure } from '../../runtime/http/app.ts';
 import { parseTrustedProxies } from '../../runtime/http/client-ip.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { rawEndpoints, routes } from '../../runtime/routes.ts';
 import type { LicensedFeature } from '../../schema/access.ts';
 import { testApp } from '../support/app.ts';
+import { discoveryIssuerForFile } from '../support/oidc-discovery.ts';
 
-// The smallest issuer OIDC's configure and start accept: a discovery document naming itself.
-let issuerServer: Server;
-let issuer = '';
-before(async () => {
-  issuerServer = createServer((req, res) => {
-    if (req.url !== '/.well-known/openid-configuration') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/keys` }));
-  });
-  await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
-});
-after(() => new Promise<void>((resolve) => issuerServer.close(() => resolve())));
+const discovery = discoveryIssuerForFile();
 
 const enterprise = { tier: 'enterprise', has: (_f: LicensedFeature) => true };
 const CERT = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUAAAAAAAAAAAAAAAAAAAAAAAAAAAwCgYIKoZIzj0EAwIw\n-----END CERTIFICATE-----\n';
@@ -33,7 +21,7 @@ const CERT = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUAAAAAAAAAAAAAAAAA
 async function agent(cookieSecure: CookieSecure) {
   const h = await testApp({ licensing: enterprise });
   const admin = await h.signIn('admin');
-  const oidc = await h.call('PUT', '/api/agent/admin/sso/oidc', { cookie: admin, body: { issuer, client_id: 'capstan', client_secret: 'secret', public_url: 'https://capstan.example.com' } });
+  const oidc = await h.call('PUT', '/api/agent/admin/sso/oidc', { cookie: admin, body: { issuer: discovery.issuer(), client_id: 'capstan', client_secret: 'secret', public_url: 'https://capstan.example.com' } });
   assert.equal(oidc.status, 200, oidc.text);
   const saml = await h.call('PUT', '/api/agent/admin/sso/saml', { cookie: admin, body: { public_url: 'https://capstan.example.com', idp_sso_url: 'https://idp.example.com/sso', idp_cert_pem: CERT } });
   assert.equal(saml.status, 200, saml.text);

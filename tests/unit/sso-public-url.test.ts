@@ -3,13 +3,12 @@
 // answering it beside every provider's configuration, OIDC's secret and everything else masked
 // as the provider's own routes mask it.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { agentOptionsFromEnv } from '../../runtime/cli/env-options.ts';
 import type { LicensedFeature } from '../../schema/access.ts';
 import { MASKED_SECRET } from '../../schema/sso.ts';
 import { testApp } from '../support/app.ts';
+import { discoveryIssuerForFile } from '../support/oidc-discovery.ts';
 
 describe('CAPSTAN_SSO_PUBLIC_URL', () => {
   const accepted: [string | undefined, string | null][] = [
@@ -35,19 +34,7 @@ describe('CAPSTAN_SSO_PUBLIC_URL', () => {
   }
 });
 
-// The smallest issuer OIDC's configure accepts: a discovery document naming itself (the
-// sign-in flow itself is proved against dex in tests/integration/sso-oidc.test.ts).
-let issuerServer: Server;
-let issuer = '';
-before(async () => {
-  issuerServer = createServer((req, res) => {
-    if (req.url !== '/.well-known/openid-configuration') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/keys` }));
-  });
-  await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
-});
-after(() => new Promise<void>((resolve) => issuerServer.close(() => resolve())));
+const discovery = discoveryIssuerForFile();
 
 const enterprise = { tier: 'enterprise', has: (_f: LicensedFeature) => true };
 const CERT = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUAAAAAAAAAAAAAAAAAAAAAAAAAAAwCgYIKoZIzj0EAwIw\n-----END CERTIFICATE-----\n';
@@ -68,7 +55,7 @@ describe('GET /admin/sso', () => {
   it('shows OIDC with its secret masked and SAML with the SP addresses to give the IdP, enabled or off', async () => {
     const h = await testApp({ licensing: enterprise, ssoPublicUrl: 'https://capstan.example.com' });
     const admin = await h.signIn('admin');
-    const oidc = await h.call('PUT', '/api/agent/admin/sso/oidc', { cookie: admin, body: { issuer, client_id: 'capstan', client_secret: 'the real secret', public_url: 'https://capstan.example.com' } });
+    const oidc = await h.call('PUT', '/api/agent/admin/sso/oidc', { cookie: admin, body: { issuer: discovery.issuer(), client_id: 'capstan', client_secret: 'the real secret', public_url: 'https://capstan.example.com' } });
     assert.equal(oidc.status, 200, oidc.text);
     const saml = await h.call('PUT', '/api/agent/admin/sso/saml', { cookie: admin, body: { public_url: 'https://capstan.example.com/', idp_sso_url: 'https://idp.example.com/sso', idp_cert_pem: CERT, groups_attribute: 'memberOf' } });
     assert.equal(saml.status, 200, saml.text);
@@ -79,7 +66,7 @@ describe('GET /admin/sso', () => {
     const o = res.body.oidc as { enabled: boolean; config: { client_secret: string; issuer: string }; redirect_uri: string };
     assert.equal(o.enabled, true);
     assert.equal(o.config.client_secret, MASKED_SECRET);
-    assert.equal(o.config.issuer, issuer);
+    assert.equal(o.config.issuer, discovery.issuer());
     assert.equal(o.redirect_uri, 'https://capstan.example.com/api/agent/auth/oidc/callback');
     const s = res.body.saml as { enabled: boolean; config: { idp_sso_url: string; groups_attribute: string; email_attribute: string }; sp_entity_id: string; acs_url: string; metadata_url: string };
     assert.equal(s.enabled, true);
