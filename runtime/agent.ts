@@ -197,7 +197,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         services.stop();
         heartbeat?.stop();
         // Buffered history samples, access rows and the pending anonymous summary are written before the database closes.
-        server.close(() => void Promise.all([sampler.stop(), services.audit.flushAccess(), services.unauthenticatedSummary.flush()]).then(() => db.destroy()).then(resolve));
+        // Each step is logged, so a shutdown that stalls says where (runtime/cli/agent-command.ts bounds it).
+        server.close(() => {
+          options.log.info('shutdown: connections closed');
+          void Promise.all([sampler.stop(), services.audit.flushAccess(), services.unauthenticatedSummary.flush()])
+            .then(() => options.log.info('shutdown: buffers written'))
+            .then(() => db.destroy())
+            .then(resolve);
+        });
         // Shutdown is not graceful on purpose: a keep-alive client must not hold it open.
         if ('closeAllConnections' in server) server.closeAllConnections();
       }),

@@ -23,7 +23,7 @@ const HISTORY = join(CACHE, 'test-durations.json');
 const RESULTS = join(ROOT, 'test-results', 'durations.json');
 /** Test files running at once; the cluster's files are one of them at most. */
 const JOBS = Math.max(1, Number(process.env.CAPSTAN_TEST_JOBS ?? 2));
-/** A file's whole run is bounded: the diagnosis scenarios (the longest waiting 420 s) take about eight minutes; 15 still catches a hang. */
+/** A file's whole run is bounded: the longest file (the diagnosis scenarios) takes about four minutes; 15 still catches a hang. */
 const FILE_TIMEOUT_MS = 900_000;
 
 const started = Date.now();

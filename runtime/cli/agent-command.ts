@@ -18,6 +18,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
     },
     strict: true,
   });
+  const log = createLogger();
   const agent = await startAgent({
     kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG,
     listen: values.listen,
@@ -25,12 +26,21 @@ export async function runAgentCommand(args: string[]): Promise<number> {
     settings: { tenantNamespaces: splitList(values['tenant-namespaces']) },
     ...agentOptionsFromEnv(),
     ...(values['watch-scope'] === undefined ? {} : { watchScope: parseWatchScope(values['watch-scope'], '--watch-scope') }),
-    log: createLogger(),
+    log,
   });
   await untilSignal();
+  // Bounded: Kubernetes kills the pod after its grace period (30 s) anyway; exiting first says why.
+  const watchdog = setTimeout(() => {
+    log.error('shutdown did not finish in time; exiting without waiting (the last "shutdown:" line says how far it got)', { limitMs: SHUTDOWN_LIMIT_MS });
+    process.exit(1);
+  }, SHUTDOWN_LIMIT_MS);
   await agent.close();
+  clearTimeout(watchdog);
   return 0;
 }
+
+/** How long a stop may take before the agent exits without finishing it (below the pod's 30 s grace period). */
+const SHUTDOWN_LIMIT_MS = 20_000;
 
 export function splitList(value: string): string[] {
   return value

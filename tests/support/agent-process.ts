@@ -12,6 +12,8 @@ export interface AgentProcess {
   stop: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
+const SLOW_STOP_MS = 5_000;
+
 /** Starts `capstan agent` on a free loopback port with `env` as its whole environment; resolves once it listens. */
 export async function spawnAgent(options: { kubeconfig: string; dataDir: string; env: NodeJS.ProcessEnv }): Promise<AgentProcess> {
   const child = spawn(process.execPath, ['bin/capstan.js', 'agent', '--kubeconfig', options.kubeconfig, '--listen', '127.0.0.1:0', '--data-dir', options.dataDir], {
@@ -36,8 +38,11 @@ export async function spawnAgent(options: { kubeconfig: string; dataDir: string;
     stderr: () => stderr,
     exited,
     stop: async (signal = 'SIGTERM') => {
+      const asked = Date.now();
       child.kill(signal);
       await exited;
+      // A slow stop is a defect worth its logs: the agent's last lines say which step stalled.
+      if (Date.now() - asked > SLOW_STOP_MS) process.stderr.write(`agent took ${Date.now() - asked} ms to stop; its last log lines:\n${stderr.split('\n').slice(-15).join('\n')}\n`);
     },
   };
 }
