@@ -329,13 +329,23 @@ const rows: { name: string; objects: Objects; want: Want[] }[] = [
   },
   {
     name: `new pod merely starting for ${ROLLOUT_STALL_SECS - 1} s: not yet`,
-    objects: { workloads: [deployment('api', 3, 3)], controllers: [replicaSet('api-1', 'api', 1, 3, 3), replicaSet('api-2', 'api', 2, 1, 0)], pods: [pod('api-2-a', rsOwner('api-2'), { ...starting, createdAt: ago(ROLLOUT_STALL_SECS - 1) })] },
+    objects: { workloads: [deployment('api', 3, 3)], controllers: [replicaSet('api-1', 'api', 1, 3, 3), replicaSet('api-2', 'api', 2, 1, 0)], pods: [pod('api-2-a', rsOwner('api-2'), { ...starting, createdAt: ago(ROLLOUT_STALL_SECS - 1), readySince: ago(ROLLOUT_STALL_SECS - 1) })] },
     want: [],
   },
   {
     name: `new pod merely starting for ${ROLLOUT_STALL_SECS} s: stuck`,
-    objects: { workloads: [deployment('api', 3, 3)], controllers: [replicaSet('api-1', 'api', 1, 3, 3), replicaSet('api-2', 'api', 2, 1, 0)], pods: [pod('api-2-a', rsOwner('api-2'), { ...starting, createdAt: ago(ROLLOUT_STALL_SECS) })] },
+    objects: { workloads: [deployment('api', 3, 3)], controllers: [replicaSet('api-1', 'api', 1, 3, 3), replicaSet('api-2', 'api', 2, 1, 0)], pods: [pod('api-2-a', rsOwner('api-2'), { ...starting, createdAt: ago(ROLLOUT_STALL_SECS), readySince: ago(ROLLOUT_STALL_SECS) })] },
     want: [{ id: 'deployment:shop/api#RolloutStuck' }],
+  },
+  {
+    name: `new pod with no Ready condition yet, created ${ROLLOUT_STALL_SECS} s ago: stuck (creation is the fallback)`,
+    objects: { workloads: [deployment('api', 3, 3)], controllers: [replicaSet('api-1', 'api', 1, 3, 3), replicaSet('api-2', 'api', 2, 1, 0)], pods: [pod('api-2-a', rsOwner('api-2'), { ...starting, createdAt: ago(ROLLOUT_STALL_SECS), readySince: null })] },
+    want: [{ id: 'deployment:shop/api#RolloutStuck' }],
+  },
+  {
+    name: `new pod created an hour ago but not Ready only for ${ROLLOUT_STALL_SECS - 1} s (its Ready condition's last change): not yet`,
+    objects: { workloads: [deployment('api', 3, 3)], controllers: [replicaSet('api-1', 'api', 1, 3, 3), replicaSet('api-2', 'api', 2, 1, 0)], pods: [pod('api-2-a', rsOwner('api-2'), { phase: 'Running', ready: false, createdAt: ago(HOUR), readySince: ago(ROLLOUT_STALL_SECS - 1) })] },
+    want: [],
   },
   {
     name: 'new ReplicaSet failing but no older one serves: a shortfall, not a stuck rollout',

@@ -21,7 +21,7 @@ import { fact } from '../draft.ts';
  * A current refusal skips the wait: it is proof the shortfall is not a normal start.
  */
 export const STARTUP_GRACE_SECS = 60;
-/** A new ReplicaSet's pod not Ready this long after creation counts as failing even without a failure signal. */
+/** A new ReplicaSet's pod not Ready this long (since its Ready condition last changed, else its creation) counts as failing even without a failure signal. */
 export const ROLLOUT_STALL_SECS = 300;
 
 export const WORKLOAD_CODES: readonly CodeSpec[] = [
@@ -47,7 +47,7 @@ export const WORKLOAD_CODES: readonly CodeSpec[] = [
     code: 'RolloutStuck',
     kind: 'Deployment',
     severity: 'warning',
-    rule: `The newest ReplicaSet (highest revision) is short of available pods and failing (a pod creation refused, or a pod not Ready that is waiting on an error, restarting, unschedulable, failed, or not Ready ${ROLLOUT_STALL_SECS / 60} minutes after creation) while an older ReplicaSet still serves available pods.`,
+    rule: `The newest ReplicaSet (highest revision) is short of available pods and failing (a pod creation refused, or a pod not Ready that is waiting on an error, restarting, unschedulable, failed, or not Ready for ${ROLLOUT_STALL_SECS / 60} minutes, by its Ready condition's last change or else its creation) while an older ReplicaSet still serves available pods.`,
   },
   {
     code: 'ScaledToZero',
@@ -84,7 +84,9 @@ function podIsFailing(pod: PodObject, now: Date): boolean {
   if (pod.phase === 'Failed' || pod.unschedulable !== null) return true;
   const statuses = [...pod.initStatuses, ...pod.statuses];
   if (statuses.some((s) => s.restartCount > 0 || (s.waiting !== null && !BENIGN_WAITING.has(s.waiting.reason)))) return true;
-  return (ageSecs(now, pod.createdAt) ?? 0) >= ROLLOUT_STALL_SECS;
+  // Not Ready for that long: since its Ready condition last changed (a pod that was Ready and
+  // dropped out a minute ago is not stalled), else since its creation.
+  return (ageSecs(now, pod.readySince ?? pod.createdAt) ?? 0) >= ROLLOUT_STALL_SECS;
 }
 
 const condition = (conditions: readonly Condition[], type: string): Condition | undefined => conditions.find((c) => c.type === type);
