@@ -5,6 +5,7 @@ import { webSocketServer } from './http/sockets.ts';
 import { systemClock } from '../domain/clock.ts';
 import type { AgentSettings, Services } from '../handlers/context.ts';
 import { seedAccounts, type SeedOptions } from './auth/accounts.ts';
+import { bcryptHasher, type PasswordHasher } from './auth/password.ts';
 import { persistentSecret } from './auth/secrets.ts';
 import { createApp, type CookieSecure } from './http/app.ts';
 import { parseTrustedProxies } from './http/client-ip.ts';
@@ -47,6 +48,8 @@ export interface AgentOptions {
   watchScope?: WatchScope;
   /** CAPSTAN_ADMIN_PASSWORD / CAPSTAN_VIEWER_PASSWORD; used only when those accounts do not exist yet. */
   accounts?: SeedOptions;
+  /** Password hashing; absent (always, outside tests): bcrypt at BCRYPT_COST. */
+  passwords?: PasswordHasher;
   /** Helm values seeding the runtime-editable settings (idle timeout, audit webhook, IP lists, ...). */
   settingDefaults?: Partial<SettingDefaults>;
   /** METRICS_KUBELET_SCRAPE: pod network counters from each node's kubelet, directly or through the API server's node proxy. */
@@ -114,7 +117,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const clock = systemClock;
   const encryptionKey = loadEncryptionKey(options.encryptionKey, options.dataDir);
   const db = await openDatabase(options.dataDir, clock, { auditChainKey: auditChainKey(encryptionKey) });
-  await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, options.log.child('accounts'));
+  const passwords = options.passwords ?? bcryptHasher();
+  await seedAccounts(db, options.dataDir, clock, options.accounts ?? {}, passwords, options.log.child('accounts'));
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   // security.scanning.enabled=false: the chart grants no read of trivy-operator's reports, so
   // none is attempted (scanner_reports says `off` rather than `forbidden`).
@@ -129,6 +133,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const services = await assembleServices({
     db,
     clock,
+    passwords,
     cluster: cache,
     logs: createPodLogs(kubeConfig),
     history: historyStore,

@@ -32,6 +32,7 @@ import { createOutboundClient, type OutboundClient, type Resolver } from './outb
 import type { OutboundPolicy } from '../domain/outbound/address.ts';
 import { createSecondFactor } from './auth/second-factor.ts';
 import { createAuthService, type AgentAuth } from './auth/service.ts';
+import type { PasswordHasher } from './auth/password.ts';
 import { createUserDirectory } from './auth/users.ts';
 import { createSsoService } from './sso/sso.ts';
 import { createLdapDirectory } from './sso/ldap.ts';
@@ -83,6 +84,8 @@ export interface ServiceOptions {
   licensing?: Licensing;
   /** `license.key` and the public key keys are verified with (default: the one Capstan ships; docs/licensing.md). */
   license?: { installKey?: string | null; publicKeyPem?: string };
+  /** How passwords are hashed and checked (runtime/auth/password.ts): bcrypt at BCRYPT_COST, except in tests. */
+  passwords: PasswordHasher;
   logs?: PodLogs;
   history?: HistoryReader;
   network?: NetworkView;
@@ -153,6 +156,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     clock,
     options.sessionSecret,
     { idleTimeoutSecs: async () => (await settingsStore.get('security')).session_idle_timeout_secs },
+    options.passwords,
     credentialWrites(db),
   );
   const ipGuard = new IpGuard(db, clock, settingsStore, audit);
@@ -195,7 +199,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const services: Services = {
     cluster: options.cluster,
     auth,
-    users: createUserDirectory(db, clock),
+    users: createUserDirectory(db, clock, options.passwords),
     secondFactor: createSecondFactor(db, clock, secrets),
     audit,
     settings: options.settings,

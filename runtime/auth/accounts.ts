@@ -2,22 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import bcrypt from 'bcryptjs';
 import type { Clock } from '../../domain/clock.ts';
 import type { Role } from '../../schema/access.ts';
 import type { Logger } from '../log.ts';
 import type { Db } from '../store/database.ts';
+import { isBcryptHash, type PasswordHasher } from './password.ts';
 
-export const BCRYPT_COST = 12;
 export const INITIAL_ADMIN_PASSWORD_FILE = 'initial-admin-password';
-
-export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, BCRYPT_COST);
-}
-
-export function isBcryptHash(value: string): boolean {
-  return /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value);
-}
 
 export interface SeedOptions {
   /** CAPSTAN_ADMIN_PASSWORD: at least 8 characters; empty = generate one. */
@@ -30,7 +21,7 @@ export interface SeedOptions {
  * Creates `admin` (and `viewer`) when absent. An already-set password is never overwritten.
  * A generated admin password is written once to DATA_DIR/initial-admin-password (0600).
  */
-export async function seedAccounts(db: Db, dataDir: string, clock: Clock, options: SeedOptions, log: Logger): Promise<void> {
+export async function seedAccounts(db: Db, dataDir: string, clock: Clock, options: SeedOptions, passwords: PasswordHasher, log: Logger): Promise<void> {
   const supplied = options.adminPassword ?? '';
   if (supplied !== '' && supplied.length < 8) throw new Error('CAPSTAN_ADMIN_PASSWORD must be at least 8 characters');
   if (!(await findUser(db, 'admin'))) {
@@ -41,11 +32,11 @@ export async function seedAccounts(db: Db, dataDir: string, clock: Clock, option
       writeFileSync(file, password + '\n', { mode: 0o600 });
       log.info('generated the initial admin password', { username: 'admin', password, file });
     }
-    await insertUser(db, clock, 'admin', 'admin', await hashPassword(password));
+    await insertUser(db, clock, 'admin', 'admin', await passwords.hash(password));
   }
   const viewer = options.viewerPassword ?? '';
   if (viewer !== '' && !(await findUser(db, 'viewer'))) {
-    await insertUser(db, clock, 'viewer', 'viewer', isBcryptHash(viewer) ? viewer : await hashPassword(viewer));
+    await insertUser(db, clock, 'viewer', 'viewer', isBcryptHash(viewer) ? viewer : await passwords.hash(viewer));
   }
 }
 

@@ -5,7 +5,7 @@ import type { LocalLogin } from '../../schema/settings.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Db } from '../store/database.ts';
 import type { SettingsStore } from '../store/settings.ts';
-import { hashPassword } from './accounts.ts';
+import { bcryptHasher } from './password.ts';
 
 const ACTOR = 'recovery@local';
 
@@ -22,7 +22,8 @@ export interface RecoveryReport {
  */
 export async function recoverAdmin(db: Db, clock: Clock, settings: SettingsStore, audit: AuditLog, username: string, password: string): Promise<RecoveryReport> {
   if (password.length < 8) throw new Error('the new password must be at least 8 characters');
-  const hash = await hashPassword(password);
+  // Always the production cost: recovery is an operator's CLI, never a test's shortcut.
+  const hash = await bcryptHasher().hash(password);
   const report = await db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
     let userId: number;

@@ -1,4 +1,3 @@
-import bcrypt from 'bcryptjs';
 import { sql } from 'kysely';
 import * as v from 'valibot';
 import type { AccountSummary, ApiKeyRecord, AuthService } from '../../handlers/auth/service.ts';
@@ -8,7 +7,8 @@ import { Scope } from '../../schema/access.ts';
 import type { ApiKeysTable } from '../store/tables.ts';
 import { mintApiKey, parseApiKey, secretMatches } from './api-key-token.ts';
 import type { Db } from '../store/database.ts';
-import { BCRYPT_COST, findUser } from './accounts.ts';
+import { findUser } from './accounts.ts';
+import type { PasswordHasher } from './password.ts';
 import { issueSessionToken, verifySessionToken } from './session-token.ts';
 import { CredentialCache, type WriteGeneration } from './credential-cache.ts';
 
@@ -17,9 +17,6 @@ export const LOCKOUT_MS = 15 * 60 * 1000;
 export const SESSION_ABSOLUTE_MS = 24 * 60 * 60 * 1000;
 /** last_seen_at is written at most this often, so polling does not turn every read into a write. */
 const TOUCH_INTERVAL_MS = 30 * 1000;
-
-// Compared against when the username does not exist, so timing does not reveal which is wrong.
-const DUMMY_HASH = bcrypt.hashSync('capstan-timing-equaliser', BCRYPT_COST);
 
 export interface SessionPolicy {
   /** Sliding idle timeout in seconds; 0 disables the idle check (spec: security.sessionIdleTimeout). Read per request: admins edit it at runtime. */
@@ -86,7 +83,7 @@ interface ApiKeyRow {
  * `writes` counts writes to the credential tables through `db` (database.ts credentialWrites);
  * with it, verified rows are kept briefly (credential-cache.ts), without it every request reads them.
  */
-export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: SessionPolicy, writes: WriteGeneration | null = null): AgentAuth {
+export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: SessionPolicy, passwords: PasswordHasher, writes: WriteGeneration | null = null): AgentAuth {
   const now = () => clock.now().getTime();
   const sessionRows = new CredentialCache<SessionRow | null>(clock, writes);
   const apiKeyRows = new CredentialCache<ApiKeyRow | null>(clock, writes);
@@ -175,7 +172,7 @@ export function createAuthService(db: Db, clock: Clock, secret: Buffer, policy: 
 
     async checkPassword(username, password): Promise<AccountSummary | null> {
       const user = await findUser(db, username);
-      const matches = await bcrypt.compare(password, user?.password_hash ?? DUMMY_HASH);
+      const matches = await passwords.verify(password, user?.password_hash ?? null);
       if (!user || !matches || user.active !== 1 || user.password_hash === null) return null;
       return { id: user.id, username: user.username, role: user.role, totpEnabled: user.totp_enabled === 1 };
     },

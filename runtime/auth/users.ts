@@ -6,7 +6,7 @@ import { fail, ok, taken } from '../../handlers/result.ts';
 import type { SsoProvider } from '../../schema/sso.ts';
 import type { Database, UsersTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
-import { hashPassword } from './accounts.ts';
+import type { PasswordHasher } from './password.ts';
 
 type UserRow = Omit<UsersTable, 'id' | 'totp_secret' | 'totp_enabled' | 'totp_last_step' | 'totp_disable_attempts' | 'role_pinned'> & {
   id: number;
@@ -48,7 +48,7 @@ async function endCredentials(trx: Transaction<Database>, userId: number, at: nu
   await trx.updateTable('oauth_codes').set({ used_at: sql<number>`coalesce(used_at, ${at})` }).where('user_id', '=', userId).execute();
 }
 
-export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
+export function createUserDirectory(db: Db, clock: Clock, passwords: PasswordHasher): UserDirectory {
   const byName = (username: string) => users(db).where('users.username', '=', username).executeTakeFirst();
 
   return {
@@ -58,7 +58,7 @@ export function createUserDirectory(db: Db, clock: Clock): UserDirectory {
 
     async create(username, password, role) {
       if (await byName(username)) return fail(taken('username', `user ${username} already exists`));
-      await db.insertInto('users').values({ username, role, password_hash: await hashPassword(password), active: 1, created_at: clock.now().getTime() }).execute();
+      await db.insertInto('users').values({ username, role, password_hash: await passwords.hash(password), active: 1, created_at: clock.now().getTime() }).execute();
       const row = await byName(username);
       if (!row) throw new Error('user vanished after insert');
       return ok(toUser(row));

@@ -63,4 +63,6 @@ it('a per-request provider key never lands in the database, its files or the age
   const stored = filesUnder(dataDir);
   assert.ok(stored.length > 0);
   assert.ok(!stored.includes(REQUEST_KEY), 'not in any file under the data dir');
+  // The CLI agent never gets the tests' cheap hasher: its seeded admin is stored at BCRYPT_COST (12).
+  assert.match(stored, /\$2[aby]\$12\$[./A-Za-z0-9]{53}/, 'the admin password hash has cost 12');
 });

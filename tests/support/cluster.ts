@@ -8,6 +8,7 @@ import { CHART_DIR } from '../../scripts/generate-chart-readme.ts';
 import { startAgent, type AgentOptions, type RunningAgent } from '../../runtime/agent.ts';
 import { kubectl, waitFor } from '../../dev/localcluster/kubectl.ts';
 import { silentLogger } from '../../runtime/log.ts';
+import { TEST_PASSWORDS } from './passwords.ts';
 
 export interface TestCluster {
   kubeconfig: string;
@@ -99,6 +100,7 @@ export async function startTestAgent(name: string, options: Partial<AgentOptions
     settings: { tenantNamespaces: [] },
     validateOutput: true,
     log: silentLogger,
+    passwords: TEST_PASSWORDS,
     ...options,
   });
   await agent.ready;

@@ -8,6 +8,7 @@ import type { HistoryReader, NetworkView } from '../../handlers/metrics/service.
 import type { Licensing } from '../../handlers/license/service.ts';
 import type { AnalyzerEntry } from '../../domain/diagnosis/engine.ts';
 import { seedAccounts } from '../../runtime/auth/accounts.ts';
+import { TEST_PASSWORDS } from './passwords.ts';
 import { auditChainKey, loadEncryptionKey } from '../../runtime/crypto/secret-box.ts';
 import type { RateLimits } from '../../runtime/http/middleware/rate-limit.ts';
 import { silentLogger } from '../../runtime/log.ts';
@@ -95,10 +96,11 @@ export async function testServices(options: TestServiceOptions = {}): Promise<Te
   // dir), so the recovery CLIs, run against the same dir, derive the same audit chain key.
   const encryptionKey = loadEncryptionKey(undefined, dataDir);
   const db = await openDatabase(dataDir, clock, { auditChainKey: auditChainKey(encryptionKey) });
-  await seedAccounts(db, dataDir, clock, { adminPassword: ADMIN_PASSWORD, viewerPassword: VIEWER_PASSWORD }, silentLogger);
+  await seedAccounts(db, dataDir, clock, { adminPassword: ADMIN_PASSWORD, viewerPassword: VIEWER_PASSWORD }, TEST_PASSWORDS, silentLogger);
   const services = await assembleServices({
     db,
     clock,
+    passwords: TEST_PASSWORDS,
     cluster: options.cluster ?? emptyCluster,
     settings: { tenantNamespaces: options.tenantNamespaces ?? [], ssoPublicUrl: options.ssoPublicUrl ?? null },
     sessionSecret: Buffer.alloc(32, 7),
