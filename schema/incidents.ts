@@ -24,9 +24,9 @@ export const Incident = v.object({
   /** Only with reason OOMRisk. */
   mem_pct_of_limit: v.optional(v.number()),
   /**
-   * The root of the chain of this pod's diagnosis finding (docs/diagnosis.md): what makes it
-   * fail, when that is another object. Null when the pod's own finding is the root, when the
-   * diagnosis has no finding on it, or when the cause lies where the caller may not see.
+   * The root of the chain of this pod's diagnosis finding (docs/diagnosis.md): another object's
+   * finding when that is what makes it fail, the pod's own finding (or its OOMRisk) when the pod
+   * is the cause. Null only when the cause lies where the caller may not see (never named).
    */
   root_cause: v.nullable(v.object({ code: v.string(), summary: v.string(), node_id: v.string() })),
 });

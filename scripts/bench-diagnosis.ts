@@ -12,7 +12,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { down, up } from '../dev/localcluster/cluster.ts';
-import { agentDiagnose, diagnosisApiKey, startBenchAgent } from '../tests/diagnosis/agent.ts';
+import { agentDiagnose, agentSurfaces, diagnosisApiKey, startBenchAgent } from '../tests/diagnosis/agent.ts';
 import { holdScenarios, removeLeftovers, runScenarios } from '../tests/diagnosis/harness.ts';
 import { createKube } from '../tests/diagnosis/kube.ts';
 import { buildReport, markdownReport } from '../tests/diagnosis/report.ts';
@@ -47,8 +47,8 @@ try {
     const agent = await startBenchAgent(cluster.kubeconfig, dir, PASSWORD);
     try {
       await agent.ready;
-      const diagnose = agentDiagnose(agent.url, await diagnosisApiKey(agent.url, PASSWORD));
-      const results = await runScenarios(scenarios, { ...k, diagnose });
+      const key = await diagnosisApiKey(agent.url, PASSWORD);
+      const results = await runScenarios(scenarios, { ...k, diagnose: agentDiagnose(agent.url, key), surfaces: agentSurfaces(agent.url, key) });
       const report = buildReport(results, `${cpus().length} CPU, node ${process.version}`);
       mkdirSync(RESULTS, { recursive: true });
       writeFileSync(join(RESULTS, 'diagnosis.json'), JSON.stringify(report, null, 2) + '\n');

@@ -5,7 +5,7 @@
 import type { Diagnosis, DiagnosisDetail } from '../../schema/diagnosis.ts';
 import { keptWhile, narrowings } from '../derived.ts';
 import type { ClusterDiagnosis } from './engine.ts';
-import { detailFor, diagnosisFor, isVisible, problemsFor, rootCauseOf, type InScope, type VisibleProblems } from './visible.ts';
+import { detailFor, diagnosisFor, isVisible, problemOf, problemsFor, type InScope, type ObjectProblem, type VisibleProblems } from './visible.ts';
 
 export interface ScopedDiagnosis {
   /**
@@ -16,8 +16,8 @@ export interface ScopedDiagnosis {
   answer(namespace: string | null): Diagnosis;
   /** `GET /diagnosis/{id}`; null when the diagnosis does not hold the object or the caller may not see it. */
   detail(id: string): DiagnosisDetail | null;
-  /** An incident's `root_cause` (rootCauseOf): null when the chain leaves what the caller may see. */
-  rootCause(objectId: string): { code: string; summary: string; node_id: string } | null;
+  /** What is wrong with one object now, with the root of its chain (problemOf): what an incident projects. */
+  problem(objectId: string): ObjectProblem | null;
   /** The cluster model's problem nodes and their links; the same object until the whole-cluster diagnosis changes. */
   problems(): VisibleProblems;
   /** The same diagnosis cut to `tenantNamespaces` within what this caller may see (an AI run's namespace scope); the same object for the same list. */
@@ -35,7 +35,7 @@ export function scopeDiagnosis(source: () => ClusterDiagnosis, inScope: InScope)
       // A volume bound to a hidden claim is not in the caller's model at all: absent, as in the graph.
       return d.objects.has(id) && isVisible(d, id, inScope) ? detailFor(d, inScope, id) : null;
     },
-    rootCause: (objectId) => rootCauseOf(source(), inScope, objectId),
+    problem: (objectId) => problemOf(source(), inScope, objectId),
     problems,
     narrow: narrowings(inScope, (narrower) => scopeDiagnosis(source, narrower)),
   };

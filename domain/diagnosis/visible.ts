@@ -117,21 +117,40 @@ export function detailFor(d: ClusterDiagnosis, inScope: InScope, id: string): Di
   };
 }
 
-/**
- * An incident's `root_cause`: the root of the chain of the object's first finding, when that
- * is another finding the caller may see; null when its own finding is the root, when it has
- * none, or when the chain leaves what the caller may see (the cause is never named).
- */
-export function rootCauseOf(d: ClusterDiagnosis, inScope: InScope, objectId: string): { code: string; summary: string; node_id: string } | null {
-  const first = (d.byObject.get(objectId) ?? []).find((f) => f.severity !== 'info');
+/** A finding named by reference: an incident's `root_cause`. */
+export interface FindingRef {
+  code: string;
+  summary: string;
+  node_id: string;
+}
+
+/** What is wrong with one object now, as an incident projects it (domain/incidents/detect.ts). */
+export interface ObjectProblem {
+  /** Its own first critical or warning finding in the tie order, as the caller may read it. */
+  finding: Finding & { severity: ProblemSeverity };
+  /**
+   * The root of that finding's chain: another object's finding, or the finding itself when it
+   * is the root; null when the chain leaves what the caller may see (the cause is never named).
+   */
+  root: FindingRef | null;
+}
+
+/** The object's problem now, or null when it has no critical or warning finding (history is not a problem). */
+export function problemOf(d: ClusterDiagnosis, inScope: InScope, objectId: string): ObjectProblem | null {
+  const first = (d.byObject.get(objectId) ?? []).find((f): f is Finding & { severity: ProblemSeverity } => f.severity !== 'info');
   if (first === undefined) return null;
-  let at = first;
-  while (at.caused_by !== null) {
+  let at: Finding = first;
+  let root: FindingRef | null = null;
+  for (;;) {
+    if (at.caused_by === null) {
+      root = { code: at.code, summary: at.summary, node_id: at.object };
+      break;
+    }
     const next = d.findings.get(at.caused_by);
-    if (next === undefined || !isVisible(d, next.object, inScope)) return null;
+    if (next === undefined || !isVisible(d, next.object, inScope)) break;
     at = next;
   }
-  return at === first ? null : { code: at.code, summary: at.summary, node_id: at.object };
+  return { finding: { ...shown(d, first, inScope), severity: first.severity }, root };
 }
 
 /** The diagnosis' problems as the cluster model shows them: visible findings that are not history (each as the caller may read it), and the links between them. */

@@ -1,20 +1,14 @@
-// Incidents from one pod list (spec §2 "Incident"); the rules are written down in
-// docs/health-and-incidents.md and this file is their only implementation.
+// Incidents (spec §2 "Incident"): a projection of the diagnosis. A pod's incident is its own
+// first problem finding (reason = code, detail = summary, severity = severity) with the root of
+// that finding's chain, plus OOMRisk, which only metrics can tell; there is no second rule set.
+// How spec reasons map to codes: docs/health-and-incidents.md.
 import type { ContainerStatus, EventObject, MetricsSnapshot, PodObject } from '../cluster/model.ts';
+import { nodeId } from '../cluster/node-id.ts';
+import type { ObjectProblem } from '../diagnosis/visible.ts';
 import { shortAge } from '../resources/age.ts';
 import { podResources } from '../resources/pod.ts';
 import type { Incident } from '../../schema/incidents.ts';
-import { RECENT_TERMINATION_SECS } from '../diagnosis/analyzers/pod-containers.ts';
 
-/** A pod Pending this long without an unschedulable verdict is stuck anyway. */
-export const STUCK_PENDING_SECS = 300;
-/** A running pod not Ready for this long is an incident (shorter is a normal start-up). */
-export const NOT_READY_SECS = 60;
-/**
- * An OOM kill the container has run Ready past for this long is history, not an incident:
- * the diagnosis' own bound (OOMKilled versus OOMKilledPreviously), so both tell one story.
- */
-export const OOM_HISTORY_SECS = RECENT_TERMINATION_SECS;
 /** Memory use at or above this share of the limit is OOMRisk. */
 export const OOM_RISK_PCT = 90;
 
@@ -27,67 +21,31 @@ export function atOomRisk(usedBytes: number, limitBytes: number | null): boolean
   return limitBytes !== null && limitBytes > 0 && usedBytes * 100 >= OOM_RISK_PCT * limitBytes;
 }
 
-const IMAGE_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName']);
-const CONFIG_FAILURES = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
-
-interface Finding {
+interface Projected {
   reason: string;
   severity: Incident['severity'];
   container: string;
   detail: string;
+  root: Incident['root_cause'];
   memPct?: number;
 }
 
-function findingOf(pod: PodObject, usage: MetricsSnapshot, now: Date): Finding | null {
-  for (const s of pod.statuses) {
-    const last = s.lastTerminated ?? s.terminated;
-    if (last?.reason === 'OOMKilled' && s.restartCount > 0 && !pastOomKill(s, now)) {
-      return { reason: 'OOMKilled', severity: 'critical', container: s.name, detail: `container ${s.name} was killed for exceeding its memory limit (exit ${last.exitCode}), ${s.restartCount} restarts` };
-    }
+/** The pod's diagnosis problem as an incident's parts; without one, OOMRisk when metrics show it. */
+function projected(pod: PodObject, problem: ObjectProblem | null, usage: MetricsSnapshot): Projected | null {
+  if (problem !== null) {
+    const { finding } = problem;
+    const container = finding.attributes.container;
+    return { reason: finding.code, severity: finding.severity, container: typeof container === 'string' ? container : '', detail: finding.summary, root: problem.root };
   }
-  for (const s of pod.statuses) {
-    const reason = s.waiting?.reason;
-    if (reason === 'CrashLoopBackOff') {
-      const exit = s.lastTerminated ? `last exit ${s.lastTerminated.exitCode}${s.lastTerminated.reason ? ` (${s.lastTerminated.reason})` : ''}` : 'no exit recorded';
-      return { reason, severity: 'critical', container: s.name, detail: `container ${s.name} keeps crashing: ${s.restartCount} restarts, ${exit}` };
-    }
-    if (reason && (IMAGE_FAILURES.has(reason) || CONFIG_FAILURES.has(reason))) {
-      return { reason, severity: 'critical', container: s.name, detail: s.waiting?.message ?? `container ${s.name} cannot start: ${reason}` };
-    }
-  }
-  if (pod.phase === 'Failed') return { reason: 'Failed', severity: 'critical', container: pod.statuses[0]?.name ?? '', detail: 'the pod failed' };
-  if (pod.phase === 'Pending') {
-    const pendingSecs = secondsSince(pod.createdAt, now);
-    if (pod.unschedulable) return { reason: 'Unschedulable', severity: 'warning', container: '', detail: pod.unschedulable.message ?? 'the scheduler cannot place this pod' };
-    if (pendingSecs !== null && pendingSecs >= STUCK_PENDING_SECS) return { reason: 'StuckPending', severity: 'warning', container: '', detail: `pending for ${shortAge(pod.createdAt, now)}` };
-  }
-  if (pod.phase === 'Running' && !pod.ready) {
-    const since = secondsSince(pod.readySince, now);
-    if (since === null || since >= NOT_READY_SECS) {
-      const notReady = pod.statuses.find((s) => !s.ready);
-      return { reason: 'NotReady', severity: 'warning', container: notReady?.name ?? '', detail: `running but not ready for ${shortAge(pod.readySince, now)}` };
-    }
-  }
-  if (usage.available) {
-    const used = usage.pods.get(`${pod.namespace}/${pod.name}`);
-    // Null unless every container is limited: one unbounded container cannot run out.
-    const limit = podResources(pod).memLimitBytes;
-    if (used && limit !== null && atOomRisk(used.memBytes, limit)) {
-      const pct = Math.round((used.memBytes / limit) * 1000) / 10;
-      return { reason: 'OOMRisk', severity: 'warning', container: pod.containers[0]?.name ?? '', detail: `memory at ${pct}% of its limit`, memPct: pct };
-    }
-  }
-  return null;
-}
-
-/**
- * Now versus history: the container is Ready and its current instance has run for at least
- * OOM_HISTORY_SECS since the kill (the pods analyzer's rule for OOMKilledPreviously).
- * Without a start time it is not known to have passed.
- */
-function pastOomKill(s: ContainerStatus, now: Date): boolean {
-  const running = secondsSince(s.runningSince, now);
-  return s.ready && running !== null && running >= OOM_HISTORY_SECS;
+  if (!usage.available) return null;
+  const used = usage.pods.get(`${pod.namespace}/${pod.name}`);
+  // Null unless every container is limited: one unbounded container cannot run out.
+  const limit = podResources(pod).memLimitBytes;
+  if (!used || limit === null || !atOomRisk(used.memBytes, limit)) return null;
+  const pct = Math.round((used.memBytes / limit) * 1000) / 10;
+  const detail = `memory at ${pct}% of its limit`;
+  // Metrics, not the diagnosis, see it: the pod itself is the cause.
+  return { reason: 'OOMRisk', severity: 'warning', container: pod.containers[0]?.name ?? '', detail, root: { code: 'OOMRisk', summary: `${pod.name}: ${detail}`, node_id: nodeId('Pod', pod.namespace, pod.name) }, memPct: pct };
 }
 
 function secondsSince(ts: string | null, now: Date): number | null {
@@ -123,9 +81,12 @@ function firstFailure(pod: PodObject, podEvents: readonly EventObject[]): string
   return first ?? pod.statuses.map((s) => s.lastTerminated?.finishedAt ?? null).find((t) => t !== null) ?? null;
 }
 
-/** `podEvents`: the events about this pod (see eventsByPod). */
-export function incidentOf(pod: PodObject, podEvents: readonly EventObject[], usage: MetricsSnapshot, now: Date): Incident | null {
-  const finding = findingOf(pod, usage, now);
+/**
+ * The pod's incident, or null when it has none. `problem`: the diagnosis' problem on this pod as
+ * the caller may read it (ScopedDiagnosis.problem); `podEvents`: the events about it (eventsByPod).
+ */
+export function incidentOf(pod: PodObject, problem: ObjectProblem | null, podEvents: readonly EventObject[], usage: MetricsSnapshot, now: Date): Incident | null {
+  const finding = projected(pod, problem, usage);
   if (!finding) return null;
   const restarts = pod.statuses.reduce((n, s) => n + s.restartCount, 0);
   const runningHours = Math.max((secondsSince(pod.startedAt ?? pod.createdAt, now) ?? 0) / 3600, 1 / 60);
@@ -148,8 +109,7 @@ export function incidentOf(pod: PodObject, podEvents: readonly EventObject[], us
     last_exit_code: lastExitCode(pod.statuses, finding.container),
     age: shortAge(pod.createdAt, now),
     ...(finding.memPct !== undefined ? { mem_pct_of_limit: finding.memPct } : {}),
-    // The diagnosis knows what causes it; the handlers fill this in from there.
-    root_cause: null,
+    root_cause: finding.root,
   };
 }
 

@@ -2,6 +2,7 @@ import type { Incident } from '../../schema/incidents.ts';
 import type { Overview } from '../../schema/overview.ts';
 import type { HandlerContext } from '../context.ts';
 import { eventsByPod, incidentOf } from '../../domain/incidents/detect.ts';
+import { nodeId } from '../../domain/cluster/node-id.ts';
 import { ok, type Result } from '../result.ts';
 import { compareHealth, namespaceHealth, rootCausesByNamespace, VERDICT_READS } from '../../domain/health/verdict.ts';
 import { refusedIn } from '../../domain/cluster/unreadable.ts';
@@ -30,7 +31,7 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
   const podEvents = eventsByPod(events);
   const incidents: Incident[] = [];
   for (const pod of pods) {
-    const incident = incidentOf(pod, podEvents.get(`${pod.namespace}/${pod.name}`) ?? [], metrics, now);
+    const incident = incidentOf(pod, ctx.diagnosis.problem(nodeId('Pod', pod.namespace, pod.name)), podEvents.get(`${pod.namespace}/${pod.name}`) ?? [], metrics, now);
     if (incident) incidents.push(incident);
   }
   const podsByNs = byNamespace(pods);

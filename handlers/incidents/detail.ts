@@ -42,8 +42,7 @@ export async function incidentDetail(input: Out<typeof IncidentDetailInput>, ctx
   if (!pod) return fail({ code: 'not_found', message: `no pod ${input.namespace}/${input.pod}` });
   const now = ctx.clock.now();
   const podEvents = eventsByPod(ctx.cluster.events()).get(`${pod.namespace}/${pod.name}`) ?? [];
-  const found = incidentOf(pod, podEvents, ctx.cluster.metrics(), now);
-  const incident = found && { ...found, root_cause: ctx.diagnosis.rootCause(nodeId('Pod', pod.namespace, pod.name)) };
+  const incident = incidentOf(pod, ctx.diagnosis.problem(nodeId('Pod', pod.namespace, pod.name)), podEvents, ctx.cluster.metrics(), now);
 
   const container = incident?.container || pod.statuses.find((s) => s.restartCount > 0)?.name || pod.containers[0]?.name || '';
   const status = pod.statuses.find((s) => s.name === container);

@@ -9,7 +9,7 @@ import { nodeId } from '../../domain/cluster/node-id.ts';
 /** Answers are shared for this long (`generated_at` says when): a dashboard polling many tabs costs one computation. */
 export const INCIDENTS_TTL_MS = 5000;
 
-/** Unhealthy, crash-looping, stuck-pending and memory-pressured pods, from one pod list. */
+/** Every pod's problem now, as the diagnosis finds it, plus memory-pressured pods (domain/incidents/detect.ts). */
 export function listIncidents(input: Out<typeof IncidentsInput>, ctx: HandlerContext): Result<Out<typeof IncidentList>> {
   // Only the cluster-wide answer is shared: one namespace is cheap, and a key per requested
   // name would let a client grow the cache without bound.
@@ -27,8 +27,8 @@ function computeIncidents(namespace: string, ctx: HandlerContext): Out<typeof In
   const incidents: Incident[] = [];
   for (const pod of ctx.cluster.pods()) {
     if (!asked(pod.namespace)) continue;
-    const incident = incidentOf(pod, events.get(`${pod.namespace}/${pod.name}`) ?? [], metrics, now);
-    if (incident) incidents.push({ ...incident, root_cause: ctx.diagnosis.rootCause(nodeId('Pod', pod.namespace, pod.name)) });
+    const incident = incidentOf(pod, ctx.diagnosis.problem(nodeId('Pod', pod.namespace, pod.name)), events.get(`${pod.namespace}/${pod.name}`) ?? [], metrics, now);
+    if (incident) incidents.push(incident);
   }
   incidents.sort(compareIncidents);
   const critical = incidents.filter((i) => i.severity === 'critical').length;

@@ -8,6 +8,7 @@ import { kubectl } from '../../dev/localcluster/kubectl.ts';
 import { createKube, type ApiObject, type Kube } from './kube.ts';
 import { nameMatches, resolveTimes, rfc3339, SCENARIO_PREFIX, type Scenario, type StatusPatch, type UnmanagedNode } from './scenario.ts';
 import { scenarioRoots, scoreAnswer, type Score } from './score.ts';
+import { disagreements, type Surfaces } from './agreement.ts';
 
 /** `null`: the whole cluster; otherwise `GET /diagnosis?namespace=`. */
 export type Diagnose = (namespace: string | null) => Promise<Diagnosis>;
@@ -28,6 +29,8 @@ export interface HarnessOptions {
    * A failure is logged, not the scenario's.
    */
   onDone?: (scenario: Scenario, score: Score | null) => Promise<void>;
+  /** Reads `/incidents` and `/diagnosis` for a namespace: when given, each scenario ends with their agreement checked (agreement.ts). */
+  surfaces?: (namespace: string) => Promise<Surfaces>;
 }
 
 export interface ScenarioResult {
@@ -45,6 +48,8 @@ export interface ScenarioResult {
   deadlineSeconds: number;
   /** Setup or polling failed (the last error); the scenario then does not pass. */
   error: string | null;
+  /** Where `/incidents` disagreed with `/diagnosis` at the end (agreement.ts); null when not checked. */
+  incidentDisagreements: string[] | null;
 }
 
 /** Every node the harness creates carries these; the taint keeps other scenarios' pods off it. */
@@ -158,6 +163,8 @@ class ScenarioRun {
   appliedAt = 0;
   done = false;
   lastScore: Score | null = null;
+  /** Where `/incidents` and `/diagnosis` told different stories when the scenario ended (null: not checked). */
+  incidentDisagreements: string[] | null = null;
   firstTop1: number | null = null;
   error: string | null = null;
   /** A resolved copy of every status patch, fixed at first use so `holds` compares like with like. */
@@ -308,10 +315,10 @@ class ScenarioRun {
       secondsToDiagnosis: this.firstTop1 === null ? null : Math.round((this.firstTop1 - this.appliedAt) / 100) / 10,
       deadlineSeconds: this.scenario.deadlineSeconds,
       error: this.error,
+      incidentDisagreements: this.incidentDisagreements,
     };
   }
 
-  /** Removes everything the scenario made. Pods on unmanaged nodes have no kubelet to confirm a graceful delete, so every pod is forced (finalizers first). */
   /** Asks for everything the scenario made to be deleted: its namespace, nodes, Leases and cluster-scoped objects. */
   async startCleanUp(): Promise<void> {
     await this.kube.delete('Namespace', null, this.ns).catch(() => false);
@@ -397,6 +404,7 @@ export async function runScenarios(scenarios: readonly Scenario[], options: Harn
             r.done = true;
             log(`${r.scenario.name}: deadline (${r.scenario.deadlineSeconds} s) passed`);
           }
+          if (r.done && options.surfaces) r.incidentDisagreements = await agreementOf(r.ns, options.surfaces).catch((err: unknown) => [`reading the surfaces: ${errorText(err)}`]);
           if (r.done && options.onDone) await options.onDone(r.scenario, r.lastScore).catch((err: unknown) => log(`${r.scenario.name}: onDone: ${errorText(err)}`));
         }),
       );
@@ -404,6 +412,20 @@ export async function runScenarios(scenarios: readonly Scenario[], options: Harn
     }
     return runs.map((r) => r.result());
   });
+}
+
+/**
+ * The surfaces' disagreements for a namespace that persist over three reads 2 s apart: the two
+ * answers are read one after the other, and a diagnosis recomputed between them is no conflict.
+ */
+async function agreementOf(namespace: string, read: (namespace: string) => Promise<Surfaces>): Promise<string[]> {
+  let found: string[] = [];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    found = disagreements(namespace, await read(namespace));
+    if (found.length === 0) return found;
+    await sleep(2000);
+  }
+  return found;
 }
 
 /**

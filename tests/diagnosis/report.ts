@@ -15,6 +15,9 @@ export interface DiagnosisBenchReport {
     false_alarms: number;
     errors: number;
     median_seconds_to_diagnosis: number | null;
+    /** Scenarios whose `/incidents` and `/diagnosis` were compared at the end, and how many of them disagreed. */
+    incidents_checked: number;
+    incidents_disagreed: number;
   };
   scenarios: ScenarioResult[];
 }
@@ -40,6 +43,8 @@ export function buildReport(results: readonly ScenarioResult[], machine: string,
       false_alarms: results.reduce((n, r) => n + (r.score?.falseAlarms.length ?? 0), 0),
       errors: results.filter((r) => r.error !== null).length,
       median_seconds_to_diagnosis: seconds.length === 0 ? null : (seconds[Math.floor((seconds.length - 1) / 2)] ?? null),
+      incidents_checked: results.filter((r) => r.incidentDisagreements !== null).length,
+      incidents_disagreed: results.filter((r) => (r.incidentDisagreements?.length ?? 0) > 0).length,
     },
     scenarios: [...results],
   };
@@ -51,22 +56,23 @@ const cell = (s: string) => s.replace(/\|/g, '\\|');
 export function markdownTable(report: DiagnosisBenchReport): string {
   const t = report.totals;
   const lines = [
-    '| scenario | code | expected culprit | got | top-1 | effects | false alarms | s to diagnosis |',
-    '|---|---|---|---|---|---|---|---|',
+    '| scenario | code | expected culprit | got | top-1 | effects | false alarms | incidents agree | s to diagnosis |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of report.scenarios) {
     const s = r.score;
     const got = r.error !== null && s === null ? `error` : s?.got ? `${s.got.code} ${s.got.object}` : '(none)';
     lines.push(
-      `| ${cell(r.name)} | ${r.code} | ${cell(r.expected ?? '(history only)')} | ${cell(got)} | ${s?.top1 ? 'yes' : '**no**'} | ${s ? `${s.effects.found}/${s.effects.expected}` : `–/${r.effectsExpected}`} | ${s ? (s.falseAlarms.length === 0 ? '0' : `**${s.falseAlarms.length}**`) : '–'} | ${r.secondsToDiagnosis ?? '–'} |`,
+      `| ${cell(r.name)} | ${r.code} | ${cell(r.expected ?? '(history only)')} | ${cell(got)} | ${s?.top1 ? 'yes' : '**no**'} | ${s ? `${s.effects.found}/${s.effects.expected}` : `–/${r.effectsExpected}`} | ${s ? (s.falseAlarms.length === 0 ? '0' : `**${s.falseAlarms.length}**`) : '–'} | ${r.incidentDisagreements === null ? '–' : r.incidentDisagreements.length === 0 ? 'yes' : '**no**'} | ${r.secondsToDiagnosis ?? '–'} |`,
     );
   }
   lines.push(
-    `| **total** | | | | **${t.top1}/${t.scenarios}** (${Math.round(t.top1_rate * 100)} %) | ${t.effects_found}/${t.effects_expected} | ${t.false_alarms} | median ${t.median_seconds_to_diagnosis ?? '–'} |`,
+    `| **total** | | | | **${t.top1}/${t.scenarios}** (${Math.round(t.top1_rate * 100)} %) | ${t.effects_found}/${t.effects_expected} | ${t.false_alarms} | ${t.incidents_checked - t.incidents_disagreed}/${t.incidents_checked} | median ${t.median_seconds_to_diagnosis ?? '–'} |`,
   );
   const problems = report.scenarios.flatMap((r) => {
     const out: string[] = [];
     if (r.error !== null) out.push(`- ${r.name}: ${r.error}`);
+    for (const line of r.incidentDisagreements ?? []) out.push(`- ${r.name}: incidents disagree: ${line}`);
     const s = r.score;
     if (!s) return out;
     if (!s.top1) out.push(`- ${r.name}: expected ${r.code} on ${r.expected ?? '(no root cause)'}, first root cause ${s.got ? `${s.got.code} on ${s.got.object}` : 'none'}`);
@@ -85,9 +91,9 @@ export function markdownReport(report: DiagnosisBenchReport): string {
     '# Diagnosis scenarios',
     '',
     `\`npm run bench:diagnosis\`: ${t.scenarios} scenarios from \`tests/diagnosis/\`, all at once on one local control plane, ${report.machine}; generated ${report.generated_at}.`,
-    'Top-1: the first root cause of the scenario\'s answer (`GET /diagnosis?namespace=`, plus root causes on the nodes, volumes and classes it made) is the expected code on the expected object. Effects: expected effects found under that root. False alarms: critical or warning findings on objects that must stay quiet, and root causes nobody expected. Seconds: from the objects being applied to the first answer with the right top root cause.',
+    'Top-1: the first root cause of the scenario\'s answer (`GET /diagnosis?namespace=`, plus root causes on the nodes, volumes and classes it made) is the expected code on the expected object. Effects: expected effects found under that root. False alarms: critical or warning findings on objects that must stay quiet, and root causes nobody expected. Incidents agree: at the end, every pod incident (`GET /incidents?namespace=`) is that pod\'s own first problem finding in the diagnosis (`GET /diagnosis/{id}`: code, severity and root), and every pod the diagnosis shows a problem on has its incident. Seconds: from the objects being applied to the first answer with the right top root cause.',
     '',
-    `**${t.passed}/${t.scenarios} scenarios fully right; top-1 ${Math.round(t.top1_rate * 100)} %, effects attributed ${Math.round(t.effects_rate * 100)} %, ${t.false_alarms} false alarms${t.errors > 0 ? `, ${t.errors} errors` : ''}.**`,
+    `**${t.passed}/${t.scenarios} scenarios fully right; top-1 ${Math.round(t.top1_rate * 100)} %, effects attributed ${Math.round(t.effects_rate * 100)} %, ${t.false_alarms} false alarms${t.errors > 0 ? `, ${t.errors} errors` : ''}; incidents agree with the diagnosis in ${t.incidents_checked - t.incidents_disagreed}/${t.incidents_checked}.**`,
     '',
     markdownTable(report),
   ].join('\n');

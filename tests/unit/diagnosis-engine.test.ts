@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { CacheSyncStatus, ClusterView, PodObject } from '../../domain/cluster/model.ts';
 import { diagnose, tieOrder, type AnalyzerEntry, type ClusterDiagnosis } from '../../domain/diagnosis/engine.ts';
 import type { DraftFinding } from '../../domain/diagnosis/input.ts';
-import { detailFor, diagnosisFor, rootCauseOf } from '../../domain/diagnosis/visible.ts';
+import { detailFor, diagnosisFor, problemOf } from '../../domain/diagnosis/visible.ts';
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { pvDefaults } from '../support/objects.ts';
 import type { Severity } from '../../schema/common.ts';
@@ -365,11 +365,17 @@ describe('diagnosis cut to what a caller may see', () => {
     assert.equal(detailFor(d, visible, 'pod:shop/old').healthy, true);
   });
 
-  it("names an incident's root cause only when it is another finding the caller may see", () => {
-    assert.deepEqual(rootCauseOf(d, visible, 'pod:shop/api'), { code: 'NodeNotReady', summary: 'node:n2 NodeNotReady', node_id: 'node:n2' });
-    assert.equal(rootCauseOf(d, visible, 'node:n2'), null, 'its own finding is the root');
-    assert.equal(rootCauseOf(d, visible, 'pod:shop/web'), null, 'the root is hidden');
-    assert.equal(rootCauseOf(d, visible, 'pod:shop/old'), null, 'history only');
-    assert.equal(rootCauseOf(d, visible, 'pod:shop/none'), null, 'no finding');
+  it("an object's problem: its own first finding, and its chain's root unless the chain leaves what the caller may see", () => {
+    const api = problemOf(d, visible, 'pod:shop/api');
+    assert.ok(api !== null);
+    assert.equal(api.finding.object, 'pod:shop/api');
+    assert.deepEqual(api.root, { code: 'NodeNotReady', summary: 'node:n2 NodeNotReady', node_id: 'node:n2' });
+    assert.deepEqual(problemOf(d, visible, 'node:n2')?.root, { code: 'NodeNotReady', summary: 'node:n2 NodeNotReady', node_id: 'node:n2' }, 'its own finding is the root: named');
+    const web = problemOf(d, visible, 'pod:shop/web');
+    assert.ok(web !== null, 'the problem is shown');
+    assert.equal(web.root, null, 'its root is hidden: never named');
+    assert.equal(web.finding.caused_by, 'node:n1#NodeNetworkUnavailable', 'the link to the visible node stays; the chain beyond it is cut');
+    assert.equal(problemOf(d, visible, 'pod:shop/old'), null, 'history only');
+    assert.equal(problemOf(d, visible, 'pod:shop/none'), null, 'no finding');
   });
 });

@@ -6,7 +6,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Diagnosis, Finding, RootCause } from '../../schema/diagnosis.ts';
+import type { Diagnosis, DiagnosisDetail, Finding, RootCause } from '../../schema/diagnosis.ts';
+import type { Incident } from '../../schema/incidents.ts';
+import { disagreements } from '../diagnosis/agreement.ts';
 import { applyStages, holds, quotaCounting, unmanagedNodeManifest, unmanagedNodeStatus, UNMANAGED_TAINT, type ScenarioResult } from '../diagnosis/harness.ts';
 import { buildReport, markdownTable } from '../diagnosis/report.ts';
 import { loadScenarioFile, loadScenarios, resolveTimes, type ScenarioSpec } from '../diagnosis/scenario.ts';
@@ -217,7 +219,7 @@ describe('scenario files', () => {
 });
 
 describe('the report', () => {
-  const result = (name: string, over: Partial<ScenarioResult>): ScenarioResult => ({ name, description: name, code: 'CrashLoopBackOff', expected: `pod:dq-${name}/api-*`, effectsExpected: 1, score: null, secondsToDiagnosis: null, deadlineSeconds: 120, error: null, ...over });
+  const result = (name: string, over: Partial<ScenarioResult>): ScenarioResult => ({ name, description: name, code: 'CrashLoopBackOff', expected: `pod:dq-${name}/api-*`, effectsExpected: 1, score: null, secondsToDiagnosis: null, deadlineSeconds: 120, error: null, incidentDisagreements: null, ...over });
   const passed = scoreAnswer(expect({ rootCause: { code: 'CrashLoopBackOff', object: 'pod:dq-a/api-*' }, effects: ['deployment:dq-a/api'] }), [root(crash, [deploymentDown])], []);
   const wrong = scoreAnswer(expect({ rootCause: { code: 'OOMKilled', object: 'pod:dq-a/api-*' }, effects: ['deployment:dq-a/api'] }), [root(crash)], []);
 
@@ -225,10 +227,10 @@ describe('the report', () => {
     const report = buildReport([result('a', { score: passed, secondsToDiagnosis: 12.5 }), result('b', { score: wrong }), result('c', { error: 'diagnosis: 404' })], 'test');
     assert.deepEqual(
       { ...report.totals },
-      { scenarios: 3, passed: 1, top1: 1, top1_rate: 0.333, effects_expected: 3, effects_found: 1, effects_rate: 0.333, false_alarms: 1, errors: 1, median_seconds_to_diagnosis: 12.5 },
+      { scenarios: 3, passed: 1, top1: 1, top1_rate: 0.333, effects_expected: 3, effects_found: 1, effects_rate: 0.333, false_alarms: 1, errors: 1, median_seconds_to_diagnosis: 12.5, incidents_checked: 0, incidents_disagreed: 0 },
     );
     const table = markdownTable(report);
-    assert.match(table, /\| a \| CrashLoopBackOff \| pod:dq-a\/api-\* \| CrashLoopBackOff pod:dq-a\/api-7d9f-x2 \| yes \| 1\/1 \| 0 \| 12\.5 \|/);
+    assert.match(table, /\| a \| CrashLoopBackOff \| pod:dq-a\/api-\* \| CrashLoopBackOff pod:dq-a\/api-7d9f-x2 \| yes \| 1\/1 \| 0 \| – \| 12\.5 \|/);
     assert.match(table, /- b: expected CrashLoopBackOff on pod:dq-b\/api-\*, first root cause CrashLoopBackOff on pod:dq-a\/api-7d9f-x2/);
     assert.match(table, /- b: false alarm \(unexpected root cause\): critical CrashLoopBackOff/);
     assert.match(table, /- c: diagnosis: 404/);
@@ -263,4 +265,29 @@ describe('quotaCounting', () => {
     { name: 'every hard resource has its usage', status: { hard: { pods: '1' }, used: { pods: '0' } }, want: true },
   ];
   for (const c of cases) it(c.name, () => assert.equal(quotaCounting(c.status), c.want));
+});
+
+describe('incidents and the diagnosis agree (tests/diagnosis/agreement.ts)', () => {
+  const answer = (roots: RootCause[]): Diagnosis => ({ namespace: 'dq-a', root_causes: roots, notes: [], hidden_causes: [], silent: [], total_findings: 0, generated_at: '2026-11-27T00:00:00.000Z' });
+  const detailOf = (own: Finding[], rootCause: Finding | null): DiagnosisDetail => ({ object: own[0]?.object ?? '', healthy: own.length === 0, findings: own, chain: own, root_cause: rootCause, cause_hidden: false, effects: [], notes: [], generated_at: '2026-11-27T00:00:00.000Z' });
+  const incident = (pod: string, reason: string, severity: Incident['severity'], root: Incident['root_cause']): Incident => ({
+    id: `dq-a/${pod}/${reason}`, namespace: 'dq-a', pod, workload_kind: 'Deployment', workload_name: 'api', container: 'api', reason, detail: reason, severity, phase: 'Running',
+    restart_count: 0, restart_rate: 0, first_failure_ts: null, crashing_for_secs: null, last_exit_code: null, age: '1m', root_cause: root,
+  });
+  const crashRoot = { code: 'CrashLoopBackOff', summary: 'CrashLoopBackOff', node_id: crash.object };
+  const rows: { name: string; incidents: Incident[]; details: [string, DiagnosisDetail | null][]; roots: RootCause[]; want: RegExp[] }[] = [
+    { name: 'the same code, severity and root: agree', incidents: [incident('api-7d9f-x2', 'CrashLoopBackOff', 'critical', crashRoot)], details: [[crash.object, detailOf([crash], crash)]], roots: [root(crash)], want: [] },
+    { name: 'another code', incidents: [incident('api-7d9f-x2', 'StuckPending', 'warning', crashRoot)], details: [[crash.object, detailOf([crash], crash)]], roots: [root(crash)], want: [/says warning StuckPending, \/diagnosis says critical CrashLoopBackOff/] },
+    { name: 'another root', incidents: [incident('api-7d9f-x2', 'CrashLoopBackOff', 'critical', null)], details: [[crash.object, detailOf([crash], crash)]], roots: [root(crash)], want: [/names root none, \/diagnosis CrashLoopBackOff/] },
+    { name: 'a problem with no incident', incidents: [], details: [[crash.object, detailOf([crash], crash)]], roots: [root(crash)], want: [/shows a problem, \/incidents has no incident/] },
+    { name: 'an incident with no problem behind it', incidents: [incident('web-1', 'PodFailed', 'critical', null)], details: [['pod:dq-a/web-1', detailOf([], null)]], roots: [], want: [/no problem on it/] },
+    { name: 'OOMRisk is the metrics-only incident', incidents: [incident('web-1', 'OOMRisk', 'warning', null)], details: [], roots: [], want: [] },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const found = disagreements('dq-a', { incidents: row.incidents, diagnosis: answer(row.roots), details: new Map(row.details) });
+      assert.equal(found.length, row.want.length, found.join('\n'));
+      row.want.forEach((pattern, i) => assert.match(found[i] ?? '', pattern));
+    });
+  }
 });

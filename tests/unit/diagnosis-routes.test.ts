@@ -124,7 +124,7 @@ const broken: ClusterView = { ...cluster, pods: () => [crashing('shop', 'api'), 
 describe('every surface tells the same story', () => {
   const withAlone = [...found, draft('pod:shop/alone', 'CrashLoopBackOff', 'critical')];
 
-  it("gives each incident its root cause: another visible finding's, else null", async () => {
+  it("makes each pod's incident its diagnosis finding, with the root of its chain: another visible finding's, its own, or null when hidden", async () => {
     const h = await testApp({ cluster: broken, analyzers: [counting(withAlone).entry] });
     const cookie = await h.signIn('viewer');
     const list = await h.call('GET', '/api/agent/incidents', { cookie });
@@ -132,9 +132,13 @@ describe('every surface tells the same story', () => {
     const causes = Object.fromEntries((list.body.incidents as { pod: string; root_cause: unknown }[]).map((i) => [i.pod, i.root_cause]));
     assert.deepEqual(causes, {
       api: { code: 'NodeNotReady', summary: 'NodeNotReady on n1', node_id: 'node:n1' },
-      alone: null,
+      db: { code: 'NodeNotReady', summary: 'NodeNotReady on n1', node_id: 'node:n1' },
+      alone: { code: 'CrashLoopBackOff', summary: 'CrashLoopBackOff on shop/alone', node_id: 'pod:shop/alone' },
       web: null,
     });
+    // Each incident is its pod's own finding: the code is the reason, the summary the detail.
+    const alone = (list.body.incidents as { pod: string; reason: string; detail: string; severity: string }[]).find((i) => i.pod === 'alone');
+    assert.deepEqual([alone?.reason, alone?.detail, alone?.severity], ['CrashLoopBackOff', 'CrashLoopBackOff on shop/alone', 'critical']);
     assert.ok(!list.text.includes('kube-system'));
     const one = await h.call('GET', '/api/agent/incidents/shop/api', { cookie });
     assert.deepEqual((one.body.incident as { root_cause: unknown }).root_cause, causes.api);

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { ClusterView } from '../../domain/cluster/model.ts';
 import { diagnose, type ClusterDiagnosis } from '../../domain/diagnosis/engine.ts';
 import type { DraftFinding } from '../../domain/diagnosis/input.ts';
-import { detailFor, diagnosisFor, rootCauseOf } from '../../domain/diagnosis/visible.ts';
+import { detailFor, diagnosisFor, problemOf } from '../../domain/diagnosis/visible.ts';
 import { isVisibleNamespace } from '../../domain/namespaces/visibility.ts';
 import { podSecuritySpec } from '../../domain/security/pod-spec.ts';
 import { evaluate, type Evaluation } from '../../domain/security/posture.ts';
@@ -91,7 +91,7 @@ describe('scoped diagnosis: the same cut as domain/diagnosis/visible.ts, and not
       for (const id of ['pod:shop/web', 'pod:shop/api', 'node:n1', 'node:n2', 'pod:blog/db', 'pod:shop/old']) {
         const visible = inScope(id.slice(id.indexOf(':') + 1, id.indexOf('/') < 0 ? undefined : id.indexOf('/'))) || !id.includes('/');
         assert.deepEqual(scoped.detail(id), visible ? detailFor(d, inScope, id) : null, id);
-        assert.deepEqual(scoped.rootCause(id), rootCauseOf(d, inScope, id), id);
+        assert.deepEqual(scoped.problem(id), problemOf(d, inScope, id), id);
       }
       for (const id of ['pod:kube-system/dns', 'pv:pv-dns', 'pod:shop/absent']) assert.equal(scoped.detail(id), null, `${id}: hidden or absent`);
       const problems = scoped.problems();
@@ -114,8 +114,8 @@ describe('scoped diagnosis: the same cut as domain/diagnosis/visible.ts, and not
     assert.deepEqual(answer.hidden_causes.map((h) => h.effect.evidence.map((e) => e.node_id)), [['node:n1'], ['node:n1']], 'evidence about the hidden pod is dropped');
     const web = scoped.detail('pod:shop/web');
     assert.deepEqual([web?.chain.map((f) => f.id), web?.cause_hidden, web?.root_cause], [['pod:shop/web#PodOnUnhealthyNode', 'node:n1#NodeNetworkUnavailable'], true, null]);
-    assert.equal(scoped.rootCause('pod:shop/web'), null, 'an incident never names a hidden root');
-    assert.deepEqual(scoped.rootCause('pod:shop/api'), { code: 'NodeNotReady', summary: 'NodeNotReady on n2', node_id: 'node:n2' });
+    assert.equal(scoped.problem('pod:shop/web')?.root, null, 'an incident never names a hidden root');
+    assert.deepEqual(scoped.problem('pod:shop/api')?.root, { code: 'NodeNotReady', summary: 'NodeNotReady on n2', node_id: 'node:n2' });
     const byFrom = (causes: readonly { from: string; to: string }[]) => [...causes].sort((x, y) => x.from.localeCompare(y.from));
     assert.deepEqual(byFrom(scoped.problems().causes), [
       { from: 'pod:blog/db#PodOnUnhealthyNode', to: 'node:n2#NodeNotReady' },
