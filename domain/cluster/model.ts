@@ -47,6 +47,11 @@ export interface ContainerStatus {
 }
 
 /** A Kubernetes status condition, as every kind below keeps it. */
+export interface ContainerPort {
+  name: string | null;
+  port: number;
+}
+
 export interface Condition {
   type: string;
   status: string;
@@ -75,7 +80,8 @@ export interface PodObject extends SecurityJudged {
   readySince: string | null;
   /** PodScheduled=False: why the scheduler could not place it. */
   unschedulable: { reason: string; message: string | null } | null;
-  containers: { name: string; image: string; resources: ContainerResources }[];
+  /** `ports`: what the container declares (`spec.containers[].ports`), by name and number; a Service's named targetPort resolves against them. */
+  containers: { name: string; image: string; resources: ContainerResources; ports: readonly ContainerPort[] }[];
   statuses: ContainerStatus[];
   /** Init containers, in the order they run, and their statuses (same shape as `statuses`). */
   initContainers: { name: string; image: string }[];
@@ -238,6 +244,7 @@ export interface HpaObject extends NamespacedName {
   currentReplicas: number;
   desiredReplicas: number;
   conditions: Condition[];
+  createdAt: string | null;
 }
 
 export interface PdbObject extends NamespacedName {
@@ -246,6 +253,9 @@ export interface PdbObject extends NamespacedName {
   desiredHealthy: number;
   disruptionsAllowed: number;
   expectedPods: number;
+  createdAt: string | null;
+  /** The generation the disruption controller last wrote the status for; null before it has. */
+  observedGeneration: number | null;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The one list of finding codes: each analyzer module declares its own, this joins them.
 // docs/diagnosis.md documents every entry (a unit test keeps the two in step).
 import type { Severity } from '../../schema/common.ts';
+import { AUTOSCALING_CODES } from './analyzers/autoscaling.ts';
 import { JOB_CODES } from './analyzers/jobs.ts';
 import { NETWORK_CODES } from './analyzers/network.ts';
 import { NODE_CODES } from './analyzers/nodes.ts';
@@ -20,4 +21,4 @@ export interface CodeSpec {
   evidence?: string;
 }
 
-export const CODES: readonly CodeSpec[] = [...NODE_CODES, ...POD_CODES, ...WORKLOAD_CODES, ...JOB_CODES, ...NETWORK_CODES, ...STORAGE_CODES, ...QUOTA_CODES];
+export const CODES: readonly CodeSpec[] = [...NODE_CODES, ...POD_CODES, ...WORKLOAD_CODES, ...JOB_CODES, ...NETWORK_CODES, ...STORAGE_CODES, ...QUOTA_CODES, ...AUTOSCALING_CODES];

@@ -58,6 +58,11 @@ export function diagnosisInput(view: ClusterView, now: Date): DiagnosisInput {
   };
 }
 
+/** The events about one object, of every type, newest first. */
+export function eventsAbout(input: DiagnosisInput, kind: string, namespace: string, name: string): EventObject[] {
+  return [...(input.eventsByObject.get(eventKey(kind, namespace, name)) ?? [])].sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''));
+}
+
 /** The events about one object, Warning ones only, newest first. */
 export function warningsAbout(input: DiagnosisInput, kind: string, namespace: string, name: string): EventObject[] {
   return (input.eventsByObject.get(eventKey(kind, namespace, name)) ?? [])

@@ -1,5 +1,5 @@
 // Pods slimmed to what health, incidents and inventory read.
-import type { ContainerStatus, PodObject, Termination } from '../../domain/cluster/model.ts';
+import type { ContainerPort, ContainerStatus, PodObject, Termination } from '../../domain/cluster/model.ts';
 import { bytes, millicores } from '../../domain/resources/quantity.ts';
 import { intern, internOrNull } from './intern.ts';
 import { slimSecuritySpec } from './slim-security.ts';
@@ -18,10 +18,13 @@ interface RawContainerState {
   terminated?: RawTermination;
 }
 
+const NO_PORTS: readonly ContainerPort[] = Object.freeze([]);
+
 interface RawContainer {
   name?: string;
   image?: string;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  ports?: { name?: string; containerPort?: number }[];
   envFrom?: { configMapRef?: { name?: string }; secretRef?: { name?: string } }[];
   env?: { valueFrom?: { configMapKeyRef?: { name?: string }; secretKeyRef?: { name?: string } } }[];
 }
@@ -157,6 +160,8 @@ export function slimPod(raw: unknown): PodObject | null {
         memRequestBytes: bytes(c.resources?.requests?.memory),
         memLimitBytes: bytes(c.resources?.limits?.memory),
       },
+      // Most containers declare none: one shared empty list rather than one per container.
+      ports: c.ports === undefined || c.ports.length === 0 ? NO_PORTS : c.ports.flatMap((p) => (typeof p.containerPort === 'number' ? [{ name: internOrNull(p.name), port: p.containerPort }] : [])),
     })),
     statuses: (pod.status?.containerStatuses ?? []).map(containerStatus),
     initContainers: (pod.spec?.initContainers ?? []).map((c) => ({ name: intern(c.name ?? ''), image: intern(c.image ?? '') })),

@@ -13,6 +13,7 @@ function idOf(raw: unknown): { namespace: string; name: string } | null {
   const meta = (raw as RawObject).metadata;
   return meta?.name && meta.namespace ? { namespace: meta.namespace, name: meta.name } : null;
 }
+const createdAtOf = (raw: unknown): string | null => (raw as { metadata?: { creationTimestamp?: string } }).metadata?.creationTimestamp ?? null;
 const isDefaultClass = (raw: unknown, annotation: string) => (raw as RawObject).metadata?.annotations?.[annotation] === 'true';
 
 interface RawEndpointSlice {
@@ -90,13 +91,14 @@ export function slimHpa(raw: unknown): HpaObject | null {
     currentReplicas: h.status?.currentReplicas ?? 0,
     desiredReplicas: h.status?.desiredReplicas ?? 0,
     conditions: slimConditions(h.status?.conditions),
+    createdAt: createdAtOf(raw),
   };
 }
 
 export function slimPdb(raw: unknown): PdbObject | null {
   const id = idOf(raw);
   if (!id) return null;
-  const p = raw as { spec?: { selector?: { matchLabels?: Record<string, string> } }; status?: { currentHealthy?: number; desiredHealthy?: number; disruptionsAllowed?: number; expectedPods?: number } };
+  const p = raw as { spec?: { selector?: { matchLabels?: Record<string, string> } }; status?: { currentHealthy?: number; desiredHealthy?: number; disruptionsAllowed?: number; expectedPods?: number; observedGeneration?: number } };
   return {
     ...id,
     selector: p.spec?.selector?.matchLabels ?? {},
@@ -104,5 +106,7 @@ export function slimPdb(raw: unknown): PdbObject | null {
     desiredHealthy: p.status?.desiredHealthy ?? 0,
     disruptionsAllowed: p.status?.disruptionsAllowed ?? 0,
     expectedPods: p.status?.expectedPods ?? 0,
+    createdAt: createdAtOf(raw),
+    observedGeneration: p.status?.observedGeneration ?? null,
   };
 }

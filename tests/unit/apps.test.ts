@@ -29,7 +29,7 @@ function pod(namespace: string, name: string, labels: Record<string, string>, re
     ready: true,
     readySince: null,
     unschedulable: null,
-    containers: resources.map((r, i) => ({ name: `c${i}`, image: 'example/app:1', resources: r })),
+    containers: resources.map((r, i) => ({ name: `c${i}`, image: 'example/app:1', resources: r, ports: [] })),
     statuses: [],
     ...extra,
   };

@@ -35,7 +35,7 @@ const pod = (namespace: string, name: string): PodObject => ({
   ready: false,
   readySince: null,
   unschedulable: null,
-  containers: [{ name: 'app', image: 'ghcr.io/acme/web:1', resources: { requests: {}, limits: {} } as never }],
+  containers: [{ name: 'app', image: 'ghcr.io/acme/web:1', resources: { requests: {}, limits: {} } as never, ports: [] }],
   statuses: [],
 });
 const event = (namespace: string, name: string, message: string): EventObject => ({ ...eventDefaults, namespace, involvedKind: 'Pod', involvedNamespace: namespace, involvedName: name, type: 'Warning', reason: 'BackOff', message, count: 3, firstSeen: null, lastSeen: '2026-11-23T10:00:00Z' });

@@ -95,7 +95,7 @@ function pod(name: string, jobName: string, extra: Partial<PodObject> = {}): Pod
     ready: false,
     readySince: null,
     unschedulable: null,
-    containers: [{ name: 'main', image: 'example/batch:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null } }],
+    containers: [{ name: 'main', image: 'example/batch:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null }, ports: [] }],
     statuses: [
       {
         name: 'main',

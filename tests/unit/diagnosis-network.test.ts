@@ -28,7 +28,7 @@ function pod(name: string, labels: Record<string, string>, extra: Partial<PodObj
     ready: true,
     readySince: iso(0),
     unschedulable: null,
-    containers: [{ name: 'app', image: 'example/web:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null } }],
+    containers: [{ name: 'app', image: 'example/web:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null }, ports: [] }],
     statuses: [],
     initContainers: [],
     initStatuses: [],
@@ -92,7 +92,23 @@ type Want = { id: string } & Partial<Pick<DraftFinding, 'severity' | 'suspects' 
 const web = { app: 'web', tier: 'front' };
 const healthyWeb = [pod('web-1', web), pod('web-2', web)];
 
+const declaring = (...ports: { name: string | null; port: number }[]): Partial<PodObject> => ({ containers: [{ name: 'app', image: 'example/web:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null }, ports }] });
+
 const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
+  // ServiceTargetPortMissing: the selector matches, the port goes nowhere.
+  {
+    name: "a named targetPort none of the selected pods declares",
+    world: { services: [service('web', web, { ports: [{ name: 'http', port: 80, targetPort: 'http-web' }] })], pods: [pod('web-1', web, declaring({ name: 'http', port: 8080 })), pod('web-2', web, declaring({ name: 'http', port: 8080 }))], slices: [slice('web', 0, [])] },
+    want: [{ id: 'service:shop/web#ServiceTargetPortMissing', severity: 'warning', suspects: [], attributes: { port: 80, target_port: 'http-web', declared: 'http:8080' }, summaryIncludes: 'http-web' }],
+  },
+  { name: 'a named targetPort one selected pod declares: quiet', world: { services: [service('web', web, { ports: [{ name: 'http', port: 80, targetPort: 'http' }] })], pods: [pod('web-1', web, declaring({ name: 'http', port: 8080 })), pod('web-2', web)], slices: [slice('web', 1, [])] }, want: [] },
+  {
+    name: 'a numeric targetPort none exposes, where the pods declare their ports',
+    world: { services: [service('web', web, { ports: [{ name: 'http', port: 80, targetPort: 8000 }] })], pods: [pod('web-1', web, declaring({ name: 'http', port: 8080 }))], slices: [slice('web', 1, [])] },
+    want: [{ id: 'service:shop/web#ServiceTargetPortMissing', attributes: { port: 80, target_port: 8000, declared: 'http:8080' } }],
+  },
+  { name: 'a numeric targetPort with pods that declare no ports: not judged (declaring is optional)', world: { services: [service('web', web, { ports: [{ name: 'http', port: 80, targetPort: 8000 }] })], pods: healthyWeb, slices: [slice('web', 2, [])] }, want: [] },
+  { name: 'no targetPort: the port itself, declared: quiet', world: { services: [service('web', web, { ports: [{ name: 'http', port: 8080, targetPort: null }] })], pods: [pod('web-1', web, declaring({ name: null, port: 8080 }))], slices: [slice('web', 1, [])] }, want: [] },
   // ServiceNoMatchingPods and its boundaries.
   { name: 'a service whose selector matches running pods: quiet', world: { services: [service('web', web)], pods: healthyWeb, slices: [slice('web', 2, [])] }, want: [] },
   {
@@ -261,6 +277,7 @@ describe('network analyzer', () => {
       'IngressTlsSecretMissing',
       'ServiceEndpointsNotReady',
       'ServiceNoMatchingPods',
+      'ServiceTargetPortMissing',
     ]);
     for (const spec of NETWORK_CODES) assert.ok(spec.rule.length > 20, spec.code);
   });

@@ -50,7 +50,7 @@ function pod(extra: Partial<PodObject> = {}): PodObject {
     ready: true,
     readySince: iso(0),
     unschedulable: null,
-    containers: [{ name: 'app', image: 'example/web:1', resources: { cpuRequestM: 100, cpuLimitM: null, memRequestBytes: null, memLimitBytes: 256 * 1024 * 1024 } }],
+    containers: [{ name: 'app', image: 'example/web:1', resources: { cpuRequestM: 100, cpuLimitM: null, memRequestBytes: null, memLimitBytes: 256 * 1024 * 1024 }, ports: [] }],
     statuses: [status()],
     initContainers: [],
     initStatuses: [],
@@ -155,8 +155,8 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
         pod({
           ready: false,
           containers: [
-            { name: 'app', image: 'example/web:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null } },
-            { name: 'sidecar', image: 'example/proxy:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null } },
+            { name: 'app', image: 'example/web:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null }, ports: [] },
+            { name: 'sidecar', image: 'example/proxy:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null }, ports: [] },
           ],
           statuses: [waiting('CrashLoopBackOff', null, { restartCount: 3, lastTerminated: ended('Error', 1) }), waiting('CrashLoopBackOff', null, { name: 'sidecar', restartCount: 3, lastTerminated: ended('Error', 2) })],
         }),
@@ -323,6 +323,18 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     after: EVICTED_RECENT_SECS,
     want: [{ code: 'EvictedPreviously', severity: 'info', attributes: { resource: 'ephemeral-storage' } }],
   },
+  {
+    name: 'a bare pod (no controller) evicted an hour ago: still Evicted, nothing will replace it',
+    world: { pods: [pod({ owner: null, workload: { kind: 'Pod', name: 'web-1' }, phase: 'Failed', ready: false, statusReason: { reason: 'Evicted', message: 'The node was low on resource: ephemeral-storage.' }, statuses: [status({ ready: false, runningSince: null, terminated: ended('Error', 137) })] })] },
+    after: 3 * EVICTED_RECENT_SECS,
+    want: [{ code: 'Evicted', severity: 'warning', attributes: { resource: 'ephemeral-storage', controller: false }, summary: 'web-1 was evicted 3h ago and nothing will replace it (no controller owns it): the node was low on ephemeral-storage' }],
+  },
+  {
+    name: 'a bare pod evicted just now: Evicted, and says nothing replaces it',
+    world: { pods: [pod({ owner: null, workload: { kind: 'Pod', name: 'web-1' }, phase: 'Failed', ready: false, readySince: iso(0), statusReason: { reason: 'Evicted', message: 'The node was low on resource: memory.' }, statuses: [status({ ready: false, runningSince: null, terminated: ended('Error', 137) })] })] },
+    after: 10,
+    want: [{ code: 'Evicted', severity: 'warning', attributes: { controller: false }, summary: 'web-1 evicted and nothing will replace it (no controller owns it): the node was low on memory' }],
+  },
 
   // TerminatingStuck: deletionTimestamp is already request time + grace.
   { name: 'terminating, just before the margin: nothing (not even its crash loop)', world: { pods: [pod({ deletion: { at: iso(0), graceSecs: 30 }, statuses: [waiting('CrashLoopBackOff', null, { restartCount: 9 })] })] }, after: TERMINATING_STUCK_MARGIN_SECS - 1, want: [] },
@@ -425,6 +437,71 @@ const rows: { name: string; world: World; after?: number; want: Want[] }[] = [
     world: { pods: [pending()], events: [event('FailedMount', CM_MISSING, { involvedName: 'web-2' })] },
     after: CONTAINER_CREATING_STUCK_SECS,
     want: [],
+  },
+
+  // ProbeKilled: the kubelet restarted the container for a failed liveness or startup probe.
+  {
+    name: 'crash-looping on exit 137 after failed liveness probes: the probe, never just "exit 137"',
+    world: {
+      pods: [pod({ ready: false, statuses: [waiting('CrashLoopBackOff', 'back-off 40s restarting failed container', { restartCount: 4, lastTerminated: ended('Error', 137, iso(50)) })] })],
+      events: [
+        event('Unhealthy', 'Liveness probe failed: HTTP probe failed with statuscode: 503', { count: 12, lastSeen: iso(45) }),
+        event('Killing', 'Container app failed liveness probe, will be restarted', { type: 'Normal', count: 4, lastSeen: iso(46) }),
+      ],
+    },
+    after: 60,
+    want: [{ code: 'ProbeKilled', severity: 'critical', attributes: { container: 'app', init: false, probe: 'liveness', message: 'HTTP probe failed with statuscode: 503', exit_code: 137, restarts: 4 }, suspects: [NODE], summary: 'web-1: container app restarted by the kubelet: its liveness probe failed (HTTP probe failed with statuscode: 503), 4 restarts' }],
+  },
+  {
+    name: 'running again after a startup-probe kill (exit 143), only the Unhealthy events to say so (one container)',
+    world: {
+      pods: [pod({ ready: false, statuses: [status({ ready: false, restartCount: 1, runningSince: iso(55), lastTerminated: ended('Error', 143, iso(50)) })] })],
+      events: [event('Unhealthy', 'Startup probe failed: Get "http://10.0.0.7:8080/healthz": dial tcp 10.0.0.7:8080: connect: connection refused', { count: 30, lastSeen: iso(48) })],
+    },
+    after: 60,
+    want: [{ code: 'ProbeKilled', attributes: { probe: 'startup', exit_code: 143, message: 'Get "http://10.0.0.7:8080/healthz": dial tcp 10.0.0.7:8080: connect: connection refused' } }],
+  },
+  {
+    name: 'crash-looping on exit 137 with no probe event: a crash loop',
+    world: { pods: [pod({ ready: false, statuses: [waiting('CrashLoopBackOff', null, { restartCount: 4, lastTerminated: ended('Error', 137, iso(50)) })] })] },
+    after: 60,
+    want: [{ code: 'CrashLoopBackOff', attributes: { exit_code: 137 } }],
+  },
+  {
+    name: 'only readiness failing while it crash-loops: readiness restarts nothing, a crash loop',
+    world: {
+      pods: [pod({ ready: false, statuses: [waiting('CrashLoopBackOff', null, { restartCount: 4, lastTerminated: ended('Error', 137, iso(50)) })] })],
+      events: [event('Unhealthy', 'Readiness probe failed: HTTP probe failed with statuscode: 503', { lastSeen: iso(45) })],
+    },
+    after: 60,
+    want: [{ code: 'CrashLoopBackOff' }],
+  },
+  {
+    name: 'OOMKilled beside liveness failures: the OOM kill',
+    world: {
+      pods: [pod({ ready: false, statuses: [waiting('CrashLoopBackOff', null, { restartCount: 4, lastTerminated: ended('OOMKilled', 137, iso(50)) })] })],
+      events: [event('Killing', 'Container app failed liveness probe, will be restarted', { type: 'Normal', lastSeen: iso(46) })],
+    },
+    after: 60,
+    want: [{ code: 'OOMKilled' }],
+  },
+  {
+    name: "another container's liveness kill (two containers): not this one's",
+    world: {
+      pods: [pod({ ready: false, containers: [{ name: 'app', image: 'example/web:1', resources: { cpuRequestM: 100, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null }, ports: [] }, { name: 'proxy', image: 'example/proxy:1', resources: { cpuRequestM: 10, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null }, ports: [] }], statuses: [waiting('CrashLoopBackOff', null, { restartCount: 4, lastTerminated: ended('Error', 137, iso(50)) }), status({ name: 'proxy' })] })],
+      events: [event('Unhealthy', 'Liveness probe failed: HTTP probe failed with statuscode: 503', { lastSeen: iso(45) }), event('Killing', 'Container proxy failed liveness probe, will be restarted', { type: 'Normal', lastSeen: iso(46) })],
+    },
+    after: 60,
+    want: [{ code: 'CrashLoopBackOff', attributes: { container: 'app' } }],
+  },
+  {
+    name: 'killed by its liveness probe long ago, Ready since: history',
+    world: {
+      pods: [pod({ statuses: [status({ restartCount: 1, runningSince: iso(60), lastTerminated: ended('Error', 137, iso(50)) })] })],
+      events: [event('Killing', 'Container app failed liveness probe, will be restarted', { type: 'Normal', lastSeen: iso(46) })],
+    },
+    after: 60 + RECENT_TERMINATION_SECS,
+    want: [{ code: 'RestartedPreviously' }],
   },
 
   // ProbeFailing: Running, not Ready for the bound, a fresh Unhealthy event.

@@ -71,7 +71,7 @@ function pod(name: string, owner: { kind: string; name: string }, extra: Partial
     ready: true,
     readySince: ago(HOUR),
     unschedulable: null,
-    containers: [{ name: 'app', image: 'example/app:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null } }],
+    containers: [{ name: 'app', image: 'example/app:1', resources: { cpuRequestM: null, cpuLimitM: null, memRequestBytes: null, memLimitBytes: null }, ports: [] }],
     statuses: [status()],
     initContainers: [],
     initStatuses: [],
@@ -118,6 +118,25 @@ const rsOwner = (name: string) => ({ kind: 'ReplicaSet', name });
 const rows: { name: string; objects: Objects; want: Want[] }[] = [
   // ReplicasUnavailable on Deployments: the shortfall and the startup grace.
   { name: 'all replicas available: nothing', objects: { workloads: [deployment('api', 3, 3)] }, want: [] },
+  // RolloutPaused: a paused Deployment short of replicas says it is paused; fully available, it stays quiet.
+  { name: 'paused with every replica available: nothing', objects: { workloads: [deployment('api', 3, 3, { paused: true })], controllers: [replicaSet('api-1', 'api', 1, 3, 3)], pods: [pod('api-1-a', rsOwner('api-1'))] }, want: [] },
+  {
+    name: 'created paused, so no ReplicaSet was ever made: the pause is the cause (suspected last, after anything failing)',
+    objects: { workloads: [deployment('api', 2, 0, { paused: true })] },
+    want: [
+      { id: 'deployment:shop/api#ReplicasUnavailable', severity: 'critical', suspects: ['deployment:shop/api'] },
+      { id: 'deployment:shop/api#RolloutPaused', severity: 'critical', summary: 'rollout of api is paused (spec.paused) with 2 of 2 replicas unavailable: nothing changes until it is resumed', attributes: { desired: 2, available: 0 } },
+    ],
+  },
+  {
+    name: 'paused with one of three unavailable and a crashing pod: the pods are suspected before the pause',
+    objects: { workloads: [deployment('api', 3, 2, { paused: true })], controllers: [replicaSet('api-1', 'api', 1, 3, 2)], pods: [pod('api-1-a', rsOwner('api-1')), pod('api-1-b', rsOwner('api-1'), crashing)] },
+    want: [
+      { id: 'deployment:shop/api#ReplicasUnavailable', severity: 'warning', suspects: ['replicaset:shop/api-1', 'pod:shop/api-1-b', 'pod:shop/api-1-a', 'deployment:shop/api'] },
+      { id: 'deployment:shop/api#RolloutPaused', severity: 'warning' },
+    ],
+  },
+  { name: `paused, created ${STARTUP_GRACE_SECS - 1} s ago: still starting, nothing`, objects: { workloads: [deployment('api', 2, 0, { paused: true, createdAt: ago(STARTUP_GRACE_SECS - 1) })] }, want: [] },
   {
     name: 'one of three unavailable for an hour: warning, ReplicaSet then not-Ready pod first',
     objects: {
@@ -394,8 +413,8 @@ describe('WORKLOAD_CODES', () => {
         produced.add(f.code);
         const prefixes = spec.kind.split('|').map((kind) => KIND_PREFIX[kind as keyof typeof KIND_PREFIX]);
         assert.ok(prefixes.includes(f.object.slice(0, f.object.indexOf(':'))), `${f.id} is on a ${spec.kind}`);
-        // ReplicasUnavailable is declared at its worst (critical) and drops to warning while some replicas serve.
-        assert.ok(f.severity === spec.severity || (f.code === 'ReplicasUnavailable' && f.severity === 'warning'), `${f.id} severity`);
+        // ReplicasUnavailable and RolloutPaused are declared at their worst (critical) and drop to warning while some replicas serve.
+        assert.ok(f.severity === spec.severity || ((f.code === 'ReplicasUnavailable' || f.code === 'RolloutPaused') && f.severity === 'warning'), `${f.id} severity`);
       }
     }
     assert.deepEqual([...produced].sort(), [...specs.keys()].sort(), 'every declared code is exercised');

@@ -25,7 +25,7 @@ function pod(namespace: string, name: string, extra: Partial<PodObject> = {}): P
     ready: true,
     readySince: '2026-11-21T10:00:10Z',
     unschedulable: null,
-    containers: [{ name: 'web', image: 'example/web:1.0', resources: { cpuRequestM: 100, cpuLimitM: null, memRequestBytes: 1, memLimitBytes: null } }],
+    containers: [{ name: 'web', image: 'example/web:1.0', resources: { cpuRequestM: 100, cpuLimitM: null, memRequestBytes: 1, memLimitBytes: null }, ports: [] }],
     statuses: [{ name: 'web', ready: true, restartCount: 0, waiting: null, runningSince: '2026-11-21T10:00:05Z', terminated: null, lastTerminated: null }],
     ...extra,
   };

@@ -54,7 +54,7 @@ function pod(name: string, containers: ContainerResources[]): PodObject {
     ready: true,
     readySince: null,
     unschedulable: null,
-    containers: containers.map((resources, i) => ({ name: `c${i}`, image: 'example/app:1', resources })),
+    containers: containers.map((resources, i) => ({ name: `c${i}`, image: 'example/app:1', resources, ports: [] })),
     statuses: [],
   };
 }

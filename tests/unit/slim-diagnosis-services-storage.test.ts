@@ -328,6 +328,7 @@ describe('slimHpa (autoscaling/v2) and slimPdb', () => {
           { type: 'AbleToScale', status: 'True', reason: 'SucceededGetScale', message: 'the HPA controller was able to get the target\'s current scale', lastTransition: T },
           { type: 'ScalingActive', status: 'False', reason: 'FailedGetResourceMetric', message: 'the HPA was unable to compute the replica count: failed to get cpu utilization', lastTransition: T },
         ],
+        createdAt: T,
       },
     },
     {
@@ -353,9 +354,9 @@ describe('slimHpa (autoscaling/v2) and slimPdb', () => {
           conditions: [{ type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '', lastTransitionTime: T, observedGeneration: 1 }],
         },
       },
-      want: { namespace: 'shop', name: 'api', selector: { app: 'api' }, currentHealthy: 2, desiredHealthy: 3, disruptionsAllowed: 0, expectedPods: 4 },
+      want: { namespace: 'shop', name: 'api', selector: { app: 'api' }, currentHealthy: 2, desiredHealthy: 3, disruptionsAllowed: 0, expectedPods: 4, createdAt: T, observedGeneration: 1 },
     },
-    { name: 'boundary: no selector, no status', raw: { metadata: { name: 'p', namespace: 'shop' }, spec: { maxUnavailable: 1 } }, want: { namespace: 'shop', name: 'p', selector: {}, currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0 } },
+    { name: 'boundary: no selector, no status', raw: { metadata: { name: 'p', namespace: 'shop' }, spec: { maxUnavailable: 1 } }, want: { namespace: 'shop', name: 'p', selector: {}, currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0, createdAt: null, observedGeneration: null } },
   ]);
 });
 

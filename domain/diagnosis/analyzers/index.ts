@@ -7,6 +7,7 @@ import { analyzeJobs } from './jobs.ts';
 import { analyzeNetwork } from './network.ts';
 import { analyzeStorage } from './storage.ts';
 import { analyzeQuota } from './quota.ts';
+import { analyzeAutoscaling } from './autoscaling.ts';
 
 export const ANALYZERS: readonly { name: string; reads: readonly string[]; analyze: Analyzer }[] = [
   { name: 'nodes', reads: ['nodes', 'leases'], analyze: analyzeNodes },
@@ -16,4 +17,5 @@ export const ANALYZERS: readonly { name: string; reads: readonly string[]; analy
   { name: 'network', reads: ['services', 'endpointslices', 'ingresses', 'ingressclasses', 'secrets'], analyze: analyzeNetwork },
   { name: 'storage', reads: ['persistentvolumeclaims', 'persistentvolumes', 'storageclasses'], analyze: analyzeStorage },
   { name: 'quota', reads: ['resourcequotas', 'limitranges', 'events'], analyze: analyzeQuota },
+  { name: 'autoscaling', reads: ['horizontalpodautoscalers', 'poddisruptionbudgets', 'deployments', 'statefulsets', 'replicasets'], analyze: analyzeAutoscaling },
 ];

@@ -54,6 +54,12 @@ export const NETWORK_CODES: readonly CodeSpec[] = [
     rule: 'A Service whose selector matches pods, none of them Ready and no EndpointSlice endpoint ready; suspects the not-ready pods.',
   },
   {
+    code: 'ServiceTargetPortMissing',
+    kind: 'Service',
+    severity: 'warning',
+    rule: 'A Service port whose targetPort names a port that none of its selected running or pending pods declares, or is a number none of them exposes where they declare ports: its endpoints carry no such port, so the selector matches and traffic still goes nowhere. The Service is its own root cause.',
+  },
+  {
     code: 'IngressBackendServiceMissing',
     kind: 'Ingress',
     severity: 'warning',
@@ -198,6 +204,16 @@ function judgeService(
     return finding(id, service.namespace, 'ServiceNoMatchingPods', `service ${service.name} selects no pods (${wanted})`, evidence, { attributes, suspects });
   }
 
+  const unreachable = missingTargetPorts(service, live);
+  if (unreachable.length > 0) {
+    const declared = declaredPortsText(live);
+    const first = unreachable[0] as { port: number; target: string | number };
+    const evidence = unreachable.map((u) => fact(id, `port ${u.port} targets ${typeof u.target === 'string' ? `the port named ${u.target}` : `port ${u.target}`}, which none of its ${live.length} selected pod${live.length === 1 ? '' : 's'} declares (they declare ${declared})`, 'spec'));
+    return finding(id, service.namespace, 'ServiceTargetPortMissing', `service ${service.name} sends port ${first.port} to ${typeof first.target === 'string' ? `a port named ${first.target}` : `port ${first.target}`} that its pods do not declare`, evidence, {
+      attributes: { port: first.port, target_port: first.target, declared },
+    });
+  }
+
   const sliceReady = slices.reduce((n, s) => n + s.ready, 0);
   const sliceNotReady = slices.reduce((n, s) => n + s.notReady, 0);
   if (sliceReady > 0 || live.some((p) => p.ready)) return null;
@@ -216,6 +232,26 @@ function judgeService(
     suspects,
   });
 }
+
+/**
+ * The Service's ports whose target none of `pods` declares: a name no container port has, or a
+ * number none exposes when they declare any port at all (declaring a numbered port is optional).
+ */
+function missingTargetPorts(service: ServiceObject, pods: readonly PodObject[]): { port: number; target: string | number }[] {
+  const declared = pods.flatMap((p) => p.containers.flatMap((c) => c.ports));
+  const names = new Set(declared.flatMap((p) => (p.name === null ? [] : [p.name])));
+  const numbers = new Set(declared.map((p) => p.port));
+  return service.ports.flatMap((p) => {
+    const target = p.targetPort ?? p.port;
+    const missing = typeof target === 'string' ? !names.has(target) : declared.length > 0 && !numbers.has(target);
+    return missing ? [{ port: p.port, target }] : [];
+  });
+}
+
+const declaredPortsText = (pods: readonly PodObject[]): string => {
+  const all = [...new Set(pods.flatMap((p) => p.containers.flatMap((c) => c.ports.map((port) => (port.name ? `${port.name}:${port.port}` : `${port.port}`)))))];
+  return all.length === 0 ? 'none' : all.sort().join(', ');
+};
 
 function hasPort(service: ServiceObject, port: number | string): boolean {
   return service.ports.some((p) => (typeof port === 'number' ? p.port === port : p.name === port));

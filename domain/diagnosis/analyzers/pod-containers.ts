@@ -34,6 +34,8 @@ export interface PodContext {
   now: Date;
   /** The pod's Warning events, newest first (computed once, on first use). */
   warnings: () => readonly EventObject[];
+  /** All the pod's events (Normal too: the kubelet's Killing), newest first (computed once, on first use). */
+  events: () => readonly EventObject[];
   /** Whether the view holds this ConfigMap/Secret; null when the view cannot say (RBAC). */
   exists: (kind: 'ConfigMap' | 'Secret', namespace: string, name: string) => boolean | null;
 }
@@ -130,6 +132,22 @@ function judgeContainer(ctx: PodContext, s: ContainerStatus, init: boolean, imag
   const last = s.lastTerminated ?? s.terminated;
   const waiting = s.waiting?.reason ?? null;
 
+  // A liveness or startup probe kill is what it is, whatever the crash loop or exit code says.
+  if (!init && last && s.restartCount > 0 && (waiting === null || waiting === 'CrashLoopBackOff') && last.reason !== 'OOMKilled' && (last.exitCode === 137 || last.exitCode === 143) && !stable(s, now)) {
+    const kill = probeKill(ctx, s.name);
+    if (kill) {
+      return {
+        ...base,
+        code: 'ProbeKilled',
+        severity: 'critical',
+        summary: `${pod.name}: ${who} restarted by the kubelet: its ${kill.probe} probe failed${kill.message ? ` (${kill.message})` : ''}, ${s.restartCount} restarts`,
+        evidence: [fact(ctx.id, `${who} last terminated: ${describeExit(last)}${last.finishedAt ? ` at ${last.finishedAt}` : ''}`, 'status'), ...kill.evidence],
+        attributes: attrs({ probe: kill.probe, ...(kill.message ? { message: kill.message } : {}), restarts: s.restartCount, ...terminationAttrs(last) }),
+        since: earliestWarning(ctx) ?? pod.startedAt ?? pod.createdAt,
+      };
+    }
+  }
+
   if (waiting !== null && (WAITING_CODES.has(waiting) || OTHER_PULL_FAILURES.has(waiting))) {
     // A crash loop whose last exit was an OOM kill is reported as what it is: OOMKilled.
     if (waiting === 'CrashLoopBackOff' && last?.reason === 'OOMKilled') return oomKilled(ctx, s, init, last, true);
@@ -208,6 +226,23 @@ function judgeContainer(ctx: PodContext, s: ContainerStatus, init: boolean, imag
     };
   }
   return null;
+}
+
+/**
+ * The kubelet's word, from the last RECENT_TERMINATION_SECS, that it killed `container` for a
+ * failed liveness or startup probe: its Killing event names the container; with one container
+ * only, an Unhealthy event about either probe says as much. The message is the last failure's.
+ */
+function probeKill(ctx: PodContext, container: string): { probe: 'liveness' | 'startup'; message: string | null; evidence: Evidence[] } | null {
+  const recent = ctx.events().filter((e) => (secondsSince(e.lastSeen ?? e.firstSeen, ctx.now) ?? Number.POSITIVE_INFINITY) <= RECENT_TERMINATION_SECS);
+  const killing = recent.find((e) => e.reason === 'Killing' && e.message.startsWith(`Container ${container} failed `) && /failed (liveness|startup) probe/.test(e.message));
+  const failures = recent.filter((e) => e.reason === 'Unhealthy' && /^(Liveness|Startup) probe failed/.test(e.message));
+  const probe = killing ? (/failed (liveness|startup) probe/.exec(killing.message)?.[1] ?? null) : ctx.pod.containers.length === 1 ? (/^(Liveness|Startup)/.exec(failures[0]?.message ?? '')?.[1]?.toLowerCase() ?? null) : null;
+  if (probe !== 'liveness' && probe !== 'startup') return null;
+  const prefix = `${probe === 'liveness' ? 'Liveness' : 'Startup'} probe failed:`;
+  const lastFailure = failures.find((e) => e.message.startsWith(prefix));
+  const evidence = [killing, lastFailure].filter((e): e is EventObject => e !== undefined).map((e) => fact(ctx.id, `${e.reason}${e.count > 1 ? ` (x${e.count})` : ''}: ${quote(e.message)}`, 'event'));
+  return { probe, message: lastFailure ? quote(lastFailure.message.slice(prefix.length)) : null, evidence };
 }
 
 function oomKilled(ctx: PodContext, s: ContainerStatus, init: boolean, last: Termination, crashLooping: boolean): ContainerFinding {

@@ -12,7 +12,7 @@ import { shortAge } from '../../resources/age.ts';
 import type { Evidence } from '../../../schema/diagnosis.ts';
 import type { CodeSpec } from '../codes.ts';
 import { parseMissingObject, probeOfMessage } from '../container-message.ts';
-import { type Analyzer, type DraftFinding, warningsAbout } from '../input.ts';
+import { type Analyzer, type DraftFinding, eventsAbout, warningsAbout } from '../input.ts';
 import { describeVerdict, parseSchedulerMessage, type UnschedulableCause } from '../scheduler-message.ts';
 import { listTrust } from '../list-trust.ts';
 import {
@@ -51,6 +51,7 @@ export const MAX_NODE_SUSPECTS = 20;
 const CREATING_EVENTS = new Set(['FailedMount', 'FailedAttachVolume', 'FailedCreatePodSandBox']);
 
 export const POD_CODES: readonly CodeSpec[] = [
+  { code: 'ProbeKilled', kind: 'Pod', severity: 'critical', rule: `The kubelet restarted a container for a failed liveness or startup probe: its last termination is exit 137 or 143 (not OOMKilled), it has not run Ready for ${RECENT_TERMINATION_SECS / 60} minutes since, and within that time a Killing event says it failed that probe (or, for a pod with one container, an Unhealthy event says the liveness or startup probe failed); attributes probe and message (the last failure). Reported instead of CrashLoopBackOff, never as an OOM kill.` },
   { code: 'CrashLoopBackOff', kind: 'Pod', severity: 'critical', rule: 'A container or init container waits in CrashLoopBackOff; its last termination gives the exit code, reason and signal.' },
   { code: 'ImagePullBackOff', kind: 'Pod', severity: 'critical', rule: 'A container waits in ImagePullBackOff: its image cannot be pulled.' },
   { code: 'ErrImagePull', kind: 'Pod', severity: 'critical', rule: 'A container waits in ErrImagePull (or ErrImageNeverPull, ImageInspectError, RegistryUnavailable, SignatureValidationFailed).' },
@@ -59,7 +60,7 @@ export const POD_CODES: readonly CodeSpec[] = [
   { code: 'CreateContainerError', kind: 'Pod', severity: 'critical', rule: 'A container waits in CreateContainerError.' },
   { code: 'RunContainerError', kind: 'Pod', severity: 'critical', rule: 'A container waits in RunContainerError.' },
   { code: 'OOMKilled', kind: 'Pod', severity: 'critical', rule: `A container's last termination was an OOM kill and it has not been running and Ready for ${RECENT_TERMINATION_SECS / 60} minutes since (a crash loop after an OOM kill is reported as OOMKilled).` },
-  { code: 'Evicted', kind: 'Pod', severity: 'warning', rule: `The kubelet evicted the pod (status reason Evicted) less than ${EVICTED_RECENT_SECS / 60} minutes ago; attribute reason is its message.` },
+  { code: 'Evicted', kind: 'Pod', severity: 'warning', rule: `The kubelet evicted the pod (status reason Evicted) less than ${EVICTED_RECENT_SECS / 60} minutes ago, or evicted a bare pod (no controller owns it: nothing will replace it) whenever; attribute reason is its message.` },
   { code: 'TerminatingStuck', kind: 'Pod', severity: 'warning', rule: `Deletion was requested and the pod still exists ${TERMINATING_STUCK_MARGIN_SECS}s past its deadline (deletionTimestamp); finalizers are named.` },
   { code: 'Unschedulable', kind: 'Pod', severity: 'warning', rule: "PodScheduled is False (not scheduling-gated); the scheduler's message gives the cause; suspects are the unbound claims and the nodes whose taints or cordon block it." },
   { code: 'ContainerCreatingStuck', kind: 'Pod', severity: 'warning', rule: `A scheduled Pending pod has been creating containers for ${CONTAINER_CREATING_STUCK_SECS}s or more with FailedMount, FailedAttachVolume or FailedCreatePodSandBox Warning events; the missing volume source is a suspect.` },
@@ -69,7 +70,7 @@ export const POD_CODES: readonly CodeSpec[] = [
   { code: 'StuckPending', kind: 'Pod', severity: 'warning', rule: `The pod has been Pending for ${STUCK_PENDING_SECS / 60} minutes or more and nothing more specific explains it.` },
   { code: 'RestartedPreviously', kind: 'Pod', severity: 'info', rule: `A container restarted, but has been running and Ready for ${RECENT_TERMINATION_SECS / 60} minutes or more since (history).` },
   { code: 'OOMKilledPreviously', kind: 'Pod', severity: 'info', rule: `A container's last termination was an OOM kill, but it has been running and Ready for ${RECENT_TERMINATION_SECS / 60} minutes or more since (history).` },
-  { code: 'EvictedPreviously', kind: 'Pod', severity: 'info', rule: `The kubelet evicted the pod ${EVICTED_RECENT_SECS / 60} minutes ago or more; its workload has had the time to replace it (history).` },
+  { code: 'EvictedPreviously', kind: 'Pod', severity: 'info', rule: `The kubelet evicted the pod ${EVICTED_RECENT_SECS / 60} minutes ago or more and a controller owns it: its workload has had the time to replace it (history).` },
 ];
 
 /** Nodes indexed for explaining unschedulable pods, built on first need. */
@@ -120,7 +121,7 @@ export const analyzePods: Analyzer = (input) => {
   };
   const findings: DraftFinding[] = [];
   for (const pod of input.view.pods()) {
-    const ctx: PodContext = { pod, id: nodeId('Pod', pod.namespace, pod.name), now: input.now, warnings: lazy(() => warningsAbout(input, 'Pod', pod.namespace, pod.name)), exists };
+    const ctx: PodContext = { pod, id: nodeId('Pod', pod.namespace, pod.name), now: input.now, warnings: lazy(() => warningsAbout(input, 'Pod', pod.namespace, pod.name)), events: lazy(() => eventsAbout(input, 'Pod', pod.namespace, pod.name)), exists };
     findings.push(...podFindings(ctx, nodeBlocks));
   }
   return findings;
@@ -220,16 +221,23 @@ function evicted(ctx: PodContext): DraftFinding {
   const message = pod.statusReason?.message ? quote(pod.statusReason.message) : 'evicted by the kubelet';
   const at = evictedAt(pod);
   const age = secondsSince(at, now);
+  // A bare pod (no controller owns it) is gone for good: it stays a problem whatever its age.
+  const bare = pod.owner === null;
   const recent = age === null || age < EVICTED_RECENT_SECS;
   const resource = /low on resource: ([\w.-]+?)\.?(?:\s|$)/.exec(message)?.[1] ?? null;
   const why = resource ? `the node was low on ${resource}` : message;
+  const summary = bare
+    ? `${pod.name} ${recent ? 'evicted' : `was evicted ${shortAge(at, now)} ago`} and nothing will replace it (no controller owns it): ${why}`
+    : recent
+      ? `${pod.name} evicted: ${why}`
+      : `${pod.name} was evicted ${shortAge(at, now)} ago: ${why}`;
   return draft(ctx, {
-    code: recent ? 'Evicted' : 'EvictedPreviously',
-    severity: recent ? 'warning' : 'info',
-    summary: recent ? `${pod.name} evicted: ${why}` : `${pod.name} was evicted ${shortAge(at, now)} ago: ${why}`,
+    code: recent || bare ? 'Evicted' : 'EvictedPreviously',
+    severity: recent || bare ? 'warning' : 'info',
+    summary,
     evidence: [fact(ctx.id, `status reason Evicted: ${message}`, 'status')],
     since: at,
-    attributes: { reason: message, ...(resource ? { resource } : {}) },
+    attributes: { reason: message, ...(resource ? { resource } : {}), ...(bare ? { controller: false } : {}) },
     suspects: [],
   });
 }

@@ -50,6 +50,12 @@ export const WORKLOAD_CODES: readonly CodeSpec[] = [
     rule: `The newest ReplicaSet (highest revision) is short of available pods and failing (a pod creation refused, or a pod not Ready that is waiting on an error, restarting, unschedulable, failed, or not Ready for ${ROLLOUT_STALL_SECS / 60} minutes, by its Ready condition's last change or else its creation) while an older ReplicaSet still serves available pods.`,
   },
   {
+    code: 'RolloutPaused',
+    kind: 'Deployment',
+    severity: 'critical',
+    rule: 'The Deployment is paused (spec.paused) while it has a ReplicasUnavailable finding: nothing changes until it is resumed (one created paused never gets a ReplicaSet at all). It is the last suspect of that finding, after any failing ReplicaSet or pod; critical when no replica is available, warning otherwise. Paused with every replica available is quiet.',
+  },
+  {
     code: 'ScaledToZero',
     kind: 'Deployment|StatefulSet',
     severity: 'info',
@@ -124,6 +130,8 @@ interface Shortfall {
   refused: boolean;
   /** Node ids to try before the ReplicaSets and pods (the object itself when it carries its own refusal). */
   firstSuspects: string[];
+  /** Node ids to try after them (the object itself when it is paused: only nothing failing makes the pause the cause). */
+  lastSuspects?: string[];
   evidence: Evidence[];
   since: string | null;
 }
@@ -138,7 +146,7 @@ function replicasUnavailable(s: Shortfall, now: Date): DraftFinding | null {
     evidence: [fact(s.object, `${s.kindLabel} ${s.name}: ${s.available} of ${s.desired} replicas available`, 'status'), ...s.evidence],
     since: s.since,
     attributes: { desired: s.desired, available: s.available, missing },
-    suspects: [...s.firstSuspects, ...s.replicaSets.map((rs) => nodeId('ReplicaSet', rs.namespace, rs.name)), ...s.pods.map((p) => nodeId('Pod', p.namespace, p.name))],
+    suspects: [...s.firstSuspects, ...s.replicaSets.map((rs) => nodeId('ReplicaSet', rs.namespace, rs.name)), ...s.pods.map((p) => nodeId('Pod', p.namespace, p.name)), ...(s.lastSuspects ?? [])],
   });
 }
 
@@ -176,12 +184,22 @@ function analyzeDeployment(input: DiagnosisInput, d: WorkloadObject, refused: Ma
       // A rollout past its deadline explains the missing replicas: the Deployment's own
       // ProgressDeadlineExceeded finding is the first suspect (the engine skips this finding itself).
       firstSuspects: deadlineExceeded ? [object] : [],
+      lastSuspects: d.paused && !deadlineExceeded ? [object] : [],
       evidence: conditionEvidence(object, condition(d.conditions, 'ReplicaFailure')),
       since: available?.status === 'False' ? available.lastTransition : null,
     },
     input.now,
   );
   if (shortfall) out.push(shortfall);
+  if (shortfall && d.paused) {
+    out.push(
+      draft(object, d.namespace, 'RolloutPaused', shortfall.severity, `rollout of ${d.name} is paused (spec.paused) with ${d.desired - d.available} of ${d.desired} replicas unavailable: nothing changes until it is resumed`, {
+        evidence: [fact(object, `spec.paused is true; ${d.available} of ${d.desired} replicas available${replicaSets.length === 0 ? ', and no ReplicaSet was ever made' : ''}`, 'spec')],
+        since: available?.status === 'False' ? available.lastTransition : d.createdAt,
+        attributes: { desired: d.desired, available: d.available },
+      }),
+    );
+  }
 
   const newest = replicaSets[0];
   if (deadlineExceeded) {
