@@ -47,6 +47,12 @@ export interface ContainerStatus {
 }
 
 /** A Kubernetes status condition, as every kind below keeps it. */
+export interface EnvHost {
+  container: string;
+  variable: string;
+  host: string;
+}
+
 export interface ContainerPort {
   name: string | null;
   port: number;
@@ -75,6 +81,11 @@ export interface PodObject extends SecurityJudged {
   owner: { kind: string; name: string } | null;
   /** ConfigMaps, Secrets and PersistentVolumeClaims it reads, by name (volumes, envFrom, env). */
   refs: { configMaps: string[]; secrets: string[]; pvcs: string[] };
+  /**
+   * Host names its containers' literal environment values mention (domain/diagnosis/host-names.ts),
+   * with the variable that holds each: the hosts only, never the values (they may hold credentials).
+   */
+  envHosts: readonly EnvHost[];
   ready: boolean;
   /** When the Ready condition last changed. */
   readySince: string | null;

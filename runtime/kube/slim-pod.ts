@@ -1,5 +1,6 @@
 // Pods slimmed to what health, incidents and inventory read.
-import type { ContainerPort, ContainerStatus, PodObject, Termination } from '../../domain/cluster/model.ts';
+import type { ContainerPort, ContainerStatus, EnvHost, PodObject, Termination } from '../../domain/cluster/model.ts';
+import { hostsNamed } from '../../domain/diagnosis/host-names.ts';
 import { bytes, millicores } from '../../domain/resources/quantity.ts';
 import { intern, internOrNull } from './intern.ts';
 import { slimSecuritySpec } from './slim-security.ts';
@@ -19,6 +20,24 @@ interface RawContainerState {
 }
 
 const NO_PORTS: readonly ContainerPort[] = Object.freeze([]);
+const NO_ENV_HOSTS: readonly EnvHost[] = Object.freeze([]);
+/** At most this many environment hosts are kept per pod. */
+const MAX_ENV_HOSTS = 8;
+
+/** The hosts the containers' literal env values name; the values themselves are not kept. */
+function envHostsOf(pod: RawPod): readonly EnvHost[] {
+  const out: EnvHost[] = [];
+  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+    for (const e of c.env ?? []) {
+      if (typeof e.value !== 'string' || e.value === '' || e.name === undefined) continue;
+      for (const host of hostsNamed(e.value)) {
+        if (out.length >= MAX_ENV_HOSTS) return out;
+        out.push({ container: intern(c.name ?? ''), variable: intern(e.name), host: intern(host) });
+      }
+    }
+  }
+  return out.length === 0 ? NO_ENV_HOSTS : out;
+}
 
 interface RawContainer {
   name?: string;
@@ -26,7 +45,7 @@ interface RawContainer {
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   ports?: { name?: string; containerPort?: number }[];
   envFrom?: { configMapRef?: { name?: string }; secretRef?: { name?: string } }[];
-  env?: { valueFrom?: { configMapKeyRef?: { name?: string }; secretKeyRef?: { name?: string } } }[];
+  env?: { name?: string; value?: string; valueFrom?: { configMapKeyRef?: { name?: string }; secretKeyRef?: { name?: string } } }[];
 }
 
 /** The ConfigMaps, Secrets and claims a pod reads, by name: volumes, projected volumes, envFrom and env. */
@@ -148,6 +167,7 @@ export function slimPod(raw: unknown): PodObject | null {
     workload: workloadOf(pod, name),
     owner,
     refs: podRefs(pod),
+    envHosts: envHostsOf(pod),
     ready: ready?.status === 'True',
     readySince: internOrNull(ready?.lastTransitionTime),
     unschedulable: scheduled?.status === 'False' ? { reason: intern(scheduled.reason ?? 'Unschedulable'), message: internOrNull(scheduled.message) } : null,

@@ -1,7 +1,10 @@
 // Two chains on the real control plane, each then fixed while the agent keeps running: the
 // finding must go away on its own (informers, not a restart).
 //   quota:  Deployment api ← ReplicaSet cannot create pods ← quota `pods` is full (2/2)
-//   claim:  pod Unschedulable ← claim Pending ← its StorageClass does not exist
+//   claim:  pod Unschedulable ← claim Pending ← its StorageClass does not exist, and beside it
+//           an API crash-looping whose ARCHIVE_URL names the archive-db Service, which serves
+//           nothing because that pod cannot start: the API's crash is chained to the claim too
+//           (a dependency named only in configuration), on /diagnosis and /incidents alike.
 // Beside other such files (tests/support/run-plan.ts): both chains live in their own dq-chain-*
 // namespaces and StorageClass, and only their answers are judged.
 // test-plan: shares-cluster
@@ -16,6 +19,7 @@ import { k, startTestAgent, waitFor } from '../support/cluster.ts';
 const PASSWORD = 'diagnosis-chains-admin-password';
 let agent: RunningAgent;
 let diagnose: Diagnose;
+let apiKey: string;
 
 const rootsOf = (d: Diagnosis) => d.root_causes.map((r) => `${r.finding.code} ${r.finding.object}`).join('; ') || '(none)';
 
@@ -42,7 +46,8 @@ async function removeNamespace(ns: string): Promise<void> {
 describe('diagnosis chains, then fixed', () => {
   before(async () => {
     agent = await startTestAgent('diagnosis-chains', { accounts: { adminPassword: PASSWORD } });
-    diagnose = agentDiagnose(agent.url, await diagnosisApiKey(agent.url, PASSWORD));
+    apiKey = await diagnosisApiKey(agent.url, PASSWORD);
+    diagnose = agentDiagnose(agent.url, apiKey);
   });
   after(() => agent.close());
 
@@ -73,24 +78,36 @@ describe('diagnosis chains, then fixed', () => {
     }
   });
 
-  it('a pending claim: pod ← claim ← missing StorageClass; creating the class and a volume clears it', { timeout: 400_000 }, async () => {
+  it('a pending claim: pod ← claim ← missing StorageClass, and an API that needs it; creating the class and a volume clears both', { timeout: 400_000 }, async () => {
     const ns = 'dq-chain-claim';
     try {
       await k(['create', 'namespace', ns]);
       await waitFor('the default ServiceAccount', async () => (await k(['get', 'serviceaccount', 'default', '-n', ns, '--ignore-not-found', '-o', 'name'])).trim() !== '', 60_000);
       await k(['apply', '-n', ns, '-f', '-'], CLAIM_CHAIN);
 
-      const broken = await answerUntil(ns, 'the claim as the root cause', (d) => d.root_causes[0]?.finding.id === `pvc:${ns}/archive#PvcStorageClassMissing`);
+      const crashOfOrders = (root: RootCause | undefined) => root?.effects.some((e) => e.object.startsWith(`pod:${ns}/orders-`) && e.code === 'CrashLoopBackOff') === true;
+      const broken = await answerUntil(ns, "the claim as the root cause, the orders API's crash among its effects", (d) => d.root_causes[0]?.finding.id === `pvc:${ns}/archive#PvcStorageClassMissing` && crashOfOrders(d.root_causes[0]));
       const root = broken.root_causes[0] as RootCause;
       const evidence = root.finding.evidence.map((e) => e.node_id);
       assert.ok(evidence.includes('storageclass:dq-chain-archive'), `the missing class is evidence: ${evidence.join(', ')}`);
       assert.ok(root.effects.some((e) => e.object.startsWith(`pod:${ns}/archiver-`) && e.code === 'Unschedulable'), `the pod is an effect: ${root.effects.map((e) => e.id).join(', ')}`);
+      assert.ok(root.effects.some((e) => e.id === `service:${ns}/archive-db#ServiceEndpointsNotReady`), `the Service is the link: ${root.effects.map((e) => e.id).join(', ')}`);
+      const crash = root.effects.find((e) => e.object.startsWith(`pod:${ns}/orders-`));
+      assert.ok(crash?.evidence.some((e) => e.fact.includes('archive-db in ARCHIVE_URL')), 'the variable that names it is the evidence');
       assert.equal(broken.root_causes.length, 1, `one root cause: ${rootsOf(broken)}`);
+      // The incident says the same: the API's crash, caused by the claim.
+      const incidents = (await (await fetch(`${agent.url}/incidents?namespace=${ns}`, { headers: { 'x-api-key': apiKey } })).json()) as { incidents: { pod: string; reason: string; root_cause: { node_id: string } | null }[] };
+      const orders = incidents.incidents.find((i) => i.pod.startsWith('orders-'));
+      assert.deepEqual([orders?.reason, orders?.root_cause?.node_id], ['CrashLoopBackOff', `pvc:${ns}/archive`]);
 
       await k(['apply', '-f', '-'], CLAIM_FIX);
       await waitFor('the claim to bind', async () => (await k(['get', 'pvc', 'archive', '-n', ns, '-o', 'jsonpath={.status.phase}'])).trim() === 'Bound', 120_000, 1000);
       await waitFor('archiver to be available', async () => (await k(['get', 'deployment', 'archiver', '-n', ns, '-o', 'jsonpath={.status.availableReplicas}'])).trim() === '1', 180_000, 2000);
-      await answerUntil(ns, 'no root cause once the claim is bound', (d) => d.root_causes.length === 0);
+      // With its database up the API would stop crashing; KWOK cannot make the same simulated
+      // container recover, so the API's recovery is rolled out: its template without the crash label.
+      await k(['patch', 'deployment', 'orders', '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/spec/template/metadata/labels/sim.capstan.dev~1behavior"}]']);
+      await waitFor('orders to be available', async () => (await k(['get', 'deployment', 'orders', '-n', ns, '-o', 'jsonpath={.status.availableReplicas}'])).trim() === '1', 180_000, 2000);
+      await answerUntil(ns, 'no root cause once the claim is bound and the API runs', (d) => d.root_causes.length === 0);
     } finally {
       await removeNamespace(ns);
       await k(['delete', 'persistentvolume', 'dq-chain-archive-pv', '--ignore-not-found', '--wait=false']);
@@ -150,6 +167,30 @@ spec:
       volumes:
         - name: archive
           persistentVolumeClaim: {claimName: archive}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: archive-db}
+spec:
+  selector: {app: archiver}
+  ports: [{port: 5432, targetPort: 5432}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: orders}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: orders}}
+  template:
+    metadata:
+      labels: {app: orders, sim.capstan.dev/behavior: crashloop}
+      annotations: {sim.capstan.dev/crash-interval: 5s}
+    spec:
+      containers:
+        - name: orders
+          image: registry.example.com/shop/orders:3.0.0
+          env: [{name: ARCHIVE_URL, value: "postgres://orders:example@archive-db:5432/archive"}]
+          resources: {requests: {cpu: 50m, memory: 64Mi}}
 `;
 
 // Nothing provisions volumes in the local cluster, so the fix is what an operator of a static

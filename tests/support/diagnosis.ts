@@ -25,7 +25,7 @@ export function draft(object: string, code: string, severity: Severity, suspects
 export function pod(namespace: string, name: string): PodObject {
   return {
     namespace, name, phase: 'Running', createdAt: null, startedAt: null, nodeName: 'n1', labels: {},
-    workload: { kind: 'Pod', name }, owner: null, refs: { configMaps: [], secrets: [], pvcs: [] },
+    workload: { kind: 'Pod', name }, owner: null, refs: { configMaps: [], secrets: [], pvcs: [] }, envHosts: [],
     ready: true, readySince: null, unschedulable: null, containers: [], statuses: [], initContainers: [], initStatuses: [],
     statusReason: null, deletion: null, finalizers: [], nodeSelector: {},
   };

@@ -2,7 +2,8 @@
 // fixtures name only what they test.
 import type { ControllerObject, EventObject, IngressObject, NodeObject, PodObject, PvcObject, PvObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
 
-export const podDefaults: Pick<PodObject, 'initContainers' | 'initStatuses' | 'statusReason' | 'deletion' | 'finalizers' | 'nodeSelector'> = {
+export const podDefaults: Pick<PodObject, 'initContainers' | 'initStatuses' | 'statusReason' | 'deletion' | 'finalizers' | 'nodeSelector' | 'envHosts'> = {
+  envHosts: [],
   initContainers: [],
   initStatuses: [],
   statusReason: null,

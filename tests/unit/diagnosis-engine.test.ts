@@ -50,7 +50,7 @@ const rootsOf = (d: ClusterDiagnosis) => d.roots.map((r) => ({ root: r.finding.i
 function replica(name: string, owner: string): PodObject {
   return {
     namespace: 'shop', name, phase: 'Running', createdAt: null, startedAt: null, nodeName: 'n1', labels: {},
-    workload: { kind: 'Deployment', name: 'web' }, owner: { kind: 'ReplicaSet', name: owner }, refs: { configMaps: [], secrets: [], pvcs: [] },
+    workload: { kind: 'Deployment', name: 'web' }, owner: { kind: 'ReplicaSet', name: owner }, refs: { configMaps: [], secrets: [], pvcs: [] }, envHosts: [],
     ready: false, readySince: null, unschedulable: null, containers: [], statuses: [], initContainers: [], initStatuses: [],
     statusReason: null, deletion: null, finalizers: [], nodeSelector: {},
   };

@@ -91,7 +91,7 @@ function pod(name: string, jobName: string, extra: Partial<PodObject> = {}): Pod
     labels: {},
     workload: { kind: 'Job', name: jobName },
     owner: { kind: 'Job', name: jobName },
-    refs: { configMaps: [], secrets: [], pvcs: [] },
+    refs: { configMaps: [], secrets: [], pvcs: [] }, envHosts: [],
     ready: false,
     readySince: null,
     unschedulable: null,

@@ -24,7 +24,7 @@ function pod(name: string, labels: Record<string, string>, extra: Partial<PodObj
     labels,
     workload: { kind: 'Deployment', name: 'web' },
     owner: { kind: 'ReplicaSet', name: 'web-1' },
-    refs: { configMaps: [], secrets: [], pvcs: [] },
+    refs: { configMaps: [], secrets: [], pvcs: [] }, envHosts: [],
     ready: true,
     readySince: iso(0),
     unschedulable: null,

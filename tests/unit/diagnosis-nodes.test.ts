@@ -78,7 +78,7 @@ function pod(name: string, nodeName: string, extra: Partial<PodObject> = {}): Po
     labels: {},
     workload: { kind: 'Pod', name },
     owner: null,
-    refs: { configMaps: [], secrets: [], pvcs: [] },
+    refs: { configMaps: [], secrets: [], pvcs: [] }, envHosts: [],
     ready: true,
     readySince: ago(3600),
     unschedulable: null,

@@ -46,7 +46,7 @@ function pod(extra: Partial<PodObject> = {}): PodObject {
     labels: {},
     workload: { kind: 'Deployment', name: 'web' },
     owner: { kind: 'ReplicaSet', name: 'web-7d9f' },
-    refs: { configMaps: [], secrets: [], pvcs: [] },
+    refs: { configMaps: [], secrets: [], pvcs: [] }, envHosts: [],
     ready: true,
     readySince: iso(0),
     unschedulable: null,

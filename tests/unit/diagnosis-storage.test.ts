@@ -40,6 +40,7 @@ function consumer(claim: string, extra: Partial<PodObject> = {}): PodObject {
     workload: { kind: 'StatefulSet', name: 'db' },
     owner: { kind: 'StatefulSet', name: 'db' },
     refs: { configMaps: [], secrets: [], pvcs: [claim] },
+    envHosts: [],
     ready: false,
     readySince: null,
     unschedulable: null,

@@ -67,7 +67,7 @@ function pod(name: string, owner: { kind: string; name: string }, extra: Partial
     labels: {},
     workload: owner,
     owner,
-    refs: { configMaps: [], secrets: [], pvcs: [] },
+    refs: { configMaps: [], secrets: [], pvcs: [] }, envHosts: [],
     ready: true,
     readySince: ago(HOUR),
     unschedulable: null,

@@ -1,0 +1,40 @@
+// Which of the cluster's Services a piece of configuration names: the hosts a text mentions
+// (a URL's host, `host:port`, or a whole value that is a DNS name), and how a pod in a
+// namespace resolves one to a Service (`name`, `name.ns`, `name.ns.svc`,
+// `name.ns.svc.cluster.local`). Only host names leave here, never the rest of a value: a URL's
+// credentials, path and query are dropped, so nothing secret is kept or shown.
+
+/** At most this many hosts are taken from one text. */
+const MAX_HOSTS_PER_TEXT = 4;
+
+const LABEL = '[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?';
+const DNS_NAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
+/** `scheme://[user[:pass]@]host[:port]` or a bare `host:port`, anywhere in the text. */
+const URL_HOST = new RegExp(`[a-z][a-z0-9+.-]*://(?:[^@/\\s]*@)?(${LABEL}(?:\\.${LABEL})*)`, 'gi');
+const HOST_PORT = new RegExp(`(?:^|[\\s,;=("'])(${LABEL}(?:\\.${LABEL})*):\\d{1,5}\\b`, 'gi');
+
+/** The host names `text` mentions, lower-cased, each once, in order of appearance. */
+export function hostsNamed(text: string): string[] {
+  const found: string[] = [];
+  const add = (host: string | undefined) => {
+    const h = host?.toLowerCase();
+    if (h !== undefined && h !== '' && !found.includes(h) && found.length < MAX_HOSTS_PER_TEXT) found.push(h);
+  };
+  const whole = text.trim().toLowerCase();
+  if (DNS_NAME.test(whole)) add(whole);
+  for (const m of text.matchAll(URL_HOST)) add(m[1]);
+  for (const m of text.matchAll(HOST_PORT)) add(m[1]);
+  return found;
+}
+
+/** The Service a pod in `namespace` reaches at `host`, or null when the name is not a Service's. */
+export function serviceOfHost(host: string, namespace: string): { namespace: string; name: string } | null {
+  const parts = host.replace(/\.$/, '').split('.');
+  const [name, ns] = parts;
+  if (name === undefined || name === '') return null;
+  if (parts.length === 1) return { namespace, name };
+  if (ns === undefined) return null;
+  const rest = parts.slice(2).join('.');
+  if (rest === '' || rest === 'svc' || rest === 'svc.cluster.local') return { namespace: ns, name };
+  return null;
+}
