@@ -22,7 +22,7 @@ const CACHE = process.env.CAPSTAN_CACHE_DIR ?? join(homedir(), '.cache', 'capsta
 const HISTORY = join(CACHE, 'test-durations.json');
 const RESULTS = join(ROOT, 'test-results', 'durations.json');
 /** Test files running at once; the cluster's files are one of them at most. */
-const JOBS = Math.max(1, Number(process.env.CAPSTAN_TEST_JOBS ?? 2));
+const JOBS = Math.max(1, Number(process.env.CAPSTAN_TEST_JOBS ?? 3));
 /** A file's whole run is bounded: the longest file (the diagnosis scenarios) takes about four minutes; 15 still catches a hang. */
 const FILE_TIMEOUT_MS = 900_000;
 
