@@ -185,7 +185,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const url = `http://${hostname === '0.0.0.0' ? '127.0.0.1' : hostname}:${bound}`;
   options.log.info('agent listening', { url, dataDir: options.dataDir, rateLimitsPerMin: rateLimits });
   let collection: NodeJS.Timeout | null = null;
+  let closed = false;
   const ready = cache.start().then(() => {
+    // Stopped while the informers were still listing: start nothing behind a closed database.
+    if (closed) return;
     collection = scheduleStartupCollection(options.log);
     return sampler.start();
   });
@@ -197,6 +200,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     ready,
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
         cache.stop();
         if (collection) clearTimeout(collection);
         services.stop();

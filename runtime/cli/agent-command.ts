@@ -36,8 +36,17 @@ export async function runAgentCommand(args: string[]): Promise<number> {
   }, SHUTDOWN_LIMIT_MS);
   await agent.close();
   clearTimeout(watchdog);
+  // The shutdown is complete; a request still in flight (an informer's LIST) must not hold the
+  // pod in Terminating. Exiting is the caller's job, so only if the process lingers.
+  setTimeout(() => {
+    log.warn('shutdown complete but work is still pending (an in-flight request?); exiting');
+    process.exit(0);
+  }, LINGER_MS).unref();
   return 0;
 }
+
+/** How long a process whose shutdown is complete may take to end on its own. */
+const LINGER_MS = 1000;
 
 /** How long a stop may take before the agent exits without finishing it (below the pod's 30 s grace period). */
 const SHUTDOWN_LIMIT_MS = 20_000;

@@ -179,10 +179,11 @@ describe('cluster model and MCP server on the demo scenario', () => {
     const ids = (sub.body.nodes as Node[]).map((n) => n.id);
     assert.ok(ids.some((id) => id.startsWith('problem:pod:shop/checkout-') && id.endsWith('#CrashLoopBackOff')), ids.join(' '));
 
-    // Incidents say what causes them (the crash-looping pod is its own root: null), and MCP answers the same.
-    const incidents = (await call('GET', '/incidents?namespace=shop')).body.incidents as { workload_name: string; root_cause: unknown }[];
+    // Incidents say what causes them (the crash-looping pod is its own root, named), and MCP answers the same.
+    const incidents = (await call('GET', '/incidents?namespace=shop')).body.incidents as { pod: string; workload_name: string; reason: string; root_cause: { code: string; node_id: string } | null }[];
     assert.ok(incidents.every((i) => 'root_cause' in i));
-    assert.equal(incidents.find((i) => i.workload_name === 'checkout')?.root_cause, null);
+    const crashing = incidents.find((i) => i.workload_name === 'checkout');
+    assert.deepEqual([crashing?.reason, crashing?.root_cause?.code, crashing?.root_cause?.node_id], ['CrashLoopBackOff', 'CrashLoopBackOff', `pod:shop/${crashing?.pod ?? ''}`]);
     const client = await mcpClient(key);
     const diagnosed = parse(await client.callTool({ name: 'diagnose', arguments: { namespace: 'shop' } }));
     assert.ok((diagnosed.root_causes as Root[]).some((r) => r.finding.id === checkout.finding.id || r.also.includes(checkout.finding.object)));

@@ -58,7 +58,6 @@ describe('read core on the demo scenario', () => {
       ['settlement-worker', 'OOMKilled', 'critical'],
       ['image-updater', 'ImagePullBackOff|ErrImagePull', 'critical'],
       ['ml-trainer', 'Unschedulable', 'warning'],
-      ['session-cache', 'NotReady', 'warning'],
       ['ledger', 'OOMRisk', 'warning'],
     ];
     await waitFor(
@@ -83,6 +82,9 @@ describe('read core on the demo scenario', () => {
     assert.ok(crash.last_exit_code !== null && crash.last_exit_code !== 0);
     assert.equal(byWorkload(incidents, 'settlement-worker')?.last_exit_code, 137);
     assert.ok((byWorkload(incidents, 'ledger')?.mem_pct_of_limit ?? 0) >= 90);
+    // A pod merely not Ready, with no probe event or other finding of its own, is no incident:
+    // the diagnosis puts the shortfall on its workload (docs/health-and-incidents.md).
+    assert.equal(byWorkload(incidents, 'session-cache'), undefined, 'session-cache: its Deployment carries the problem');
     assert.ok(!incidents.some((i) => i.namespace === 'kube-system' || i.namespace === 'monitoring'), 'blocklisted namespaces stay hidden');
 
     const shop = await get('/incidents?namespace=shop');
