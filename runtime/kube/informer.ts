@@ -150,7 +150,7 @@ export class Informer<T> {
       allowWatchBookmarks: 'true',
       timeoutSeconds: String(watchTimeoutSecs),
     };
-    this.current = await transport.watch(
+    const watching = await transport.watch(
       path,
       params,
       (type, object) => {
@@ -182,6 +182,15 @@ export class Informer<T> {
       },
       this.requestOptions(),
     );
+    // Stopped while the watch was connecting: end it now, or it lives until its own timeout
+    // (watchTimeoutSecs) and holds the process open that long.
+    if (this.hasStopped()) watching.abort();
+    else this.current = watching;
+  }
+
+  /** Read afresh after an await (a stop may have come meanwhile; the type checker cannot see that). */
+  private hasStopped(): boolean {
+    return this.stopped;
   }
 
   private requestOptions(): KubeRequestOptions {
