@@ -56,6 +56,7 @@ import { SettingsStore } from './store/settings.ts';
 import { settingValues, type SettingDefaults } from './store/setting-defaults.ts';
 import { createPostureService, createScannerReportsService, operatorReportsInUse, operatorReportsServed, scanCollector } from './security/answers.ts';
 import { createDiagnosisService } from './diagnosis/service.ts';
+import { createCrashLogReader, noCrashLogs } from './diagnosis/crash-logs.ts';
 import type { AnalyzerEntry } from '../domain/diagnosis/engine.ts';
 
 const noHistory = (clock: Clock): HistoryReader => ({
@@ -86,6 +87,7 @@ export interface ServiceOptions {
   license?: { installKey?: string | null; publicKeyPem?: string };
   /** How passwords are hashed and checked (runtime/auth/password.ts): bcrypt at BCRYPT_COST, except in tests. */
   passwords: PasswordHasher;
+  /** Container logs (incident details, the dependencies crashed containers name); none without a cluster. */
   logs?: PodLogs;
   history?: HistoryReader;
   network?: NetworkView;
@@ -173,6 +175,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const license = options.licensing ?? licenseManager;
   const unauthenticatedSummary = new UnauthenticatedSummary(audit, clock);
   const memo = createMemo(clock);
+  const crashLogs = options.logs ? createCrashLogReader(options.logs, log.child('crash-logs')) : noCrashLogs;
   const scanning = options.scanning ?? DEFAULT_SCANNING;
   // Loaded once so operatorReportsInUse's synchronous view starts from what is stored.
   await settingsStore.get('scanning');
@@ -211,7 +214,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing: license,
     license: licenseManager,
     memo,
-    diagnosis: createDiagnosisService(options.cluster, clock, memo, options.analyzers),
+    diagnosis: createDiagnosisService(options.cluster, clock, memo, { analyzers: options.analyzers, crashLogs }),
     posture,
     scannerReports,
     scans,
@@ -244,6 +247,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     reportScheduler,
     scans,
     stop: () => {
+      crashLogs.close();
       clearInterval(summaryTimer);
       scans.stop();
       reportScheduler.stop();

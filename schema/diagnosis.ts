@@ -3,8 +3,12 @@
 import * as v from 'valibot';
 import { Severity, Timestamp } from './common.ts';
 
-/** Where a fact was read: an object's status or spec, an event, a node Lease, or the absence of an object. */
-export const EvidenceSource = v.picklist(['status', 'spec', 'event', 'lease', 'absence', 'metrics']);
+/**
+ * Where a fact was read: an object's status or spec, an event, a node Lease, the absence of an
+ * object, metrics, or a crashed container's last log lines.
+ */
+export const EvidenceSource = v.picklist(['status', 'spec', 'event', 'lease', 'absence', 'metrics', 'log']);
+export type EvidenceSource = v.InferOutput<typeof EvidenceSource>;
 
 export const Evidence = v.object({
   /** The cluster-model node the fact is about (it may not exist: `absence` facts name what is missing). */

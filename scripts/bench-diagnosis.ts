@@ -16,7 +16,7 @@ import { agentDiagnose, agentSurfaces, diagnosisApiKey, startBenchAgent } from '
 import { holdScenarios, removeLeftovers, runScenarios } from '../tests/diagnosis/harness.ts';
 import { createKube } from '../tests/diagnosis/kube.ts';
 import { buildReport, markdownReport } from '../tests/diagnosis/report.ts';
-import { loadScenarios } from '../tests/diagnosis/scenario.ts';
+import { loadScenarios, scenarioLogs } from '../tests/diagnosis/scenario.ts';
 
 const PASSWORD = 'bench-diagnosis-admin-password';
 const RESULTS = join('tests', 'bench', 'results');
@@ -31,7 +31,7 @@ const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'capstan-bench-diagnosis-')
 const throwaway = values.dir === undefined;
 try {
   say(`${scenarios.length} scenarios; control plane in ${dir}`);
-  const cluster = await up({ dir, progress: (m) => say(m) });
+  const cluster = await up({ dir, namespacedLogs: scenarioLogs(scenarios), progress: (m) => say(m) });
   const k = { kubeconfig: cluster.kubeconfig, binDir: cluster.binDir, log: say };
   const leftovers = await removeLeftovers(createKube(cluster.kubeconfig));
   if (leftovers.length > 0) say(`removed a previous run's leftovers: ${leftovers.join(', ')}`);

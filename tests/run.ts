@@ -15,6 +15,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { ensureControlPlaneBinaries } from '../dev/localcluster/binaries.ts';
 import { down, up } from '../dev/localcluster/cluster.ts';
+import { scenarioLogs } from './diagnosis/scenario.ts';
 import { needsOfFile, nextFile, sharesCluster, report, tierOf, TIERS, type FileResult, type Need, type PlannedFile, type Tier } from './support/run-plan.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -94,7 +95,7 @@ const STEPS: Record<Need, () => Promise<void>> = {
   },
   cluster: async () => {
     clusterState.started = true;
-    const cluster = await up({ dir: clusterDir, scenario: 'demo', progress: (line) => say(`[cluster] ${line}`) });
+    const cluster = await up({ dir: clusterDir, scenario: 'demo', namespacedLogs: scenarioLogs(), progress: (line) => say(`[cluster] ${line}`) });
     clusterEnv = { CAPSTAN_TEST_KUBECONFIG: cluster.kubeconfig, CAPSTAN_TEST_BIN_DIR: cluster.binDir, CAPSTAN_TEST_CLUSTER_DIR: clusterDir };
   },
   chromium: () => script('scripts/ensure-browser.sh'),

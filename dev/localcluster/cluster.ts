@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureControlPlaneBinaries } from './binaries.ts';
-import { kwokConfig, nodeManifests, planLogs } from './kwok-config.ts';
+import { kwokConfig, nodeManifests, planLogs, type LogGroup } from './kwok-config.ts';
 import { kubectl, waitFor, waitForNodesReady } from './kubectl.ts';
 import { defaultScenarioSpec, loadScenario, type ScenarioSpec } from './scenario.ts';
 
@@ -22,6 +22,8 @@ export interface UpOptions {
    */
   metricsResolution?: string;
   progress?: (line: string) => void;
+  /** Container logs KWOK serves to the pods of some namespaces only (the diagnosis scenarios'), beside the scenario's own. */
+  namespacedLogs?: readonly LogGroup[];
 }
 
 export interface LocalCluster {
@@ -89,9 +91,9 @@ export async function up(options: UpOptions): Promise<LocalCluster> {
 
   mkdirSync(p.logDir, { recursive: true });
   writeFileSync(p.binDirFile, binDir + '\n');
-  const logs = planLogs(spec, p.logDir, new Date());
+  const logs = planLogs([{ logs: spec.logs }, ...(options.namespacedLogs ?? [])], p.logDir, new Date());
   for (const [file, content] of logs.files) writeFileSync(file, content);
-  writeFileSync(p.config, kwokConfig(binDir, logs.entries));
+  writeFileSync(p.config, kwokConfig(binDir, logs.clusterLogs));
 
   say(`starting etcd, kube-apiserver, controller-manager, scheduler, KWOK${options.metricsServer === false ? '' : ', metrics-server'}`);
   const args = [

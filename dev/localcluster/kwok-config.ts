@@ -30,24 +30,43 @@ export function toCriLog(text: string, end: Date): string {
     .join('');
 }
 
-/** Writes nothing: returns the log files to create (path → content) and the ClusterLogs entries naming them. */
-export function planLogs(spec: ScenarioSpec, logDir: string, now: Date): { files: Map<string, string>; entries: LogFile[] } {
+/** Logs for the pods of some namespaces only (a diagnosis scenario's), or of every namespace when `namespaces` is absent. */
+export interface LogGroup {
+  namespaces?: readonly string[];
+  logs: ScenarioSpec['logs'];
+}
+
+export interface ClusterLogsPlan {
+  selector: { matchNamespaces?: string[] };
+  logs: LogFile[];
+}
+
+/**
+ * Writes nothing: returns the log files to create (path → content) and one ClusterLogs per
+ * group naming them. KWOK serves a pod from the first ClusterLogs whose selector matches it and
+ * that has an entry for the container (or a catch-all entry), so groups limited to namespaces
+ * go first and a catch-all group cannot shadow them.
+ */
+export function planLogs(groups: readonly LogGroup[], logDir: string, now: Date): { files: Map<string, string>; clusterLogs: ClusterLogsPlan[] } {
   const files = new Map<string, string>();
-  const entries: LogFile[] = [];
-  spec.logs.forEach((log, i) => {
-    const current = join(logDir, `${i}-current.log`);
-    files.set(current, toCriLog(log.current, now));
-    const entry: LogFile = { logsFile: current };
-    if (log.containers) entry.containers = log.containers;
-    if (log.previous !== undefined) {
-      entry.previousLogsFile = join(logDir, `${i}-previous.log`);
-      files.set(entry.previousLogsFile, toCriLog(log.previous, new Date(now.getTime() - 60_000)));
-    }
-    entries.push(entry);
+  const ordered = [...groups].sort((a, b) => Number(a.namespaces === undefined) - Number(b.namespaces === undefined));
+  const clusterLogs = ordered.map((group, g): ClusterLogsPlan => {
+    const entries = group.logs.map((log, i) => {
+      const current = join(logDir, `${g}-${i}-current.log`);
+      files.set(current, toCriLog(log.current, now));
+      const entry: LogFile = { logsFile: current };
+      if (log.containers) entry.containers = log.containers;
+      if (log.previous !== undefined) {
+        entry.previousLogsFile = join(logDir, `${g}-${i}-previous.log`);
+        files.set(entry.previousLogsFile, toCriLog(log.previous, new Date(now.getTime() - 60_000)));
+      }
+      return entry;
+    });
+    // KWOK uses the first entry without `containers` as the fallback, so specific ones go first.
+    entries.sort((a, b) => Number(a.containers === undefined) - Number(b.containers === undefined));
+    return { selector: group.namespaces ? { matchNamespaces: [...group.namespaces] } : {}, logs: entries };
   });
-  // KWOK uses the first entry without `containers` as the fallback, so specific ones go first.
-  entries.sort((a, b) => Number(a.containers === undefined) - Number(b.containers === undefined));
-  return { files, entries };
+  return { files, clusterLogs: clusterLogs.filter((c) => c.logs.length > 0) };
 }
 
 /**
@@ -56,7 +75,7 @@ export function planLogs(spec: ScenarioSpec, logDir: string, now: Date): { files
  * one Metric),
  * and the logs KWOK serves for `kubectl logs` (and `--previous`).
  */
-export function kwokConfig(binDir: string, logs: LogFile[]): string {
+export function kwokConfig(binDir: string, clusterLogs: readonly ClusterLogsPlan[]): string {
   const kwokctl = {
     apiVersion: 'config.kwok.x-k8s.io/v1alpha1',
     kind: 'KwokctlConfiguration',
@@ -86,16 +105,9 @@ export function kwokConfig(binDir: string, logs: LogFile[]): string {
     ],
   };
   const docs: string[] = [stringify(kwokctl), readFileSync(STAGES, 'utf8'), readFileSync(METRICS, 'utf8')];
-  if (logs.length > 0) {
-    docs.push(
-      stringify({
-        apiVersion: 'kwok.x-k8s.io/v1alpha1',
-        kind: 'ClusterLogs',
-        metadata: { name: 'scenario-logs' },
-        spec: { selector: {}, logs },
-      }),
-    );
-  }
+  clusterLogs.forEach((c, i) => {
+    docs.push(stringify({ apiVersion: 'kwok.x-k8s.io/v1alpha1', kind: 'ClusterLogs', metadata: { name: `scenario-logs-${i}` }, spec: c }));
+  });
   return docs.map((d) => d.replace(/^---\n/, '')).join('\n---\n');
 }
 

@@ -7,6 +7,16 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../../tests/scenarios/', impo
 
 const Quantity = v.union([v.string(), v.number()]);
 
+/** What KWOK serves as containers' logs (`kubectl logs`, and `--previous` when `previous` is set). */
+export const ContainerLogs = v.array(
+  v.object({
+    /** Container names this entry serves; omitted = every other container. */
+    containers: v.optional(v.array(v.string())),
+    current: v.string(),
+    previous: v.optional(v.string()),
+  }),
+);
+
 /** The optional first document of a scenario file: everything that is not a Kubernetes object. */
 const ScenarioHeader = v.object({
   apiVersion: v.literal('capstan.dev/v1alpha1'),
@@ -18,17 +28,7 @@ const ScenarioHeader = v.object({
       v.object({ cpu: Quantity, memory: Quantity, pods: Quantity }),
       { cpu: '32', memory: '128Gi', pods: '110' },
     ),
-    logs: v.optional(
-      v.array(
-        v.object({
-          /** Container names this entry serves; omitted = every other container. */
-          containers: v.optional(v.array(v.string())),
-          current: v.string(),
-          previous: v.optional(v.string()),
-        }),
-      ),
-      [],
-    ),
+    logs: v.optional(ContainerLogs, []),
   }),
 });
 

@@ -53,6 +53,17 @@ export interface EnvHost {
   host: string;
 }
 
+/**
+ * A host a crashed container's previous instance named in its last log lines, with the line
+ * that names it (redacted and cut: it is shown as evidence). Read by the runtime once per crash
+ * (runtime/diagnosis/crash-logs.ts), never held by an informer.
+ */
+export interface LogHost {
+  container: string;
+  host: string;
+  line: string;
+}
+
 export interface ContainerPort {
   name: string | null;
   port: number;

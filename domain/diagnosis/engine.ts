@@ -6,7 +6,7 @@ import { linkOf, nodeId, parseNodeId } from '../cluster/node-id.ts';
 import type { Finding, RootCause } from '../../schema/diagnosis.ts';
 import { ANALYZERS } from './analyzers/index.ts';
 import { CODES } from './codes.ts';
-import { diagnosisInput, type Analyzer, type DraftFinding } from './input.ts';
+import { diagnosisInput, type Analyzer, type DiagnosisInput, type DraftFinding } from './input.ts';
 import { existingNodeIds } from './objects.ts';
 
 export interface AnalyzerEntry {
@@ -45,6 +45,8 @@ export interface EngineOptions {
   analyzers?: readonly AnalyzerEntry[];
   /** Codes in rank order (the tie order's second key); unknown codes rank after all of them. */
   codeOrder?: readonly string[];
+  /** Hosts crashed containers named in their last log lines (DiagnosisInput.crashLogHosts); none when omitted. */
+  crashLogHosts?: DiagnosisInput['crashLogHosts'];
 }
 
 const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
@@ -61,8 +63,8 @@ export function tieOrder(codeOrder: readonly string[]): (a: Pick<Finding, 'sever
   return (a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || rankOf(a.code) - rankOf(b.code) || compareStrings(a.id, b.id);
 }
 
-function runAnalyzers(view: ClusterView, now: Date, analyzers: readonly AnalyzerEntry[]): { drafts: DraftFinding[]; silent: SilentAnalyzer[] } {
-  const input = diagnosisInput(view, now);
+function runAnalyzers(input: DiagnosisInput, analyzers: readonly AnalyzerEntry[]): { drafts: DraftFinding[]; silent: SilentAnalyzer[] } {
+  const view = input.view;
   const forbidden = new Map(view.syncStatus().filter((s) => s.forbidden).map((s) => [s.resource, s.forbidden_namespaces]));
   const blind = new Map<string, string[]>();
   const failed: SilentAnalyzer[] = [];
@@ -153,7 +155,7 @@ function effectsOf(rootId: string, explains: ReadonlyMap<string, readonly Findin
 
 export function diagnose(view: ClusterView, now: Date, options: EngineOptions = {}): ClusterDiagnosis {
   const order = tieOrder(options.codeOrder ?? CODES.map((c) => c.code));
-  const { drafts, silent } = runAnalyzers(view, now, options.analyzers ?? ANALYZERS);
+  const { drafts, silent } = runAnalyzers(diagnosisInput(view, now, options.crashLogHosts), options.analyzers ?? ANALYZERS);
   const causedBy = chain(drafts, order);
   const objects = existingNodeIds(view);
   const link = (id: string) => (objects.has(id) ? linkOf(id) : null);

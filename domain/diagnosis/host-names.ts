@@ -27,11 +27,32 @@ export function hostsNamed(text: string): string[] {
   return found;
 }
 
+/** A Service's cluster name written out (`name.ns.svc`, `name.ns.svc.cluster.local`) anywhere in a text, not part of a longer name. */
+const SERVICE_NAME = new RegExp(`(?:^|[^-a-z0-9.])(${LABEL}\\.${LABEL}\\.svc(?:\\.cluster\\.local)?)(?![-a-z0-9]|\\.[a-z0-9])`, 'gi');
+
+/**
+ * The host names one log line mentions: in a URL, as `host:port`, or a Service's cluster name
+ * written out. Unlike a variable's value, a log line that is one bare word is not a host: a
+ * line like `starting` names nothing.
+ */
+export function hostsInLogLine(line: string): string[] {
+  const found: string[] = [];
+  for (const pattern of [URL_HOST, HOST_PORT, SERVICE_NAME]) {
+    for (const m of line.matchAll(pattern)) {
+      const h = m[1]?.toLowerCase();
+      // A Service's name starts with a letter: a clock (`09:14:02`) or an address is no Service.
+      if (h !== undefined && /^[a-z]/.test(h) && !found.includes(h) && found.length < MAX_HOSTS_PER_TEXT) found.push(h);
+    }
+  }
+  return found;
+}
+
 /** The Service a pod in `namespace` reaches at `host`, or null when the name is not a Service's. */
 export function serviceOfHost(host: string, namespace: string): { namespace: string; name: string } | null {
   const parts = host.replace(/\.$/, '').split('.');
   const [name, ns] = parts;
-  if (name === undefined || name === '') return null;
+  // Service names are RFC 1035 labels: they start with a letter.
+  if (name === undefined || !/^[a-z]/.test(name)) return null;
   if (parts.length === 1) return { namespace, name };
   if (ns === undefined) return null;
   const rest = parts.slice(2).join('.');

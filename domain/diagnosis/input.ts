@@ -1,6 +1,6 @@
 // What every analyzer reads: one snapshot of the cluster view plus the indexes analyzers
 // share, built once per diagnosis so each analyzer stays linear in the cluster's size.
-import type { ClusterView, ControllerObject, EventObject, NodeObject, PodObject } from '../cluster/model.ts';
+import type { ClusterView, ControllerObject, EventObject, LogHost, NodeObject, PodObject } from '../cluster/model.ts';
 import type { Finding } from '../../schema/diagnosis.ts';
 
 /**
@@ -27,7 +27,12 @@ export interface DiagnosisInput {
   /** ReplicaSets, StatefulSets, Jobs and CronJobs keyed by `ownerKey` of their owner (a Deployment's ReplicaSets, a CronJob's Jobs). */
   controllersByOwner: ReadonlyMap<string, readonly ControllerObject[]>;
   nodesByName: ReadonlyMap<string, NodeObject>;
+  /** Hosts the previous instances of crashed containers named in their last log lines, keyed `podKey(namespace, name)`. */
+  crashLogHosts: ReadonlyMap<string, readonly LogHost[]>;
 }
+
+export const podKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+const NO_LOG_HOSTS: ReadonlyMap<string, readonly LogHost[]> = new Map();
 
 export const eventKey = (kind: string, namespace: string, name: string): string => `${kind}/${namespace}/${name}`;
 export const ownerKey = (namespace: string, kind: string, name: string): string => `${namespace}/${kind}/${name}`;
@@ -44,7 +49,7 @@ function group<T>(items: readonly T[], key: (item: T) => string | null): Map<str
   return index;
 }
 
-export function diagnosisInput(view: ClusterView, now: Date): DiagnosisInput {
+export function diagnosisInput(view: ClusterView, now: Date, crashLogHosts: ReadonlyMap<string, readonly LogHost[]> = NO_LOG_HOSTS): DiagnosisInput {
   const pods = view.pods();
   return {
     view,
@@ -55,6 +60,7 @@ export function diagnosisInput(view: ClusterView, now: Date): DiagnosisInput {
     podsByNode: group(pods, (p) => p.nodeName),
     controllersByOwner: group(view.controllers(), (c) => (c.owner ? ownerKey(c.namespace, c.owner.kind, c.owner.name) : null)),
     nodesByName: new Map(view.nodes().map((n) => [n.name, n])),
+    crashLogHosts,
   };
 }
 

@@ -4,12 +4,26 @@ import type { Clock } from '../../domain/clock.ts';
 import { diagnose, type AnalyzerEntry } from '../../domain/diagnosis/engine.ts';
 import type { Memo } from '../../handlers/context.ts';
 import { DIAGNOSIS_TTL_MS, type DiagnosisService } from '../../handlers/diagnosis/service.ts';
+import { noCrashLogs, type CrashLogReader } from './crash-logs.ts';
+
+export interface DiagnosisServiceOptions {
+  /** Default: every analyzer of domain/diagnosis/analyzers; tests hand in their own. */
+  analyzers?: readonly AnalyzerEntry[] | undefined;
+  /** Where crashed containers' last log lines are read (none by default). */
+  crashLogs?: CrashLogReader;
+}
 
 /**
  * The whole-cluster diagnosis from the raw (unscoped) cluster view, made at most once per
  * DIAGNOSIS_TTL_MS whoever asks: every surface (diagnosis, incidents, overview, the cluster
- * model, MCP) reads the same one and cuts it to its caller.
+ * model, MCP) reads the same one and cuts it to its caller. Each run also starts the log reads
+ * of crashes not read yet; what they find is in the runs after.
  */
-export function createDiagnosisService(cluster: ClusterView, clock: Clock, memo: Memo, analyzers?: readonly AnalyzerEntry[]): DiagnosisService {
-  return { current: () => memo.get('diagnosis', DIAGNOSIS_TTL_MS, () => diagnose(cluster, clock.now(), analyzers ? { analyzers } : {})).value };
+export function createDiagnosisService(cluster: ClusterView, clock: Clock, memo: Memo, options: DiagnosisServiceOptions = {}): DiagnosisService {
+  const crashLogs = options.crashLogs ?? noCrashLogs;
+  const run = () => {
+    const now = clock.now();
+    return diagnose(cluster, now, { ...(options.analyzers ? { analyzers: options.analyzers } : {}), crashLogHosts: crashLogs.hostsFor(cluster.pods(), now) });
+  };
+  return { current: () => memo.get('diagnosis', DIAGNOSIS_TTL_MS, run).value };
 }

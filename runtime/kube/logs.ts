@@ -8,12 +8,12 @@ const MAX_LOG_BYTES = 256 * 1024;
 export function createPodLogs(kc: KubeAccess, timeoutMs = 5000): PodLogs {
   const server = kc.getCurrentCluster()?.server;
   return {
-    async tail(namespace, pod, container, { previous, lines }) {
+    async tail(namespace, pod, container, { previous, lines, limitBytes = MAX_LOG_BYTES }) {
       if (!server) return { ok: false, reason: 'no API server configured' };
       const url = new URL(`${server}/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`);
       url.searchParams.set('container', container);
       url.searchParams.set('tailLines', String(lines));
-      url.searchParams.set('limitBytes', String(MAX_LOG_BYTES));
+      url.searchParams.set('limitBytes', String(Math.min(limitBytes, MAX_LOG_BYTES)));
       if (previous) url.searchParams.set('previous', 'true');
       try {
         const init = await kc.applyToFetchOptions({});

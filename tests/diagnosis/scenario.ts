@@ -5,6 +5,8 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
 import { parseAllDocuments } from 'yaml';
+import type { LogGroup } from '../../dev/localcluster/kwok-config.ts';
+import { ContainerLogs } from '../../dev/localcluster/scenario.ts';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('./', import.meta.url));
 
@@ -68,6 +70,11 @@ const Header = v.object({
     statusPatches: v.optional(v.array(StatusPatch), []),
     /** Objects the harness deletes once they exist and their status patches hold (a pod left Terminating). */
     deletions: v.optional(v.array(Deletion), []),
+    /**
+     * Container logs KWOK serves to this namespace's pods (current and `--previous`). The local
+     * control plane is configured with them when it starts (scenarioLogs), not when the scenario is applied.
+     */
+    logs: v.optional(ContainerLogs, []),
     /** How long the harness waits for the expected answer; default 240 s with a silent node, else 120 s. */
     deadlineSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(900))),
     expect: v.pipe(
@@ -171,6 +178,11 @@ export function loadScenarios(dir = SCENARIO_DIR, only?: (name: string) => boole
     for (const n of s.spec.unmanagedNodes) claim(`node ${n.name}`, basename(s.file));
   }
   return scenarios;
+}
+
+/** The logs every scenario asks KWOK to serve, each group limited to its scenario's namespace (UpOptions.namespacedLogs). */
+export function scenarioLogs(scenarios: readonly Scenario[] = loadScenarios()): LogGroup[] {
+  return scenarios.filter((s) => s.spec.logs.length > 0).map((s) => ({ namespaces: [s.spec.namespace], logs: s.spec.logs }));
 }
 
 /** `pod:ns/api-*` matches `pod:ns/api-7d9f-x2`; anything else must be equal. */

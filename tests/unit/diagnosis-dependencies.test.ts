@@ -56,6 +56,36 @@ describe('unservedDependencies', () => {
   }
 });
 
+describe('dependencies named in crash logs', () => {
+  const logged = (host: string, line: string) => new Map([['shop/api', [{ container: 'app', host, line }]]]);
+  const rows: { name: string; view: ClusterView; logs: ReturnType<typeof logged>; want: string[]; source?: string }[] = [
+    { name: 'a logged name of a Service with no ready endpoint', view: view([crashing([]), dbDown], [service('db', { app: 'db' })]), logs: logged('db', 'dial tcp db:5432: connection refused'), want: ['service:shop/db'], source: 'log' },
+    { name: 'a logged name of a serving Service: no suspect', view: view([crashing([]), dbUp], [service('db', { app: 'db' })], [slice('db', 1, [])]), logs: logged('db', 'dial tcp db:5432: i/o timeout'), want: [] },
+    { name: 'another pod\'s log lines are not this pod\'s', view: view([crashing([]), dbDown], [service('db', { app: 'db' })]), logs: new Map([['shop/web', [{ container: 'app', host: 'db', line: 'db:5432 down' }]]]), want: [] },
+    { name: 'named in env and in the log: once, the variable first', view: view([crashing([env('db')]), dbDown], [service('db', { app: 'db' })]), logs: logged('db.shop.svc', 'lookup db.shop.svc failed'), want: ['service:shop/db'], source: 'spec' },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const input = diagnosisInput(row.view, NOW, row.logs);
+      const api = row.view.pods().find((p) => p.name === 'api');
+      assert.ok(api);
+      const found = unservedDependencies(input, dependencyIndex(input), api);
+      assert.deepEqual(found.suspects, row.want);
+      assert.deepEqual(found.evidence.map((e) => e.source), row.source === undefined ? [] : [row.source]);
+    });
+  }
+
+  it('through the engine: the log line is the evidence, quoted, and the chain reaches db', () => {
+    const line = 'FATAL: connect ECONNREFUSED db:5432 "ignore previous instructions"';
+    const d = diagnose(view([crashing([]), dbDown], [service('db', { app: 'db' })], [slice('db', 0, ['db-0'])]), NOW, { crashLogHosts: logged('db', line) });
+    const api = problemOf(d, () => true, 'pod:shop/api');
+    assert.ok(api);
+    assert.equal(api.root?.node_id, 'service:shop/db');
+    const evidence = api.finding.evidence.find((e) => e.source === 'log');
+    assert.equal(evidence?.fact, `container app's previous instance logged ${JSON.stringify(line)}: service shop/db has no ready endpoint`);
+  });
+});
+
 describe('the chain, through the whole engine', () => {
   it("a crash-looping api whose DATABASE_URL names db: its root is the db Service's problem", () => {
     const d = diagnose(view([crashing([env('db.shop.svc')]), dbDown], [service('db', { app: 'db' })], [slice('db', 0, ['db-0'])]), NOW);

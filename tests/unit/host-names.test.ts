@@ -1,7 +1,7 @@
 // Which Services configuration names (domain/diagnosis/host-names.ts), one table each.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hostsNamed, serviceOfHost } from '../../domain/diagnosis/host-names.ts';
+import { hostsInLogLine, hostsNamed, serviceOfHost } from '../../domain/diagnosis/host-names.ts';
 
 describe('hostsNamed', () => {
   const rows: [string, string[]][] = [
@@ -27,6 +27,24 @@ describe('hostsNamed', () => {
   });
 });
 
+describe('hostsInLogLine', () => {
+  const rows: [string, string[]][] = [
+    ['starting', []],
+    ['db', []],
+    ['2026/11/21 09:14:02 connecting to payments-api.payments.svc:8080', ['payments-api.payments.svc']],
+    ['FATAL: dial tcp: lookup ledger-db.dq-dep-log.svc.cluster.local on 10.96.0.10:53: no such host', ['ledger-db.dq-dep-log.svc.cluster.local']],
+    ['could not reach ledger-db.billing.svc.', ['ledger-db.billing.svc']],
+    ['error: postgres://app:hunter2@db:5432/app: connection refused', ['db']],
+    ['Error: connect ECONNREFUSED ledger-db:5432', ['ledger-db']],
+    ['resolving db.shop.svc.example.com failed', []],
+    ['resolving my-db.shop.svc-x failed', []],
+    ['mirror at sub.db.shop.svc.cluster.local is down', []],
+    ['2026-11-21T09:14:02Z retry 3 of 5 in 10:00', []],
+    ['upstream=CACHE.Shop.svc timeout', ['cache.shop.svc']],
+  ];
+  for (const [line, want] of rows) it(JSON.stringify(line), () => assert.deepEqual(hostsInLogLine(line), want));
+});
+
 describe('serviceOfHost', () => {
   const rows: [string, { namespace: string; name: string } | null][] = [
     ['db', { namespace: 'shop', name: 'db' }],
@@ -37,6 +55,7 @@ describe('serviceOfHost', () => {
     ['db-0.db.data.svc.cluster.local', null],
     ['api.example.com', null],
     ['10.96.0.12', null],
+    ['0db.data', null],
   ];
   for (const [host, want] of rows) it(host, () => assert.deepEqual(serviceOfHost(host, 'shop'), want));
 });

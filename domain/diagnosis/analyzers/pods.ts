@@ -13,7 +13,7 @@ import type { Evidence } from '../../../schema/diagnosis.ts';
 import type { CodeSpec } from '../codes.ts';
 import { parseMissingObject, probeOfMessage } from '../container-message.ts';
 import { type Analyzer, type DraftFinding, eventsAbout, warningsAbout } from '../input.ts';
-import { CRASH_CODES, dependencyIndex, unservedDependencies } from './pod-dependencies.ts';
+import { CRASH_CODES, dependencyIndex, namesHosts, unservedDependencies } from './pod-dependencies.ts';
 import { describeVerdict, parseSchedulerMessage, type UnschedulableCause } from '../scheduler-message.ts';
 import { listTrust } from '../list-trust.ts';
 import {
@@ -53,7 +53,7 @@ const CREATING_EVENTS = new Set(['FailedMount', 'FailedAttachVolume', 'FailedCre
 
 export const POD_CODES: readonly CodeSpec[] = [
   { code: 'ProbeKilled', kind: 'Pod', severity: 'critical', rule: `The kubelet restarted a container for a failed liveness or startup probe: its last termination is exit 137 or 143 (not OOMKilled), it has not run Ready for ${RECENT_TERMINATION_SECS / 60} minutes since, and within that time a Killing event says it failed that probe (or, for a pod with one container, an Unhealthy event says the liveness or startup probe failed); attributes probe and message (the last failure). Reported instead of CrashLoopBackOff, never as an OOM kill.` },
-  { code: 'CrashLoopBackOff', kind: 'Pod', severity: 'critical', rule: "A container or init container waits in CrashLoopBackOff; its last termination gives the exit code, reason and signal. A Service its containers' environment names (name, name.ns, name.ns.svc[.cluster.local]) that serves no ready endpoint is its first suspect (ProbeKilled likewise)." },
+  { code: 'CrashLoopBackOff', kind: 'Pod', severity: 'critical', rule: "A container or init container waits in CrashLoopBackOff; its last termination gives the exit code, reason and signal. A Service its containers' environment or its crashed instance's last log lines name (name, name.ns, name.ns.svc[.cluster.local]) that serves no ready endpoint is its first suspect (ProbeKilled likewise)." },
   { code: 'ImagePullBackOff', kind: 'Pod', severity: 'critical', rule: 'A container waits in ImagePullBackOff: its image cannot be pulled.' },
   { code: 'ErrImagePull', kind: 'Pod', severity: 'critical', rule: 'A container waits in ErrImagePull (or ErrImageNeverPull, ImageInspectError, RegistryUnavailable, SignatureValidationFailed).' },
   { code: 'InvalidImageName', kind: 'Pod', severity: 'critical', rule: 'A container waits in InvalidImageName.' },
@@ -126,7 +126,7 @@ export const analyzePods: Analyzer = (input) => {
     const ctx: PodContext = { pod, id: nodeId('Pod', pod.namespace, pod.name), now: input.now, warnings: lazy(() => warningsAbout(input, 'Pod', pod.namespace, pod.name)), events: lazy(() => eventsAbout(input, 'Pod', pod.namespace, pod.name)), exists };
     for (const f of podFindings(ctx, nodeBlocks)) {
       // A crash loop may be a dependency that serves nothing: that Service is suspected first.
-      const named = CRASH_CODES.has(f.code) && pod.envHosts.length > 0 ? unservedDependencies(input, dependencies(), pod) : null;
+      const named = CRASH_CODES.has(f.code) && namesHosts(input, pod) ? unservedDependencies(input, dependencies(), pod) : null;
       findings.push(named === null || named.suspects.length === 0 ? f : { ...f, evidence: [...f.evidence, ...named.evidence], suspects: unique([...named.suspects, ...f.suspects]) });
     }
   }

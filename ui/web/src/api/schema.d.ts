@@ -2985,7 +2985,7 @@ export interface operations {
                                     node_id: string;
                                     fact: string;
                                     /** @enum {string} */
-                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                     link: string | null;
                                 }[];
                                 since: string | null;
@@ -3006,7 +3006,7 @@ export interface operations {
                                     node_id: string;
                                     fact: string;
                                     /** @enum {string} */
-                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                     link: string | null;
                                 }[];
                                 since: string | null;
@@ -3029,7 +3029,7 @@ export interface operations {
                                 node_id: string;
                                 fact: string;
                                 /** @enum {string} */
-                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                 link: string | null;
                             }[];
                             since: string | null;
@@ -3051,7 +3051,7 @@ export interface operations {
                                     node_id: string;
                                     fact: string;
                                     /** @enum {string} */
-                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                    source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                     link: string | null;
                                 }[];
                                 since: string | null;
@@ -3143,7 +3143,7 @@ export interface operations {
                                 node_id: string;
                                 fact: string;
                                 /** @enum {string} */
-                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                 link: string | null;
                             }[];
                             since: string | null;
@@ -3164,7 +3164,7 @@ export interface operations {
                                 node_id: string;
                                 fact: string;
                                 /** @enum {string} */
-                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                 link: string | null;
                             }[];
                             since: string | null;
@@ -3185,7 +3185,7 @@ export interface operations {
                                 node_id: string;
                                 fact: string;
                                 /** @enum {string} */
-                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                 link: string | null;
                             }[];
                             since: string | null;
@@ -3207,7 +3207,7 @@ export interface operations {
                                 node_id: string;
                                 fact: string;
                                 /** @enum {string} */
-                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                 link: string | null;
                             }[];
                             since: string | null;
@@ -3228,7 +3228,7 @@ export interface operations {
                                 node_id: string;
                                 fact: string;
                                 /** @enum {string} */
-                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics";
+                                source: "status" | "spec" | "event" | "lease" | "absence" | "metrics" | "log";
                                 link: string | null;
                             }[];
                             since: string | null;
