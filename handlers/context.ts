@@ -14,7 +14,7 @@ import type { AuthService } from './auth/service.ts';
 import type { DiagnosisService } from './diagnosis/service.ts';
 import type { PostureService, ScannerReportsService } from './security/service.ts';
 import type { ScanService } from './security/scan-service.ts';
-import type { PodLogs } from './incidents/service.ts';
+import type { PodLogs } from './logs/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
 import type { LicenseService } from './license/service.ts';

@@ -130,12 +130,24 @@ export interface StreamAnswer<E, O> {
 type EventSchema = v.GenericSchema<unknown, { type: string }>;
 
 /**
+ * Caps of one streamed route's own open streams, under the caps every stream shares: for a
+ * stream that holds something costly while open (a log follow holds a connection to the API
+ * server). Taken before the handler runs; past one, 429 `rate_limited`.
+ */
+export interface StreamCaps {
+  perUser: number;
+  total: number;
+  /** What the 429 calls one of them: `log follows`. */
+  noun: string;
+}
+
+/**
  * A streamed route (SSE): `stream.event` is the schema of one event. The runtime applies
  * every policy of the chain before the stream starts, keeps re-checking the credential while
  * it is open, caps open streams per user and in total, and sends heartbeats (docs/api.md).
  */
 interface StreamRouteCore<I extends AnySchema, O extends AnySchema, E extends EventSchema, A extends Access> extends RouteCore<I, O, A> {
-  stream: { event: E };
+  stream: { event: E; caps?: StreamCaps };
   websocket?: never;
   handler: (input: v.InferOutput<I>, ctx: ContextFor<A>) => Result<StreamAnswer<v.InferOutput<E>, v.InferOutput<O>>> | Promise<Result<StreamAnswer<v.InferOutput<E>, v.InferOutput<O>>>>;
 }
@@ -179,6 +191,8 @@ export type StreamRouteSpec<I extends AnySchema, O extends AnySchema, E extends 
 /** A streamed route's declaration as the runtime drives it. */
 export interface StreamDeclaration {
   event: AnySchema;
+  /** The route's own caps (null: only the caps every stream shares). */
+  caps: StreamCaps | null;
   /** Checks access, input and namespace as `run` does, then calls the handler for its stream. */
   open(rawInput: unknown, ctx: HandlerContext): Promise<Result<StreamAnswer<unknown, unknown>>>;
   /** Null when `value` matches `event`; otherwise a description of the first mismatch. */
@@ -289,7 +303,7 @@ export function defineRoute<I extends AnySchema, O extends AnySchema, E extends 
   };
   return {
     ...common,
-    stream: { event: stream.event, open, checkEvent: (value) => mismatch(stream.event, value) },
+    stream: { event: stream.event, caps: stream.caps ?? null, open, checkEvent: (value) => mismatch(stream.event, value) },
     socket: null,
     async run(rawInput, ctx) {
       const opened = await open(rawInput, ctx);

@@ -12,6 +12,7 @@ import { graphRoutes } from '../handlers/graph/routes.ts';
 import { healthRoutes } from '../handlers/health/routes.ts';
 import { incidentRoutes } from '../handlers/incidents/routes.ts';
 import { licenseRoutes } from '../handlers/license/routes.ts';
+import { logRoutes } from '../handlers/logs/routes.ts';
 import { mcpRoutes } from '../handlers/mcp/routes.ts';
 import { metricsRoutes } from '../handlers/metrics/routes.ts';
 import { namespaceRoutes } from '../handlers/namespaces/routes.ts';
@@ -26,6 +27,7 @@ export const routes: readonly Route[] = [
   ...healthRoutes,
   ...authRoutes,
   ...namespaceRoutes,
+  ...logRoutes,
   ...apiKeyRoutes,
   ...incidentRoutes,
   ...metricsRoutes,

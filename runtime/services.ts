@@ -10,7 +10,7 @@ import { planBuckets } from '../domain/history/buckets.ts';
 import type { HistoryReader, NetworkView } from '../handlers/metrics/service.ts';
 import type { Licensing } from '../handlers/license/service.ts';
 import { addressLists } from './ip-guard/cidr.ts';
-import type { PodLogs } from '../handlers/incidents/service.ts';
+import type { PodLogs } from '../handlers/logs/service.ts';
 import { createAppStore } from './apps/app-store.ts';
 import { createModelRunner } from './copilot/runner.ts';
 import { createAiContextStore } from './copilot/documents.ts';

@@ -16,6 +16,7 @@ import { dirname, join, relative } from 'node:path';
 import { ensureControlPlaneBinaries } from '../dev/localcluster/binaries.ts';
 import { down, up } from '../dev/localcluster/cluster.ts';
 import { scenarioLogs } from './diagnosis/scenario.ts';
+import { TEST_CLUSTER_LOGS } from './support/cluster-logs.ts';
 import { needsOfFile, nextFile, sharesCluster, report, tierOf, TIERS, type FileResult, type Need, type PlannedFile, type Tier } from './support/run-plan.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -95,7 +96,7 @@ const STEPS: Record<Need, () => Promise<void>> = {
   },
   cluster: async () => {
     clusterState.started = true;
-    const cluster = await up({ dir: clusterDir, scenario: 'demo', namespacedLogs: scenarioLogs(), progress: (line) => say(`[cluster] ${line}`) });
+    const cluster = await up({ dir: clusterDir, scenario: 'demo', namespacedLogs: [...scenarioLogs(), ...TEST_CLUSTER_LOGS], progress: (line) => say(`[cluster] ${line}`) });
     clusterEnv = { CAPSTAN_TEST_KUBECONFIG: cluster.kubeconfig, CAPSTAN_TEST_BIN_DIR: cluster.binDir, CAPSTAN_TEST_CLUSTER_DIR: clusterDir };
   },
   chromium: () => script('scripts/ensure-browser.sh'),

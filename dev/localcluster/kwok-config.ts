@@ -36,6 +36,9 @@ export interface LogGroup {
   logs: ScenarioSpec['logs'];
 }
 
+/** `all` for the scenario's own logs, else the namespaces the group is for: `dq-dep-log-0-current.log`. */
+export const logFilePrefix = (group: Pick<LogGroup, 'namespaces'>): string => group.namespaces?.join('+') ?? 'all';
+
 export interface ClusterLogsPlan {
   selector: { matchNamespaces?: string[] };
   logs: LogFile[];
@@ -50,14 +53,16 @@ export interface ClusterLogsPlan {
 export function planLogs(groups: readonly LogGroup[], logDir: string, now: Date): { files: Map<string, string>; clusterLogs: ClusterLogsPlan[] } {
   const files = new Map<string, string>();
   const ordered = [...groups].sort((a, b) => Number(a.namespaces === undefined) - Number(b.namespaces === undefined));
-  const clusterLogs = ordered.map((group, g): ClusterLogsPlan => {
+  const clusterLogs = ordered.map((group): ClusterLogsPlan => {
+    // Files are named by their group and place, so a test can append to the one its pods read.
+    const prefix = logFilePrefix(group);
     const entries = group.logs.map((log, i) => {
-      const current = join(logDir, `${g}-${i}-current.log`);
+      const current = join(logDir, `${prefix}-${i}-current.log`);
       files.set(current, toCriLog(log.current, now));
       const entry: LogFile = { logsFile: current };
       if (log.containers) entry.containers = log.containers;
       if (log.previous !== undefined) {
-        entry.previousLogsFile = join(logDir, `${g}-${i}-previous.log`);
+        entry.previousLogsFile = join(logDir, `${prefix}-${i}-previous.log`);
         files.set(entry.previousLogsFile, toCriLog(log.previous, new Date(now.getTime() - 60_000)));
       }
       return entry;

@@ -277,6 +277,26 @@ const RULES: readonly Rule[] = [
   (t) => replaceEach(t, BASIC, (m) => (isBasicCredential(m[2] ?? '') ? `${m[1] ?? ''}${REDACTED}` : undefined), afterScheme),
 ];
 
+/**
+ * Redacts a log one line at a time, as a follow sends it. Each line goes through redactText;
+ * and since a private key spans lines, every line from its BEGIN line to its END line is hidden
+ * (redactText alone sees the BEGIN line only).
+ */
+export function lineRedactor(): (line: string) => string {
+  const begin = new RegExp(PEM_BEGIN.source);
+  const end = new RegExp(PEM_END.source);
+  let inKey = false;
+  return (line) => {
+    if (inKey) {
+      if (end.test(line)) inKey = false;
+      return REDACTED;
+    }
+    const opened = begin.exec(line);
+    if (opened !== null && !end.test(line.slice(opened.index))) inKey = true;
+    return redactText(line);
+  };
+}
+
 /** Replaces credentials in free text, keeping the words around them. Never throws. */
 export function redactText(text: string): string {
   try {

@@ -14,6 +14,7 @@ import { listNamespaces } from '../namespaces/list.ts';
 import { listPods } from '../namespaces/pods.ts';
 import { namespaceRefusal } from '../namespaces/scope.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
+import { readContainerLog } from '../logs/read.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { findingsSummary, FindingsToolInput, FINDINGS_TOOL_MAX_LIMIT } from '../security/findings-summary.ts';
 
@@ -82,13 +83,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
     "The tail of a container's log, redacted (bearer tokens, passwords, keys...); `previous` reads the instance before the last restart.",
     v.object({ namespace: Namespace, pod: Name, container: v.optional(Name), previous: v.optional(v.boolean(), false), lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 100) }),
     async (i, ctx) => {
-        const pod = inNamespace(ctx.cluster.pods(), i.namespace).find((p) => p.name === i.pod);
-      if (!pod) return fail({ code: 'not_found', message: `no pod ${i.namespace}/${i.pod}` });
-      const container = i.container ?? pod.containers[0]?.name ?? '';
-      if (!pod.containers.some((c) => c.name === container)) return fail({ code: 'invalid_input', field: 'container', message: `pod ${i.pod} has no container ${container}` });
-      const tail = await ctx.logs.tail(i.namespace, i.pod, container, { previous: i.previous, lines: i.lines });
-      if (!tail.ok) return fail({ code: 'not_found', message: `logs unavailable: ${tail.reason}` });
-      return ok({ namespace: i.namespace, pod: i.pod, container, previous: i.previous, log: redactText(tail.text) });
+      // The logs route's own read: the same container checks, byte cap and redaction.
+      const read = await readContainerLog({ namespace: i.namespace, pod: i.pod, container: i.container, previous: i.previous, tail_lines: i.lines }, ctx);
+      if (!read.ok) return read;
+      const { namespace, pod, container, previous, lines } = read.value;
+      return ok({ namespace, pod, container, previous, log: lines.join('\n') });
     },
   ),
   namespacedTool(

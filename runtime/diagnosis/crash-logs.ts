@@ -16,7 +16,7 @@ import type { LogHost, PodObject } from '../../domain/cluster/model.ts';
 import { hostsInLogLine } from '../../domain/diagnosis/host-names.ts';
 import { podKey } from '../../domain/diagnosis/input.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
-import type { PodLogs } from '../../handlers/incidents/service.ts';
+import type { PodLogs } from '../../handlers/logs/service.ts';
 import type { Logger } from '../log.ts';
 
 export const LOG_LINES = 20;

@@ -2,7 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { scopeAnswers } from '../../domain/scoped.ts';
 import type { HandlerContext, Services } from '../../handlers/context.ts';
-import type { ResponseEffect, Result } from '../../handlers/result.ts';
+import type { AppError, ResponseEffect, Result } from '../../handlers/result.ts';
 import { SESSION_ABSOLUTE_MS } from '../auth/service.ts';
 import { BlockList } from 'node:net';
 import { CLIENT_IP_HEADER, normalizeAddress, PROXY_SECRET_HEADER, resolveClientIp, vouchedClientIp } from './client-ip.ts';
@@ -159,6 +159,20 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const stagesOf = (route: Route) => chain.map((build) => build(route)).filter((m): m is MiddlewareHandler<AppEnv> => m !== null);
   const streamOptions: StreamOptions = { ...STREAM_LIMITS, ...options.streams };
   const streamSlots = new StreamSlots(streamOptions);
+  /** Per streamed route that declares its own caps (StreamCaps), keyed by method and path. */
+  const routeSlots = new Map<string, StreamSlots>();
+  const routeSlot = (route: Route & { stream: StreamDeclaration }, key: string): { ok: true; release: () => void } | { ok: false; error: AppError } => {
+    const caps = route.stream.caps;
+    if (caps === null) return { ok: true, release: () => {} };
+    const id = `${route.method} ${route.path}`;
+    let slots = routeSlots.get(id);
+    if (slots === undefined) {
+      slots = new StreamSlots({ maxPerUser: caps.perUser, maxTotal: caps.total, retryAfterSecs: streamOptions.retryAfterSecs });
+      routeSlots.set(id, slots);
+    }
+    const slot = slots.acquire(key);
+    return slot.ok ? slot : { ok: false, error: { ...slot.error, message: `at most ${caps.perUser} ${caps.noun} per user and ${caps.total} in all may be open at once; close one first` } };
+  };
   /** A streamed route: the chain ran; a slot under the caps, then the handler's stream (./streams.ts). */
   const streamEndpoint = (route: Route & { stream: StreamDeclaration }) => async (c: Context<AppEnv>): Promise<Response> => {
     const input = await readInput(c, route);
@@ -167,21 +181,26 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const principal = context.principal;
     const key = principal === null ? `ip:${context.request.ip}` : `user:${principal.userId}`;
     // Taken before the handler runs (it may count an AI run), so a refusal past a cap costs nothing.
+    const own = routeSlot(route, key);
+    if (!own.ok) return errorResponse(c, own.error);
     let early: { ok: true; release: () => void } | null = null;
     if (acceptsEvents(c)) {
       const slot = streamSlots.acquire(key);
-      if (!slot.ok) return errorResponse(c, slot.error);
-      early = slot;
+      if (!slot.ok) {
+        own.release();
+        return errorResponse(c, slot.error);
+      }
+      early = { ok: true, release: () => (slot.release(), own.release()) };
     }
     let opened: Result<StreamAnswer<unknown, unknown>>;
     try {
       opened = await route.stream.open(input.value, context);
     } catch (err) {
-      early?.release();
+      (early ?? own).release();
       throw err;
     }
     if (!opened.ok) {
-      early?.release();
+      (early ?? own).release();
       return errorResponse(c, opened.error);
     }
     for (const effect of opened.effects ?? []) {
@@ -189,7 +208,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       applyEffect(c, effect, options.cookieSecure ?? 'auto');
     }
     // A JSON answer holds no slot; events asked for without the header (a route with no JSON answer) take theirs now.
-    const slot = () => early ?? (opened.value.json === undefined ? streamSlots.acquire(key) : { ok: true as const, release: () => {} });
+    const slot = (): { ok: true; release: () => void } | { ok: false; error: AppError } => {
+      if (early !== null) return early;
+      if (opened.value.json !== undefined) return own;
+      const shared = streamSlots.acquire(key);
+      if (!shared.ok) own.release();
+      return shared.ok ? { ok: true, release: () => (shared.release(), own.release()) } : shared;
+    };
     return answerStream(c, route, opened.value, { options: streamOptions, validate: options.validateOutput === true, log: options.log, slot });
   };
 

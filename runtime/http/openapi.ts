@@ -96,6 +96,8 @@ function operation(route: Route): Record<string, unknown> {
     // Probes are unmetered; the document names them as their own class.
     'x-capstan-rate-limit': route.probe ? 'probe' : route.rateLimit,
     'x-capstan-feature': route.feature,
+    // A streamed route's own caps on open streams (beside the caps every stream shares).
+    ...(route.stream?.caps ? { 'x-capstan-stream-caps': { per_user: route.stream.caps.perUser, total: route.stream.caps.total } } : {}),
     responses: {
       '200': {
         description: 'OK',

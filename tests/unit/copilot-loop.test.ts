@@ -3,6 +3,7 @@
 // run showed the model, secrets in logs and events redacted before they leave, hidden
 // namespaces never in a request, a denied tool never offered.
 import assert from 'node:assert/strict';
+import { noPodLogs } from '../../runtime/kube/logs.ts';
 import { after, before, describe, it } from 'node:test';
 import type { ClusterView, EventObject, NamespaceObject, PodObject } from '../../domain/cluster/model.ts';
 import { scopeAnswers } from '../../domain/scoped.ts';
@@ -62,7 +63,7 @@ function context(): HandlerContext {
   return {
     ...services,
     ...scopeAnswers({ ...services, cluster }, ['shop']),
-    logs: { tail: () => Promise.resolve({ ok: true, text: `starting\nconnecting with password=${LOG_SECRET}\nready` }) },
+    logs: { ...noPodLogs, tail: () => Promise.resolve({ ok: true, text: `starting\nconnecting with password=${LOG_SECRET}\nready` }) },
     request: { ip: '127.0.0.1', origin: 'http://capstan.test', noteAudit: () => undefined },
     principal: { userId: 1, username: 'admin', role: 'admin', via: 'session', sessionId: 's' },
   };

@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ContainerStatus, PodObject } from '../../domain/cluster/model.ts';
-import type { PodLogs } from '../../handlers/incidents/service.ts';
+import type { PodLogs } from '../../handlers/logs/service.ts';
 import { createCrashLogReader, LOG_LINES, logHostsOf, MAX_LINE_CHARS, MAX_TRACKED, READS_IN_FLIGHT } from '../../runtime/diagnosis/crash-logs.ts';
+import { noPodLogs } from '../../runtime/kube/logs.ts';
 import { createLogger, silentLogger } from '../../runtime/log.ts';
 import { podDefaults } from '../support/objects.ts';
 
@@ -37,6 +38,7 @@ function fakeLogs(answer: (r: Read) => Awaited<ReturnType<PodLogs['tail']>> = ()
   let maxInFlight = 0;
   let gate: Promise<void> | null = null;
   const logs: PodLogs = {
+    ...noPodLogs,
     async tail(namespace, podName, container, options) {
       const r = { namespace, pod: podName, container, previous: options.previous, lines: options.lines };
       reads.push(r);

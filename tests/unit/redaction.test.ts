@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { REDACTED, redactRecord, redactText } from '../../domain/redaction/redact.ts';
+import { lineRedactor, REDACTED, redactRecord, redactText } from '../../domain/redaction/redact.ts';
 
 const RUNS = 100_000;
 
@@ -325,4 +325,24 @@ describe('redactRecord', () => {
     assert.equal(Object.getPrototypeOf(out), Object.prototype);
     assert.equal(Object.getOwnPropertyDescriptor(out, '__proto__')?.value, `token=${REDACTED}`);
   });
+});
+
+describe('lineRedactor: a log redacted one line at a time, as a follow sends it', () => {
+  const rows: { name: string; lines: string[]; want: string[] }[] = [
+    { name: 'plain lines pass', lines: ['starting', 'ready'], want: ['starting', 'ready'] },
+    { name: 'a secret on one line', lines: ['password=hunter2 ok'], want: [`password=${REDACTED} ok`] },
+    {
+      name: "a private key's body, between its BEGIN and END lines, is hidden",
+      lines: ['loading key', '-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEA7xq', 'c2VjcmV0', '-----END RSA PRIVATE KEY-----', 'ready'],
+      want: ['loading key', REDACTED, REDACTED, REDACTED, REDACTED, 'ready'],
+    },
+    { name: 'a key whole on one line ends there', lines: ['-----BEGIN PRIVATE KEY-----abc-----END PRIVATE KEY-----', 'next'], want: [REDACTED, 'next'] },
+    { name: 'a public key is no secret', lines: ['-----BEGIN PUBLIC KEY-----', 'MIIBIjANBgkq', '-----END PUBLIC KEY-----'], want: ['-----BEGIN PUBLIC KEY-----', 'MIIBIjANBgkq', '-----END PUBLIC KEY-----'] },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const redact = lineRedactor();
+      assert.deepEqual(row.lines.map(redact), row.want);
+    });
+  }
 });

@@ -136,6 +136,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/namespaces/{namespace}/pods/{pod}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A container's last lines, redacted: container (default the first), previous (the instance before the last restart), tail_lines (1–5000, default 200), since_seconds; 404 when the pod or its log is not there */
+        get: operations["get_namespaces_by_namespace_pods_by_pod_logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/namespaces/{namespace}/pods/{pod}/logs/follow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow a container's log as Server-Sent Events: the tail, then each new line, redacted; `end` says why it stopped (ended, byte_cap, max_duration, error). At most 3 open per user and 50 in all (429 past them) */
+        get: operations["get_namespaces_by_namespace_pods_by_pod_logs_follow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me/api-keys": {
         parameters: {
             query?: never;
@@ -2238,6 +2272,180 @@ export interface operations {
                             mem_limit_bytes: number | null;
                         }[];
                         total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_namespaces_by_namespace_pods_by_pod_logs: {
+        parameters: {
+            query?: {
+                container?: string;
+                previous?: "true" | "false";
+                tail_lines?: string;
+                since_seconds?: string;
+            };
+            header?: never;
+            path: {
+                namespace: string;
+                pod: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        namespace: string;
+                        pod: string;
+                        container: string;
+                        previous: boolean;
+                        lines: string[];
+                        truncated: boolean;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_namespaces_by_namespace_pods_by_pod_logs_follow: {
+        parameters: {
+            query?: {
+                container?: string;
+                previous?: "true" | "false";
+                tail_lines?: string;
+                since_seconds?: string;
+            };
+            header?: never;
+            path: {
+                namespace: string;
+                pod: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "line";
+                        line: string;
+                    } | {
+                        /** @constant */
+                        type: "end";
+                        /** @enum {string} */
+                        reason: "ended" | "byte_cap" | "max_duration" | "error";
+                        message: string | null;
+                    };
+                    "text/event-stream": {
+                        /** @constant */
+                        type: "line";
+                        line: string;
+                    } | {
+                        /** @constant */
+                        type: "end";
+                        /** @enum {string} */
+                        reason: "ended" | "byte_cap" | "max_duration" | "error";
+                        message: string | null;
                     };
                 };
             };

@@ -1,0 +1,26 @@
+// Logs the shared test cluster's KWOK serves to test-owned namespaces (beside the demo
+// scenario's and the diagnosis scenarios'), and a way to write a new line into one, as a
+// running container would: KWOK follows its log files, so a follow sees the line arrive.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { logFilePrefix, toCriLog, type LogGroup } from '../../dev/localcluster/kwok-config.ts';
+
+/** tests/integration/logs.test.ts: a `writer` container whose log a follow watches grow. */
+export const LOGS_NAMESPACE = 'it-logs';
+const FOLLOWED: LogGroup = {
+  namespaces: [LOGS_NAMESPACE],
+  logs: [
+    {
+      containers: ['writer'],
+      current: 'writer starting\nconnecting with password=hunter2-not-shown\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7xq\n-----END RSA PRIVATE KEY-----\nwriter ready\n',
+      previous: 'writer starting\nwriter crashed: token=sk_live_51Hx9fakeTokenPrev\n',
+    },
+  ],
+};
+
+export const TEST_CLUSTER_LOGS: readonly LogGroup[] = [FOLLOWED];
+
+/** Appends `line` to the current log of the `writer` containers of LOGS_NAMESPACE (the cluster's directory: CAPSTAN_TEST_CLUSTER_DIR). */
+export function appendWriterLine(clusterDir: string, line: string): void {
+  appendFileSync(join(clusterDir, 'container-logs', `${logFilePrefix(FOLLOWED)}-0-current.log`), toCriLog(line, new Date()));
+}
