@@ -47,3 +47,7 @@ export const Enrolment = v.object({
   otpauth_uri: v.pipe(v.string(), v.startsWith('otpauth://totp/')),
 });
 export const CodeInput = v.object({ code: TotpCode });
+
+/** Changing one's own password (POST /me/password): the current one proves it is you at the keyboard. */
+export const PasswordChangeInput = v.object({ current_password: v.pipe(v.string(), v.minLength(1, 'give your current password'), v.maxLength(1024)), new_password: NewPassword });
+export const PasswordChanged = v.object({ status: v.literal('changed'), other_sessions_ended: v.number() });

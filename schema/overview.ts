@@ -57,5 +57,8 @@ export const PodSummary = v.object({
   cpu_limit_m: v.nullable(v.number()),
   mem_request_bytes: v.nullable(v.number()),
   mem_limit_bytes: v.nullable(v.number()),
+  /** Container names, then init container names: what the logs routes take as `container`. */
+  containers: v.array(v.string()),
+  init_containers: v.array(v.string()),
 });
 export const PodList = v.object({ namespace: v.string(), pods: v.array(PodSummary), total: v.number() });

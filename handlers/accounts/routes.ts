@@ -2,7 +2,8 @@
 // no API key reaches these.
 import { beginEnrolment, confirmEnrolment, disableSecondFactor, secondFactorStatus } from './second-factor.ts';
 import { listOwnSessions, revokeOwnSession, listAllSessions, revokeAnySession } from './sessions.ts';
-import { CodeInput, Enrolment, SecondFactorStatus, SessionIdInput, SessionList, SessionRevoked, CreateUserInput, UpdateUserInput, UserList, UserOutput } from '../../schema/accounts.ts';
+import { changeOwnPassword } from './password.ts';
+import { CodeInput, PasswordChanged, PasswordChangeInput, Enrolment, SecondFactorStatus, SessionIdInput, SessionList, SessionRevoked, CreateUserInput, UpdateUserInput, UserList, UserOutput } from '../../schema/accounts.ts';
 import { NoInput } from '../../schema/common.ts';
 import { defineRoute, noApiKeys, type Route } from '../route.ts';
 import { createUser, listUsers, updateUser } from './users.ts';
@@ -12,6 +13,17 @@ const own = noApiKeys('viewer');
 const admin = noApiKeys('admin');
 
 export const accountRoutes: readonly Route[] = [
+  defineRoute({
+    ...own,
+    method: 'POST',
+    path: '/me/password',
+    summary: 'Change your own password (a signed-in session; no key reaches it): the current one, then the new one (at least 8 characters). Every other session of yours ends; this one stays',
+    input: PasswordChangeInput,
+    output: PasswordChanged,
+    audit: 'auth',
+    rateLimit: 'login',
+    handler: changeOwnPassword,
+  }),
   defineRoute({
     ...own,
     method: 'GET',

@@ -19,6 +19,12 @@ export interface UserDirectory {
   sessions(userId: number | null): Promise<SessionRecord[]>;
   /** False when no such session (of that user, unless userId is null) exists. */
   revokeSession(sessionId: string, userId: number | null): Promise<boolean>;
+  /**
+   * Sets one's own password when `current` is right (400 on `current_password` otherwise, or
+   * for an account that signs in only through SSO), and ends every other session of the
+   * account; `keepSession` (the caller's) stays signed in. Answers how many sessions ended.
+   */
+  changePassword(userId: number, current: string, next: string, keepSession: string): Promise<Result<{ sessionsEnded: number }>>;
 }
 
 /** TOTP second factor (RFC 6238) for local accounts. */

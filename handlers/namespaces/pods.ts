@@ -26,6 +26,8 @@ export function listPods(input: Out<typeof PodsInput>, ctx: HandlerContext): Res
       cpu_limit_m: resources.cpuLimitM,
       mem_request_bytes: resources.memRequestBytes,
       mem_limit_bytes: resources.memLimitBytes,
+      containers: p.containers.map((c) => c.name),
+      init_containers: p.initContainers.map((c) => c.name),
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return ok({ namespace: input.namespace, pods, total: pods.length });

@@ -94,6 +94,23 @@ export function createUserDirectory(db: Db, clock: Clock, passwords: PasswordHas
       );
     },
 
+    async changePassword(userId, current, next, keepSession) {
+      const row = await db.selectFrom('users').select(['password_hash', 'active']).where('id', '=', userId).executeTakeFirst();
+      if (!row || row.active !== 1) return fail({ code: 'not_found', message: 'no such active account' });
+      if (row.password_hash === null) return fail({ code: 'invalid_input', field: 'current_password', message: 'this account signs in through SSO and has no password here' });
+      if (!(await passwords.verify(current, row.password_hash))) return fail({ code: 'invalid_input', field: 'current_password', message: 'the current password is wrong' });
+      if (current === next) return fail({ code: 'invalid_input', field: 'new_password', message: 'the new password must differ from the current one' });
+      const hash = await passwords.hash(next);
+      return db.transaction().execute(async (trx) => {
+        // Checked again inside the write: a change that raced this one since the check wins, and this one fails.
+        const still = await trx.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
+        if (still?.password_hash !== row.password_hash) return fail({ code: 'conflict', field: 'current_password', message: 'the password changed meanwhile; sign in again' });
+        await trx.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute();
+        const ended = await trx.deleteFrom('sessions').where('user_id', '=', userId).where('id', '!=', keepSession).executeTakeFirst();
+        return ok({ sessionsEnded: Number(ended.numDeletedRows) });
+      });
+    },
+
     async revokeSession(sessionId, userId) {
       let q = db.deleteFrom('sessions').where('id', '=', sessionId);
       if (userId !== null) q = q.where('user_id', '=', userId);

@@ -24,3 +24,12 @@ export const TEST_CLUSTER_LOGS: readonly LogGroup[] = [FOLLOWED];
 export function appendWriterLine(clusterDir: string, line: string): void {
   appendFileSync(join(clusterDir, 'container-logs', `${logFilePrefix(FOLLOWED)}-0-current.log`), toCriLog(line, new Date()));
 }
+
+/**
+ * Appends `line` to the current log of the demo's checkout containers (shop/checkout, crash-
+ * looping): tests/scenarios/demo.yaml lists checkout's logs first, and its logs are KWOK's
+ * catch-all group (`all`).
+ */
+export function appendCheckoutLine(clusterDir: string, line: string): void {
+  appendFileSync(join(clusterDir, 'container-logs', `${logFilePrefix({})}-0-current.log`), toCriLog(line, new Date()));
+}

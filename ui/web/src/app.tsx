@@ -10,6 +10,7 @@ import { SignIn } from './screens/sign-in';
 import { Overview } from './screens/overview';
 import { IncidentList } from './screens/incidents';
 import { IncidentStory } from './screens/incident-story';
+import { LogsScreen } from './screens/logs';
 import { NamespaceList, NamespacePods } from './screens/namespaces';
 import { ChatDock } from './copilot/chat-dock';
 import { useChat } from './copilot/use-chat';
@@ -129,6 +130,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/namespaces" component={NamespaceList} />
             <Route path="/namespaces/:namespace">{(p) => <NamespacePods namespace={p.namespace} />}</Route>
             <Route path="/namespaces/:namespace/pods/:pod">{(p) => <IncidentStory namespace={p.namespace} pod={p.pod} />}</Route>
+            <Route path="/namespaces/:namespace/pods/:pod/logs">{(p) => <LogsScreen namespace={p.namespace} pod={p.pod} />}</Route>
             <Route path="/security" component={SecurityScreen} />
             <Route path="/history" component={HistoryScreen} />
             <Route path="/apps" component={Apps} />

@@ -1,5 +1,5 @@
-// Your API keys (scopes chosen one by one, nothing preselected; the secret shown once), your
-// connected apps, your second factor (enrol with a QR code) and your sessions. Each section is
+// Your password, your API keys (scopes chosen one by one, nothing preselected; the secret shown
+// once), your connected apps, your second factor (enrol with a QR code) and your sessions. Each section is
 // a container (its queries and mutations) around a view that only renders.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
@@ -7,7 +7,9 @@ import { encode } from 'uqr';
 import { apiKeys, createApiKey, revokeApiKey, SCOPES, type ApiKey, type Scope } from '../api/queries/api-keys';
 import { grants, revokeGrant, type Grant } from '../api/queries/oauth';
 import { beginEnrolment, confirmEnrolment, disableSecondFactor, secondFactor } from '../api/queries/second-factor';
+import { changePassword } from '../api/queries/password';
 import { mySessions, revokeSession, type Session } from '../api/queries/sessions';
+import { Field, FormError } from '../components/field-error';
 import { ActionError, Empty, failureOf, QueryView, type Failure } from '../components/states';
 import { Time } from '../components/time';
 
@@ -238,10 +240,55 @@ function ConnectedApps() {
   );
 }
 
+const PASSWORD_FIELDS = ['current_password', 'new_password'] as const;
+
+function ChangePassword() {
+  const client = useQueryClient();
+  const change = useMutation(changePassword(client));
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const submit = (e: SyntheticEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    change.mutate(
+      { current_password: current, new_password: next },
+      {
+        onSuccess: () => {
+          setCurrent('');
+          setNext('');
+        },
+      },
+    );
+  };
+  return (
+    <section aria-labelledby="password">
+      <h2 id="password">Password</h2>
+      <form className="stack" onSubmit={submit}>
+        <Field id="current-password" label="Current password" field="current_password" error={change.error} input={(a11y) => <input type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} {...a11y} />} />
+        <Field
+          id="new-password"
+          label="New password"
+          field="new_password"
+          error={change.error}
+          hint={<span className="hint">At least 8 characters. Your other sessions are signed out; this one stays.</span>}
+          input={(a11y) => <input type="password" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} {...a11y} />}
+        />
+        <FormError error={change.error} what="change the password" fields={PASSWORD_FIELDS} />
+        <button type="submit" disabled={change.isPending}>Change password</button>
+        {change.isSuccess ? (
+          <p role="status">
+            Password changed{change.data.other_sessions_ended > 0 ? `; ${change.data.other_sessions_ended} other session${change.data.other_sessions_ended === 1 ? '' : 's'} signed out` : ''}.
+          </p>
+        ) : null}
+      </form>
+    </section>
+  );
+}
+
 export function Account() {
   return (
     <>
       <h1>Account</h1>
+      <ChangePassword />
       <ApiKeys />
       <ConnectedApps />
       <SecondFactor />

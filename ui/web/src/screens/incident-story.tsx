@@ -39,6 +39,7 @@ function Story({ data, namespace, pod, why }: { data: IncidentDetail; namespace:
           <p>No incident right now: this pod looks healthy.</p>
         )}
         <p>
+          <Link href={`/namespaces/${namespace}/pods/${pod}/logs`}>Logs</Link> ·{' '}
           <Link href={`/history?scope=pod&namespace=${namespace}&name=${pod}`}>Resource history of this pod</Link> ·{' '}
           <Link href={`/graph/${encodeURIComponent(`pod:${namespace}/${pod}`)}`}>Its place in the cluster</Link>
         </p>

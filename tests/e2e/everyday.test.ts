@@ -1,0 +1,74 @@
+// The everyday console in real Chromium through `capstan ui`: a crash-looping pod's logs (the
+// previous instance's tail, then following the current one and seeing a line written now
+// arrive, redacted), and changing one's password, then signing in with the new one.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { assertAccessible, dashboardForFile, newContext, screenshot, signIn } from '../support/browser.ts';
+import { appendCheckoutLine } from '../support/cluster-logs.ts';
+import { testCluster, waitFor } from '../support/cluster.ts';
+
+const ADMIN_PASSWORD = 'everyday-admin-password';
+const dashboard = dashboardForFile('everyday', { accounts: { adminPassword: ADMIN_PASSWORD } });
+
+describe('the everyday console in Chromium', () => {
+  it("reads a crash-looping pod's previous log, then follows the current one as new lines arrive", async () => {
+    const page = await (await newContext(dashboard.browser)).newPage();
+    await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
+    await page.goto(`${dashboard.ui.url}/namespaces/shop`);
+    const checkout = page.getByRole('link', { name: /^checkout-/ }).first();
+    await checkout.waitFor();
+    const pod = (await checkout.textContent()) ?? '';
+    await checkout.click();
+    await page.getByRole('link', { name: 'Logs', exact: true }).click();
+    await page.getByRole('heading', { name: `Logs of ${pod}` }).waitFor();
+    await page.getByRole('checkbox', { name: 'Previous instance' }).check();
+    assert.match(page.url(), /previous=true/, 'the choice is in the URL');
+    const lines = page.getByTestId('log-lines');
+    await lines.getByText(/checkout starting/).first().waitFor();
+    assert.doesNotMatch((await lines.textContent()) ?? '', /sk_live_51Hx9fakeToken/, 'redacted');
+    await assertAccessible(page, 'logs');
+    await screenshot(page, 'logs-previous');
+
+    await page.getByRole('checkbox', { name: 'Previous instance' }).uncheck();
+    await page.getByRole('button', { name: 'Follow' }).click();
+    await page.getByText(/Following: new lines appear/).waitFor();
+    await lines.getByText(/checkout starting/).first().waitFor();
+    const marker = `order ${Date.now()} paid with password=letmein-now`;
+    // KWOK follows its log files: a line appended now is the container writing it.
+    await waitFor('the new line on the page', async () => {
+      appendCheckoutLine(testCluster().dir, marker);
+      return (await page.getByText(/order \d+ paid/).count()) > 0;
+    }, 20_000, 2000);
+    assert.doesNotMatch((await lines.textContent()) ?? '', /letmein-now/, 'a followed line is redacted too');
+    await screenshot(page, 'logs-follow');
+    await page.getByRole('button', { name: 'Stop following' }).click();
+    await page.getByRole('button', { name: 'Follow' }).waitFor();
+    await page.context().close();
+  });
+
+  it('changes the password from Account: the old one stops working, the new one signs in', async () => {
+    const page = await (await newContext(dashboard.browser)).newPage();
+    await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
+    await page.goto(`${dashboard.ui.url}/account`);
+    await page.getByRole('heading', { name: 'Password' }).waitFor();
+    await page.getByLabel('Current password').fill('not the password');
+    await page.getByLabel('New password').fill('a new everyday passphrase');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('current_password: the current password is wrong').waitFor();
+    await assertAccessible(page, 'account (password refused)');
+    await page.getByLabel('Current password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText(/^Password changed/).waitFor();
+    await screenshot(page, 'account-password-changed');
+    await page.context().close();
+
+    const fresh = await (await newContext(dashboard.browser)).newPage();
+    await fresh.goto(`${dashboard.ui.url}/overview`);
+    await fresh.getByLabel('Username').fill('admin');
+    await fresh.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await fresh.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await fresh.getByRole('alert').waitFor();
+    await signIn(fresh, dashboard.ui.url, 'admin', 'a new everyday passphrase');
+    await fresh.context().close();
+  });
+});
