@@ -14,6 +14,7 @@ import { incidentRoutes } from '../handlers/incidents/routes.ts';
 import { licenseRoutes } from '../handlers/license/routes.ts';
 import { logRoutes } from '../handlers/logs/routes.ts';
 import { mcpRoutes } from '../handlers/mcp/routes.ts';
+import { resourceRoutes } from '../handlers/resources/routes.ts';
 import { metricsRoutes } from '../handlers/metrics/routes.ts';
 import { namespaceRoutes } from '../handlers/namespaces/routes.ts';
 import { oauthRoutes } from '../handlers/oauth/routes.ts';
@@ -28,6 +29,7 @@ export const routes: readonly Route[] = [
   ...authRoutes,
   ...namespaceRoutes,
   ...logRoutes,
+  ...resourceRoutes,
   ...apiKeyRoutes,
   ...incidentRoutes,
   ...metricsRoutes,

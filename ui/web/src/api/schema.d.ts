@@ -170,6 +170,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/resources/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One kind of object (deployments, pods, nodes, events...), from the cache: filters namespace, q (name substring), labels (key=value,key), status (problem|ok), sort (name|age); keyset pages (limit 1–500, default 100; cursor) */
+        get: operations["get_resources_by_kind"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me/api-keys": {
         parameters: {
             query?: never;
@@ -2465,6 +2482,109 @@ export interface operations {
                         /** @enum {string} */
                         reason: "ended" | "byte_cap" | "max_duration" | "error";
                         message: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_resources_by_kind: {
+        parameters: {
+            query?: {
+                namespace?: string;
+                q?: string;
+                labels?: string;
+                status?: "problem" | "ok";
+                sort?: "name" | "age";
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                kind: "deployments" | "statefulsets" | "daemonsets" | "replicasets" | "jobs" | "cronjobs" | "pods" | "services" | "ingresses" | "persistentvolumeclaims" | "persistentvolumes" | "nodes" | "horizontalpodautoscalers" | "poddisruptionbudgets" | "events" | "configmaps" | "secrets";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "deployments" | "statefulsets" | "daemonsets" | "replicasets" | "jobs" | "cronjobs" | "pods" | "services" | "ingresses" | "persistentvolumeclaims" | "persistentvolumes" | "nodes" | "horizontalpodautoscalers" | "poddisruptionbudgets" | "events" | "configmaps" | "secrets";
+                        items: {
+                            id: string;
+                            kind: string;
+                            namespace: string | null;
+                            name: string;
+                            created_at: string | null;
+                            age: string;
+                            status: string;
+                            problem: boolean;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            columns: {
+                                [key: string]: (string | number) | null;
+                            };
+                            conditions: {
+                                type: string;
+                                status: string;
+                                reason: string | null;
+                                message: string | null;
+                                lastTransition: string | null;
+                            }[];
+                        }[];
+                        total: number;
+                        next_cursor: string | null;
                     };
                 };
             };

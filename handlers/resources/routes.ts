@@ -1,0 +1,21 @@
+// Browsing the cluster by kind, from the informer cache (never a LIST per request), as every
+// read: visible namespaces only, `workloads:read` for keys. docs/resources.md.
+import { ResourceList, ResourceListInput } from '../../schema/resources.ts';
+import { defineRoute, type Route } from '../route.ts';
+import { listResources } from './list.ts';
+
+export const resourceRoutes: readonly Route[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/resources/:kind',
+    summary: 'One kind of object (deployments, pods, nodes, events...), from the cache: filters namespace, q (name substring), labels (key=value,key), status (problem|ok), sort (name|age); keyset pages (limit 1–500, default 100; cursor)',
+    access: { auth: 'credential', role: 'viewer', scope: 'workloads:read' },
+    audit: 'access',
+    rateLimit: 'read',
+    feature: null,
+    namespaceParam: 'namespace',
+    input: ResourceListInput,
+    output: ResourceList,
+    handler: listResources,
+  }),
+];

@@ -1,0 +1,48 @@
+// Browsing the cluster's objects by kind (`GET /resources/{kind}`), from the informer cache.
+// The kinds, the columns each shows and the limits: domain/resources/browse.ts, docs/resources.md.
+import * as v from 'valibot';
+import { BROWSABLE_KINDS, MAX_PAGE } from '../domain/resources/browse.ts';
+import { Timestamp } from './common.ts';
+
+export const BrowsableKind = v.picklist(BROWSABLE_KINDS, `kind must be one of ${BROWSABLE_KINDS.join(', ')}`);
+
+export const ResourceListInput = v.object({
+  kind: BrowsableKind,
+  namespace: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63))),
+  /** Case-insensitive substring of the name (events: also of their object, reason and message). */
+  q: v.optional(v.pipe(v.string(), v.maxLength(200, 'q is at most 200 characters'))),
+  /** `key=value,key` (equality and existence); only pods and nodes carry labels in the cache. */
+  labels: v.optional(v.pipe(v.string(), v.maxLength(1000, 'labels is at most 1000 characters'))),
+  status: v.optional(v.picklist(['problem', 'ok'], 'status must be problem or ok')),
+  sort: v.optional(v.picklist(['name', 'age'], 'sort must be name or age'), 'name'),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, `limit must be 1–${MAX_PAGE}`), v.transform(Number), v.minValue(1, `limit must be 1–${MAX_PAGE}`), v.maxValue(MAX_PAGE, `limit must be 1–${MAX_PAGE}`)), '100'),
+  /** The previous page's `next_cursor`. */
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(2000, 'cursor is not one this agent gave'))),
+});
+
+const Condition = v.object({ type: v.string(), status: v.string(), reason: v.nullable(v.string()), message: v.nullable(v.string()), lastTransition: v.nullable(v.string()) });
+
+export const ResourceRow = v.object({
+  /** The cluster-model id: `GET /graph/entity/{id}` and `GET /diagnosis/{id}` take it. */
+  id: v.string(),
+  kind: v.string(),
+  namespace: v.nullable(v.string()),
+  name: v.string(),
+  created_at: v.nullable(Timestamp),
+  age: v.string(),
+  status: v.string(),
+  /** Whether the diagnosis has a problem finding on it now. */
+  problem: v.boolean(),
+  labels: v.record(v.string(), v.string()),
+  columns: v.record(v.string(), v.nullable(v.union([v.string(), v.number()]))),
+  conditions: v.array(Condition),
+});
+
+export const ResourceList = v.object({
+  kind: BrowsableKind,
+  items: v.array(ResourceRow),
+  /** Rows matching the filters, over every page. */
+  total: v.number(),
+  /** Pass as `cursor` for the next page; null on the last. */
+  next_cursor: v.nullable(v.string()),
+});
