@@ -14,6 +14,8 @@ export const ResourceListInput = v.object({
   /** `key=value,key` (equality and existence); only pods and nodes carry labels in the cache. */
   labels: v.optional(v.pipe(v.string(), v.maxLength(1000, 'labels is at most 1000 characters'))),
   status: v.optional(v.picklist(['problem', 'ok'], 'status must be problem or ok')),
+  /** `Kind/name`: only rows owned by it (a workload's pods, a Deployment's ReplicaSets, a CronJob's Jobs). */
+  owner: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z]+\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'owner must be Kind/name'), v.maxLength(300))),
   sort: v.optional(v.picklist(['name', 'age'], 'sort must be name or age'), 'name'),
   limit: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, `limit must be 1–${MAX_PAGE}`), v.transform(Number), v.minValue(1, `limit must be 1–${MAX_PAGE}`), v.maxValue(MAX_PAGE, `limit must be 1–${MAX_PAGE}`)), '100'),
   /** The previous page's `next_cursor`. */

@@ -138,6 +138,8 @@ export interface BrowseQuery {
   labels: { key: string; value: string | null }[];
   /** `problem`: objects the diagnosis has a problem finding on; `ok`: the others. */
   status: 'problem' | 'ok' | null;
+  /** `Deployment/checkout`: rows whose `owner` column is that (a workload's pods, a Deployment's ReplicaSets). */
+  owner: string | null;
   sort: 'name' | 'age';
   limit: number;
   /** The last row of the previous page (its sort key), from `cursorOf`. */
@@ -169,6 +171,7 @@ export function pageOf(rows: readonly ResourceRow[], q: BrowseQuery, hasProblem:
     }
     if (!q.labels.every((t) => (t.value === null ? t.key in r.labels : r.labels[t.key] === t.value))) return false;
     if (q.status !== null && hasProblem(r.id) !== (q.status === 'problem')) return false;
+    if (q.owner !== null && r.columns.owner !== q.owner) return false;
     return true;
   });
   // Age: newest first, so the key's date part sorts descending and the rest ascending.

@@ -28,7 +28,7 @@ export function listResources(input: Out<typeof ResourceListInput>, ctx: Handler
   if (after === null && input.cursor !== undefined) return fail({ code: 'invalid_input', field: 'cursor', message: 'cursor is not one this agent gave' });
   const rows = rowsOf(input.kind, ctx.cluster, ctx.clock.now());
   const hasProblem = (id: string) => ctx.diagnosis.problem(id) !== null;
-  const page = pageOf(rows, { namespace: input.namespace ?? null, text: input.q ?? null, labels: labels.terms, status: input.status ?? null, sort: input.sort, limit: input.limit, after }, hasProblem);
+  const page = pageOf(rows, { namespace: input.namespace ?? null, text: input.q ?? null, labels: labels.terms, status: input.status ?? null, owner: input.owner ?? null, sort: input.sort, limit: input.limit, after }, hasProblem);
   return ok({
     kind: input.kind,
     items: page.items.map((r) => ({ ...r, labels: { ...r.labels }, columns: { ...r.columns }, conditions: [...r.conditions], problem: hasProblem(r.id) })),

@@ -8,7 +8,7 @@ export const resourceRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/resources/:kind',
-    summary: 'One kind of object (deployments, pods, nodes, events...), from the cache: filters namespace, q (name substring), labels (key=value,key), status (problem|ok), sort (name|age); keyset pages (limit 1–500, default 100; cursor)',
+    summary: 'One kind of object (deployments, pods, nodes, events...), from the cache: filters namespace, q (name substring), labels (key=value,key), status (problem|ok), owner (Kind/name), sort (name|age); keyset pages (limit 1–500, default 100; cursor)',
     access: { auth: 'credential', role: 'viewer', scope: 'workloads:read' },
     audit: 'access',
     rateLimit: 'read',

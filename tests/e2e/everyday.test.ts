@@ -11,10 +11,36 @@ const ADMIN_PASSWORD = 'everyday-admin-password';
 const dashboard = dashboardForFile('everyday', { accounts: { adminPassword: ADMIN_PASSWORD } });
 
 describe('the everyday console in Chromium', () => {
+  it('browses Deployments to one Deployment\'s pods, and Nodes, with the filters in the URL', async () => {
+    const page = await (await newContext(dashboard.browser)).newPage();
+    await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
+    await page.getByRole('link', { name: 'Resources' }).click();
+    await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
+    await page.getByLabel('Namespace').selectOption('shop');
+    await page.getByRole('link', { name: 'checkout', exact: true }).waitFor();
+    assert.match(page.url(), /\/resources\/deployments\?namespace=shop$/);
+    await assertAccessible(page, 'resources');
+    await screenshot(page, 'resources-deployments');
+    await page.getByRole('link', { name: 'Pods of checkout' }).click();
+    await page.getByRole('heading', { name: 'Pods', level: 1 }).waitFor();
+    await page.getByText('Of Deployment/checkout').waitFor();
+    const pods = page.getByRole('link', { name: /^checkout-/ });
+    await pods.first().waitFor();
+    assert.equal(await page.getByRole('link', { name: /^cart-/ }).count(), 0, 'only its own pods');
+    await page.getByLabel('Kind').selectOption('nodes');
+    await page.getByRole('heading', { name: 'Nodes', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'kwok-node-1', exact: true }).click();
+    await page.getByText(/Node/).first().waitFor();
+    assert.match(decodeURIComponent(page.url()), /\/graph\/node:kwok-node-1$/);
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Nodes', level: 1 }).waitFor();
+    await page.context().close();
+  });
+
   it("reads a crash-looping pod's previous log, then follows the current one as new lines arrive", async () => {
     const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
-    await page.goto(`${dashboard.ui.url}/namespaces/shop`);
+    await page.goto(`${dashboard.ui.url}/resources/pods?namespace=shop&owner=Deployment%2Fcheckout`);
     const checkout = page.getByRole('link', { name: /^checkout-/ }).first();
     await checkout.waitFor();
     const pod = (await checkout.textContent()) ?? '';

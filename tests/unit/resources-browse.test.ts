@@ -20,7 +20,7 @@ function pod(namespace: string, name: string, createdSecsAgo: number, labels: Re
 const pods = [pod('shop', 'web-2', 30, { app: 'web', tier: 'front' }), pod('shop', 'web-1', 60, { app: 'web' }), pod('pay', 'api-0', 10, { app: 'api' }), pod('shop', 'db-0', 60, { app: 'db' }), pod('pay', 'api-1', 90, { app: 'api' })];
 const view: ClusterView = { ...emptyCluster, pods: () => pods };
 const rows = rowsOf('pods', view, NOW);
-const query = (q: Partial<BrowseQuery> = {}): BrowseQuery => ({ namespace: null, text: null, labels: [], status: null, sort: 'name', limit: 100, after: null, ...q });
+const query = (q: Partial<BrowseQuery> = {}): BrowseQuery => ({ namespace: null, text: null, labels: [], status: null, owner: null, sort: 'name', limit: 100, after: null, ...q });
 const names = (items: ResourceRow[]) => items.map((r) => `${r.namespace ?? ''}/${r.name}`);
 
 describe('parseLabelSelector', () => {
@@ -47,6 +47,8 @@ describe('pageOf', () => {
     const sick = (id: string) => id === 'pod:shop/db-0';
     assert.deepEqual(names(pageOf(rows, query({ status: 'problem' }), sick).items), ['shop/db-0']);
     assert.equal(pageOf(rows, query({ status: 'ok' }), sick).total, 4);
+    assert.equal(pageOf(rows, query({ owner: 'Deployment/web' }), sick).total, 5);
+    assert.equal(pageOf(rows, query({ owner: 'Deployment/other' }), sick).total, 0);
   });
 
   for (const sort of ['name', 'age'] as const) {

@@ -11,6 +11,10 @@ import { Overview } from './screens/overview';
 import { IncidentList } from './screens/incidents';
 import { IncidentStory } from './screens/incident-story';
 import { LogsScreen } from './screens/logs';
+import { ResourcesScreen } from './screens/resources';
+import { KINDS, type Kind } from './api/queries/resources';
+
+const isKind = (k: string): k is Kind => KINDS.some((x) => x.kind === k);
 import { NamespaceList, NamespacePods } from './screens/namespaces';
 import { ChatDock } from './copilot/chat-dock';
 import { useChat } from './copilot/use-chat';
@@ -63,9 +67,10 @@ function useTheme(): [Theme, () => void] {
   return [theme, () => setTheme(theme === 'dark' ? 'light' : 'dark')];
 }
 
-function NavLink({ href, children }: { href: string; children: string }) {
+/** `section`: the path prefix that marks it current, when wider than `href` (every kind under /resources). */
+function NavLink({ href, children, section = href }: { href: string; children: string; section?: string }) {
   const [location] = useLocation();
-  const current = location === href || location.startsWith(`${href}/`);
+  const current = location === href || location.startsWith(`${section}/`);
   return (
     <Link href={href} aria-current={current ? 'page' : undefined}>
       {children}
@@ -95,6 +100,7 @@ function Shell({ me }: { me: Me }) {
           <NavLink href="/overview">Overview</NavLink>
           <NavLink href="/incidents">Incidents</NavLink>
           <NavLink href="/namespaces">Namespaces</NavLink>
+          <NavLink href="/resources/deployments" section="/resources">Resources</NavLink>
           <NavLink href="/security">Security</NavLink>
           <NavLink href="/history">History</NavLink>
           <NavLink href="/apps">Applications</NavLink>
@@ -131,6 +137,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/namespaces/:namespace">{(p) => <NamespacePods namespace={p.namespace} />}</Route>
             <Route path="/namespaces/:namespace/pods/:pod">{(p) => <IncidentStory namespace={p.namespace} pod={p.pod} />}</Route>
             <Route path="/namespaces/:namespace/pods/:pod/logs">{(p) => <LogsScreen namespace={p.namespace} pod={p.pod} />}</Route>
+            <Route path="/resources/:kind">{(p) => (isKind(p.kind) ? <ResourcesScreen kind={p.kind} /> : <h1>Not found</h1>)}</Route>
             <Route path="/security" component={SecurityScreen} />
             <Route path="/history" component={HistoryScreen} />
             <Route path="/apps" component={Apps} />

@@ -177,7 +177,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One kind of object (deployments, pods, nodes, events...), from the cache: filters namespace, q (name substring), labels (key=value,key), status (problem|ok), sort (name|age); keyset pages (limit 1–500, default 100; cursor) */
+        /** One kind of object (deployments, pods, nodes, events...), from the cache: filters namespace, q (name substring), labels (key=value,key), status (problem|ok), owner (Kind/name), sort (name|age); keyset pages (limit 1–500, default 100; cursor) */
         get: operations["get_resources_by_kind"];
         put?: never;
         post?: never;
@@ -2539,6 +2539,7 @@ export interface operations {
                 q?: string;
                 labels?: string;
                 status?: "problem" | "ok";
+                owner?: string;
                 sort?: "name" | "age";
                 limit?: string;
                 cursor?: string;

@@ -1,0 +1,46 @@
+// Browsing by kind: one page of a kind's objects, keyed by the kind and every filter and the
+// cursor, so each page is cached on its own and Back returns to it at once.
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import { api, unwrap, type Answer } from '../client';
+
+export type ResourcePage = Answer<'get_resources_by_kind'>;
+export type ResourceRow = ResourcePage['items'][number];
+export type Kind = ResourcePage['kind'];
+
+export const KINDS: readonly { kind: Kind; label: string }[] = [
+  { kind: 'deployments', label: 'Deployments' },
+  { kind: 'statefulsets', label: 'StatefulSets' },
+  { kind: 'daemonsets', label: 'DaemonSets' },
+  { kind: 'replicasets', label: 'ReplicaSets' },
+  { kind: 'jobs', label: 'Jobs' },
+  { kind: 'cronjobs', label: 'CronJobs' },
+  { kind: 'pods', label: 'Pods' },
+  { kind: 'services', label: 'Services' },
+  { kind: 'ingresses', label: 'Ingresses' },
+  { kind: 'persistentvolumeclaims', label: 'PersistentVolumeClaims' },
+  { kind: 'persistentvolumes', label: 'PersistentVolumes' },
+  { kind: 'nodes', label: 'Nodes' },
+  { kind: 'horizontalpodautoscalers', label: 'HorizontalPodAutoscalers' },
+  { kind: 'poddisruptionbudgets', label: 'PodDisruptionBudgets' },
+  { kind: 'events', label: 'Events' },
+  { kind: 'configmaps', label: 'ConfigMaps' },
+  { kind: 'secrets', label: 'Secrets' },
+];
+
+export interface ResourceFilters {
+  namespace?: string;
+  q?: string;
+  labels?: string;
+  status?: 'problem' | 'ok';
+  owner?: string;
+  sort?: 'name' | 'age';
+  cursor?: string;
+}
+
+export const resources = (kind: Kind, filters: ResourceFilters) =>
+  queryOptions({
+    queryKey: ['resources', kind, filters],
+    queryFn: () => unwrap(api.GET('/resources/{kind}', { params: { path: { kind }, query: { ...filters, limit: '100' } } })),
+    placeholderData: keepPreviousData,
+    refetchInterval: 15_000,
+  });
