@@ -34,6 +34,27 @@ describe('the everyday console in Chromium', () => {
     assert.match(decodeURIComponent(page.url()), /\/graph\/node:kwok-node-1$/);
     await page.goBack();
     await page.getByRole('heading', { name: 'Nodes', level: 1 }).waitFor();
+
+    // Keyboard first: `:po` Enter is the pods list; Ctrl-K and a name jump to that object; `/` is the filter box.
+    await page.getByRole('heading', { name: 'Nodes', level: 1 }).click();
+    await page.keyboard.press(':');
+    const palette = page.getByRole('dialog', { name: 'Go to' });
+    const goTo = palette.getByRole('combobox');
+    await goTo.pressSequentially('po');
+    await palette.getByRole('option', { name: 'Kind Pods' }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Pods', level: 1 }).waitFor();
+    await page.keyboard.press('/');
+    assert.equal(await page.locator(':focus').getAttribute('type'), 'search', '/ focuses the filter');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+k');
+    await goTo.fill('catalog');
+    const option = palette.getByRole('option', { name: 'Deployment shop/catalog' });
+    await option.waitFor();
+    await assertAccessible(page, 'command palette');
+    await screenshot(page, 'command-palette');
+    await option.click();
+    await page.waitForURL(/\/graph\/deployment%3Ashop%2Fcatalog$/);
     await page.context().close();
   });
 

@@ -11,6 +11,7 @@ import { Overview } from './screens/overview';
 import { IncidentList } from './screens/incidents';
 import { IncidentStory } from './screens/incident-story';
 import { LogsScreen } from './screens/logs';
+import { CommandPalette } from './components/command-palette';
 import { ResourcesScreen } from './screens/resources';
 import { KINDS, type Kind } from './api/queries/resources';
 
@@ -86,34 +87,55 @@ function samlSignOut() {
   window.location.assign('/api/agent/auth/saml/logout?return_to=%2F');
 }
 
+/** The main screens, as the navigation and the command palette list them. */
+function screensFor(me: Me): { label: string; href: string; section?: string }[] {
+  const admin = me.role === 'admin';
+  return [
+    { label: 'Overview', href: '/overview' },
+    { label: 'Incidents', href: '/incidents' },
+    { label: 'Namespaces', href: '/namespaces' },
+    { label: 'Resources', href: '/resources/deployments', section: '/resources' },
+    { label: 'Security', href: '/security' },
+    { label: 'History', href: '/history' },
+    { label: 'Applications', href: '/apps' },
+    { label: 'Copilot answers', href: '/copilot/answers' },
+    { label: 'AI Context', href: '/ai/context' },
+    ...(admin
+      ? [
+          { label: 'Users', href: '/admin/users' },
+          { label: 'Access control', href: '/admin/access' },
+          { label: 'Audit', href: '/admin/audit' },
+          { label: 'AI', href: '/admin/ai' },
+          { label: 'SSO', href: '/admin/sso' },
+          { label: 'License', href: '/admin/license' },
+        ]
+      : []),
+  ];
+}
+
 function Shell({ me }: { me: Me }) {
   const [theme, toggleTheme] = useTheme();
   const leave = useMutation(signOut(client));
   const chat = useChat();
   const [docked, setDocked] = useState(false);
+  const [palette, setPalette] = useState<string | null>(null);
   return (
     <div className={docked ? 'shell docked' : 'shell'}>
       <a className="skip" href="#main">Skip to content</a>
+      <CommandPalette screens={[...screensFor(me), { label: 'Account', href: '/account' }]} open={palette} setOpen={setPalette} />
       <header>
         <span className="brand">Capstan</span>
         <nav aria-label="Main">
-          <NavLink href="/overview">Overview</NavLink>
-          <NavLink href="/incidents">Incidents</NavLink>
-          <NavLink href="/namespaces">Namespaces</NavLink>
-          <NavLink href="/resources/deployments" section="/resources">Resources</NavLink>
-          <NavLink href="/security">Security</NavLink>
-          <NavLink href="/history">History</NavLink>
-          <NavLink href="/apps">Applications</NavLink>
-          <NavLink href="/copilot/answers">Copilot answers</NavLink>
-          <NavLink href="/ai/context">AI Context</NavLink>
-          {me.role === 'admin' ? <NavLink href="/admin/users">Users</NavLink> : null}
-          {me.role === 'admin' ? <NavLink href="/admin/access">Access control</NavLink> : null}
-          {me.role === 'admin' ? <NavLink href="/admin/audit">Audit</NavLink> : null}
-          {me.role === 'admin' ? <NavLink href="/admin/ai">AI</NavLink> : null}
-          {me.role === 'admin' ? <NavLink href="/admin/sso">SSO</NavLink> : null}
-          {me.role === 'admin' ? <NavLink href="/admin/license">License</NavLink> : null}
+          {screensFor(me).map((screen) => (
+            <NavLink key={screen.href} href={screen.href} section={screen.section}>
+              {screen.label}
+            </NavLink>
+          ))}
         </nav>
         <div className="who">
+          <button type="button" onClick={() => setPalette('')} aria-keyshortcuts="Control+K Meta+K">
+            Go to… <kbd>Ctrl K</kbd>
+          </button>
           <button type="button" onClick={() => setDocked(!docked)} aria-expanded={docked} aria-controls="copilot-dock">
             {docked ? 'Hide the copilot' : 'Ask the copilot'}
           </button>

@@ -32,7 +32,7 @@ export function SortableTable<T>({ rows, columns, rowKey, caption, searchLabel }
       {searchLabel ? (
         <label className="search">
           {searchLabel}
-          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <input type="search" data-filter aria-keyshortcuts="/" value={search} onChange={(e) => setSearch(e.target.value)} />
         </label>
       ) : null}
       <table>

@@ -128,7 +128,7 @@ export function ResourcesScreen({ kind }: { kind: Kind }) {
         </label>
         <label>
           Name contains
-          <input type="search" value={text} onChange={(e) => setText(e.target.value)} />
+          <input type="search" data-filter value={text} onChange={(e) => setText(e.target.value)} aria-keyshortcuts="/" />
         </label>
         <label>
           Labels
