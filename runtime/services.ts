@@ -56,6 +56,7 @@ import { SettingsStore } from './store/settings.ts';
 import { settingValues, type SettingDefaults } from './store/setting-defaults.ts';
 import { createPostureService, createScannerReportsService, operatorReportsInUse, operatorReportsServed, scanCollector } from './security/answers.ts';
 import { createDiagnosisService } from './diagnosis/service.ts';
+import { createCapacityService } from './resources/capacity.ts';
 import { createCrashLogReader, noCrashLogs } from './diagnosis/crash-logs.ts';
 import type { AnalyzerEntry } from '../domain/diagnosis/engine.ts';
 
@@ -219,6 +220,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     scannerReports,
     scans,
     logs: options.logs ?? noPodLogs,
+    capacity: createCapacityService(options.cluster, memo),
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),

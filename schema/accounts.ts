@@ -51,3 +51,11 @@ export const CodeInput = v.object({ code: TotpCode });
 /** Changing one's own password (POST /me/password): the current one proves it is you at the keyboard. */
 export const PasswordChangeInput = v.object({ current_password: v.pipe(v.string(), v.minLength(1, 'give your current password'), v.maxLength(1024)), new_password: NewPassword });
 export const PasswordChanged = v.object({ status: v.literal('changed'), other_sessions_ended: v.number() });
+
+/** Seats (GET /admin/seats): accounts by role and by where they sign in; `local` is a password account. */
+export const SeatProvider = v.picklist(['local', 'ldap', 'oidc', 'saml']);
+export const Seats = v.object({
+  seats: v.array(v.object({ role: Role, provider: SeatProvider, active: v.number(), inactive: v.number() })),
+  /** Active accounts in all: the seats in use. */
+  total_active: v.number(),
+});

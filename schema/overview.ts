@@ -31,8 +31,19 @@ export const NamespaceHealth = v.object({
 });
 export type NamespaceHealth = v.InferOutput<typeof NamespaceHealth>;
 
+const Amounts = v.object({ allocatable: v.number(), requested: v.number(), used: v.nullable(v.number()) });
+
+/** The cluster's allocatable against what its pods request and use (every pod, as a node's load counts it); `used` null without metrics. */
+export const ClusterCapacity = v.object({
+  nodes: v.number(),
+  cpu_m: Amounts,
+  memory_bytes: Amounts,
+  pods: v.object({ allocatable: v.number(), scheduled: v.number() }),
+});
+
 export const Overview = v.object({
   namespaces: v.array(NamespaceHealth),
+  capacity: ClusterCapacity,
   total_namespaces: v.number(),
   /** What RBAC refuses Capstan (in a visible namespace, or cluster-wide): those parts of every answer are empty for that reason, not because nothing is there. */
   unreadable: v.array(Unreadable),

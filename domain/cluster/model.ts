@@ -132,6 +132,15 @@ export interface NodeObject {
   containerMetricsPath: string;
   /** The kubelet's address (InternalIP, else the first address) and port, from the node's status; null when not reported. */
   kubelet: { address: string; port: number } | null;
+  /** `status.capacity` and `status.allocatable` (what pods may request); a null the node did not report. */
+  capacity: NodeResources;
+  allocatable: NodeResources;
+}
+
+export interface NodeResources {
+  cpuM: number | null;
+  memBytes: number | null;
+  pods: number | null;
 }
 
 export interface EventObject {

@@ -5,6 +5,7 @@ import type { ClusterView, Condition } from '../cluster/model.ts';
 import { nodeId, type NodeKind } from '../cluster/node-id.ts';
 import { redactText } from '../redaction/redact.ts';
 import { shortAge } from './age.ts';
+import type { NodeLoad } from './node-load.ts';
 
 /** The kinds `/resources/{kind}` takes (plural, lower case, as kubectl names them). */
 export const BROWSABLE_KINDS = [
@@ -35,8 +36,8 @@ export interface ResourceRow {
 
 const condition = (conditions: readonly Condition[], type: string) => conditions.find((c) => c.type === type);
 
-/** Every row of `kind` in `view`, unordered. */
-export function rowsOf(kind: BrowsableKind, view: ClusterView, now: Date): ResourceRow[] {
+/** Every row of `kind` in `view`, unordered; nodes show their load from `loads` (CapacityService). */
+export function rowsOf(kind: BrowsableKind, view: ClusterView, now: Date, loads: ReadonlyMap<string, NodeLoad> = new Map()): ResourceRow[] {
   const row = (k: NodeKind, namespace: string | null, name: string, createdAt: string | null, status: string, columns: ResourceRow['columns'], extra: Partial<Pick<ResourceRow, 'labels' | 'conditions'>> = {}): ResourceRow => ({
     id: nodeId(k, namespace, name),
     kind: k,
@@ -95,7 +96,20 @@ export function rowsOf(kind: BrowsableKind, view: ClusterView, now: Date): Resou
     case 'persistentvolumes':
       return view.pvs().map((v) => row('PersistentVolume', null, v.name, null, v.phase, { claim: v.claim ? `${v.claim.namespace}/${v.claim.name}` : null, storage_class: v.storageClass, capacity_bytes: v.capacityBytes, reclaim_policy: v.reclaimPolicy }));
     case 'nodes':
-      return view.nodes().map((n) => row('Node', null, n.name, n.createdAt, `${n.ready ? 'Ready' : 'NotReady'}${n.unschedulable ? ',SchedulingDisabled' : ''}`, { taints: n.taints.length, zone: n.labels['topology.kubernetes.io/zone'] ?? null }, { labels: n.labels, conditions: n.conditions }));
+      return view.nodes().map((n) => {
+        const load = loads.get(n.name);
+        return row('Node', null, n.name, n.createdAt, `${n.ready ? 'Ready' : 'NotReady'}${n.unschedulable ? ',SchedulingDisabled' : ''}`, {
+          pods: load === undefined ? null : `${load.pods}/${n.allocatable.pods ?? '?'}`,
+          cpu_requested_m: load?.requested.cpuM ?? null,
+          cpu_used_m: load?.used?.cpuM ?? null,
+          cpu_allocatable_m: n.allocatable.cpuM,
+          memory_requested_bytes: load?.requested.memBytes ?? null,
+          memory_used_bytes: load?.used?.memBytes ?? null,
+          memory_allocatable_bytes: n.allocatable.memBytes,
+          taints: n.taints.map((t) => `${t.key}${t.value === null ? '' : `=${t.value}`}:${t.effect}`).join(', '),
+          zone: n.labels['topology.kubernetes.io/zone'] ?? null,
+        }, { labels: n.labels, conditions: n.conditions });
+      });
     case 'horizontalpodautoscalers':
       return view.hpas().map((h) => row('HorizontalPodAutoscaler', h.namespace, h.name, h.createdAt, `${h.currentReplicas}/${h.desiredReplicas} replicas`, { target: `${h.target.kind}/${h.target.name}`, min: h.minReplicas, max: h.maxReplicas, current: h.currentReplicas }, { conditions: h.conditions }));
     case 'poddisruptionbudgets':

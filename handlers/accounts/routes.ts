@@ -3,7 +3,8 @@
 import { beginEnrolment, confirmEnrolment, disableSecondFactor, secondFactorStatus } from './second-factor.ts';
 import { listOwnSessions, revokeOwnSession, listAllSessions, revokeAnySession } from './sessions.ts';
 import { changeOwnPassword } from './password.ts';
-import { CodeInput, PasswordChanged, PasswordChangeInput, Enrolment, SecondFactorStatus, SessionIdInput, SessionList, SessionRevoked, CreateUserInput, UpdateUserInput, UserList, UserOutput } from '../../schema/accounts.ts';
+import { seatCounts } from './seats.ts';
+import { Seats, CodeInput, PasswordChanged, PasswordChangeInput, Enrolment, SecondFactorStatus, SessionIdInput, SessionList, SessionRevoked, CreateUserInput, UpdateUserInput, UserList, UserOutput } from '../../schema/accounts.ts';
 import { NoInput } from '../../schema/common.ts';
 import { defineRoute, noApiKeys, type Route } from '../route.ts';
 import { createUser, listUsers, updateUser } from './users.ts';
@@ -13,6 +14,18 @@ const own = noApiKeys('viewer');
 const admin = noApiKeys('admin');
 
 export const accountRoutes: readonly Route[] = [
+  defineRoute({
+    access: { auth: 'credential', role: 'admin', scope: 'policy:read' },
+    feature: null,
+    method: 'GET',
+    path: '/admin/seats',
+    summary: 'Seat counts: accounts by role and by where they sign in (local, ldap, oidc, saml), active and deactivated (a key needs policy:read)',
+    input: NoInput,
+    output: Seats,
+    audit: 'http',
+    rateLimit: 'read',
+    handler: seatCounts,
+  }),
   defineRoute({
     ...own,
     method: 'POST',

@@ -6,6 +6,7 @@ import { nodeId } from '../../domain/cluster/node-id.ts';
 import { ok, type Result } from '../result.ts';
 import { compareHealth, namespaceHealth, rootCausesByNamespace, VERDICT_READS } from '../../domain/health/verdict.ts';
 import { refusedIn } from '../../domain/cluster/unreadable.ts';
+import { clusterLoad } from '../../domain/resources/node-load.ts';
 
 export const OVERVIEW_TTL_SECS = 30;
 
@@ -57,7 +58,14 @@ function computeOverview(ctx: HandlerContext): Omit<Overview, 'cached_at' | 'cac
       }),
     )
     .sort(compareHealth);
-  return { namespaces, total_namespaces: namespaces.length, unreadable: ctx.cluster.unreadable() };
+  const load = clusterLoad(ctx.capacity.nodes());
+  const capacity = {
+    nodes: load.nodes,
+    cpu_m: { allocatable: load.allocatable.cpuM, requested: load.requested.cpuM, used: load.used?.cpuM ?? null },
+    memory_bytes: { allocatable: load.allocatable.memBytes, requested: load.requested.memBytes, used: load.used?.memBytes ?? null },
+    pods: { allocatable: load.allocatable.pods, scheduled: load.pods },
+  };
+  return { namespaces, capacity, total_namespaces: namespaces.length, unreadable: ctx.cluster.unreadable() };
 }
 
 /** Namespace health, worst first, from a 30 s server cache (`cached_at` says how old). */

@@ -26,7 +26,7 @@ export function listResources(input: Out<typeof ResourceListInput>, ctx: Handler
   if (!labels.ok) return fail({ code: 'invalid_input', field: 'labels', message: labels.message });
   const after = input.cursor === undefined ? null : decodeCursor(input.cursor);
   if (after === null && input.cursor !== undefined) return fail({ code: 'invalid_input', field: 'cursor', message: 'cursor is not one this agent gave' });
-  const rows = rowsOf(input.kind, ctx.cluster, ctx.clock.now());
+  const rows = rowsOf(input.kind, ctx.cluster, ctx.clock.now(), input.kind === 'nodes' ? ctx.capacity.nodes() : undefined);
   const hasProblem = (id: string) => ctx.diagnosis.problem(id) !== null;
   const page = pageOf(rows, { namespace: input.namespace ?? null, text: input.q ?? null, labels: labels.terms, status: input.status ?? null, owner: input.owner ?? null, sort: input.sort, limit: input.limit, after }, hasProblem);
   return ok({

@@ -33,10 +33,12 @@ export const settingsRoutes: readonly Route[] = [
     handler: updateSecuritySettings,
   }),
   defineRoute({
-    ...admin,
+    // Reading the policy is allowed under policy:read (spec §5); changing it or lifting a ban is an admin's session only.
+    access: { auth: 'credential', role: 'admin', scope: 'policy:read' },
+    feature: null,
     method: 'GET',
     path: '/admin/access-control',
-    summary: 'IP allowlist, denylist and current bans',
+    summary: 'IP allowlist, denylist and current bans (a key needs policy:read)',
     input: NoInput,
     output: AccessControlView,
     audit: 'http',

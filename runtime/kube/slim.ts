@@ -1,7 +1,7 @@
 // Slimmers turn API objects into what the service reads, dropping managedFields,
 // annotations and everything else no handler uses, so 5000 pods stay small in memory.
-import type { Condition, ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
-import { bytes } from '../../domain/resources/quantity.ts';
+import type { Condition, ControllerObject, EventObject, IngressObject, NamespacedName, NamespaceObject, NodeObject, NodeResources, PvcObject, PvObject, SecretObject, ServiceObject, WorkloadObject } from '../../domain/cluster/model.ts';
+import { bytes, millicores, parseQuantity } from '../../domain/resources/quantity.ts';
 import { intern, internOrNull } from './intern.ts';
 import { templateSecurity } from './slim-security.ts';
 
@@ -45,7 +45,13 @@ interface RawNode {
     conditions?: RawCondition[];
     addresses?: { type?: string; address?: string }[];
     daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
+    capacity?: Record<string, string>;
+    allocatable?: Record<string, string>;
   };
+}
+
+function nodeResources(list: Record<string, string> | undefined): NodeResources {
+  return { cpuM: millicores(list?.cpu), memBytes: bytes(list?.memory), pods: parseQuantity(list?.pods) };
 }
 
 export function slimNode(raw: unknown): NodeObject | null {
@@ -65,6 +71,8 @@ export function slimNode(raw: unknown): NodeObject | null {
     labels: node.metadata.labels ?? {},
     containerMetricsPath: path?.startsWith('/') ? path : DEFAULT_CONTAINER_METRICS_PATH,
     kubelet: address && port ? { address, port } : null,
+    capacity: nodeResources(node.status?.capacity),
+    allocatable: nodeResources(node.status?.allocatable),
   };
 }
 

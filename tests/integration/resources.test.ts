@@ -49,9 +49,24 @@ describe('browsing resources by kind', () => {
     assert.ok(checkout, JSON.stringify(deployments.items.map((r) => r.name)));
     assert.equal(checkout.id, 'deployment:shop/checkout');
     assert.match(String(checkout.columns.ready), /^\d+\/\d+$/);
-    const nodes = await page('/resources/nodes');
+    const nodes = await page('/resources/nodes?q=kwok-node');
     assert.ok(nodes.items.length >= 6);
     assert.ok(nodes.items.every((n) => n.namespace === null && n.status.startsWith('Ready')));
+    // The demo's nodes offer 32 CPUs and 110 pods each; their load counts every pod bound to them.
+    const node1 = nodes.items.find((n) => n.name === 'kwok-node-1');
+    assert.ok(node1);
+    assert.equal(node1.columns.cpu_allocatable_m, 32_000);
+    assert.equal(node1.columns.memory_allocatable_bytes, 128 * 1024 ** 3);
+    assert.match(String(node1.columns.pods), /^\d+\/110$/);
+    assert.ok(Number(node1.columns.cpu_requested_m) > 0);
+  });
+
+  it("sums the cluster's capacity on the overview", async () => {
+    const capacity = (await get('/overview')).body.capacity as { nodes: number; cpu_m: { allocatable: number; requested: number; used: number | null }; pods: { allocatable: number; scheduled: number } };
+    assert.ok(capacity.nodes >= 6);
+    assert.ok(capacity.cpu_m.allocatable >= 6 * 32_000);
+    assert.ok(capacity.cpu_m.requested > 0 && capacity.cpu_m.requested < capacity.cpu_m.allocatable);
+    assert.ok(capacity.pods.scheduled > 50 && capacity.pods.scheduled <= capacity.pods.allocatable);
   });
 
   it('filters pods by label and by problem', async () => {

@@ -12,7 +12,8 @@ export const podDefaults: Pick<PodObject, 'initContainers' | 'initStatuses' | 's
   nodeSelector: {},
 };
 
-export const nodeDefaults: Pick<NodeObject, 'conditions' | 'taints' | 'unschedulable'> = { conditions: [], taints: [], unschedulable: false };
+const NO_RESOURCES = { cpuM: null, memBytes: null, pods: null };
+export const nodeDefaults: Pick<NodeObject, 'conditions' | 'taints' | 'unschedulable' | 'capacity' | 'allocatable'> = { conditions: [], taints: [], unschedulable: false, capacity: NO_RESOURCES, allocatable: NO_RESOURCES };
 
 export const workloadDefaults: Pick<WorkloadObject, 'updated' | 'ready' | 'conditions' | 'paused' | 'createdAt' | 'selector'> = {
   updated: 0,

@@ -286,7 +286,7 @@ describe('diagnosis engine: evidence links', () => {
   it('links evidence about an existing object to its view, and evidence about a missing one to nothing', () => {
     const d = run([finding('pod:shop/a', 'CreateContainerConfigError', 'critical', ['configmap:shop/missing'], ['pod:shop/a', 'configmap:shop/missing', 'node:n1', 'namespace:shop'])], {
       pods: () => [replica('a', 'rs')],
-      nodes: () => [{ name: 'n1', ready: true, conditions: [], taints: [], unschedulable: false, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null }],
+      nodes: () => [{ name: 'n1', ready: true, conditions: [], taints: [], unschedulable: false, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null, capacity: { cpuM: null, memBytes: null, pods: null }, allocatable: { cpuM: null, memBytes: null, pods: null } }],
       namespaces: () => [{ name: 'shop', phase: 'Active', createdAt: null, labels: {} }],
     });
     assert.deepEqual(

@@ -55,6 +55,8 @@ function node(name: string, extra: Partial<NodeObject> = {}): NodeObject {
     labels: {},
     containerMetricsPath: '/metrics/cadvisor',
     kubelet: null,
+    capacity: { cpuM: null, memBytes: null, pods: null },
+    allocatable: { cpuM: null, memBytes: null, pods: null },
     ...extra,
   };
 }

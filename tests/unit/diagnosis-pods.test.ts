@@ -71,7 +71,7 @@ function event(reason: string, message: string, extra: Partial<EventObject> = {}
 }
 
 function node(name: string, extra: Partial<NodeObject> = {}): NodeObject {
-  return { name, ready: true, conditions: [], taints: [], unschedulable: false, createdAt: iso(-86400), labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null, ...extra };
+  return { name, ready: true, conditions: [], taints: [], unschedulable: false, createdAt: iso(-86400), labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null, capacity: { cpuM: null, memBytes: null, pods: null }, allocatable: { cpuM: null, memBytes: null, pods: null }, ...extra };
 }
 
 interface World {

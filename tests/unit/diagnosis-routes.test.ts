@@ -16,7 +16,7 @@ import { emptyCluster } from '../support/services.ts';
 const cluster: ClusterView = {
   ...emptyCluster,
   namespaces: () => ['shop', 'blog', 'kube-system'].map((name) => ({ name, phase: 'Active', createdAt: null, labels: {} })),
-  nodes: () => [{ name: 'n1', ready: false, conditions: [], taints: [], unschedulable: false, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null }],
+  nodes: () => [{ name: 'n1', ready: false, conditions: [], taints: [], unschedulable: false, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null, capacity: { cpuM: null, memBytes: null, pods: null }, allocatable: { cpuM: null, memBytes: null, pods: null } }],
   pods: () => [pod('shop', 'api'), pod('shop', 'fine'), pod('blog', 'db'), pod('kube-system', 'dns'), pod('shop', 'web')],
   pvs: () => [{ ...pvDefaults, name: 'pv-dns', phase: 'Bound', claim: { namespace: 'kube-system', name: 'dns' }, storageClass: null, reason: null, message: null, capacityBytes: null, accessModes: [] }],
 };

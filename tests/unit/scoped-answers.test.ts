@@ -39,7 +39,7 @@ const FOUND: DraftFinding[] = [
   draft('pod:kube-system/old', 'RestartedPreviously', 'info'),
 ];
 
-const node = (name: string) => ({ name, ready: true, conditions: [], taints: [], unschedulable: false, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null });
+const node = (name: string) => ({ name, ready: true, conditions: [], taints: [], unschedulable: false, createdAt: null, labels: {}, containerMetricsPath: '/metrics/cadvisor', kubelet: null, capacity: { cpuM: null, memBytes: null, pods: null }, allocatable: { cpuM: null, memBytes: null, pods: null } });
 const cluster: ClusterView = {
   ...emptyCluster,
   pods: () => [pod('kube-system', 'dns'), pod('shop', 'web'), pod('shop', 'api'), pod('shop', 'old'), pod('blog', 'db'), pod('blog', 'cache'), pod('kube-system', 'old')],

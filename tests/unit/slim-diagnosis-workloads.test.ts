@@ -224,6 +224,7 @@ describe('slimNode: conditions, taints, cordon', () => {
         },
         status: {
           capacity: { cpu: '64', memory: '256Gi', pods: '120' },
+          allocatable: { cpu: '63500m', memory: '250Gi', pods: '110', 'ephemeral-storage': '100Gi' },
           conditions: [
             { type: 'MemoryPressure', status: 'False', lastHeartbeatTime: T, lastTransitionTime: '2026-11-20T00:00:00Z', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
             { type: 'DiskPressure', status: 'True', lastHeartbeatTime: T, lastTransitionTime: '2026-11-21T11:30:00Z', reason: 'KubeletHasDiskPressure', message: 'kubelet has disk pressure' },
@@ -255,6 +256,8 @@ describe('slimNode: conditions, taints, cordon', () => {
         labels: { 'kubernetes.io/hostname': 'kwok-node-7', type: 'kwok' },
         containerMetricsPath: '/metrics/cadvisor',
         kubelet: { address: '10.0.0.7', port: 10250 },
+        capacity: { cpuM: 64_000, memBytes: 256 * 1024 ** 3, pods: 120 },
+        allocatable: { cpuM: 63_500, memBytes: 250 * 1024 ** 3, pods: 110 },
       },
     },
     {

@@ -1132,6 +1132,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/seats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Seat counts: accounts by role and by where they sign in (local, ldap, oidc, saml), active and deactivated (a key needs policy:read) */
+        get: operations["get_admin_seats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me/password": {
         parameters: {
             query?: never;
@@ -1345,7 +1362,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** IP allowlist, denylist and current bans */
+        /** IP allowlist, denylist and current bans (a key needs policy:read) */
         get: operations["get_admin_access_control"];
         /** Replace the allowlist and/or denylist (CIDRs or addresses); refuses a change that locks you out */
         put: operations["put_admin_access_control"];
@@ -1963,6 +1980,23 @@ export interface operations {
                                 daemonsets: number;
                             };
                         }[];
+                        capacity: {
+                            nodes: number;
+                            cpu_m: {
+                                allocatable: number;
+                                requested: number;
+                                used: number | null;
+                            };
+                            memory_bytes: {
+                                allocatable: number;
+                                requested: number;
+                                used: number | null;
+                            };
+                            pods: {
+                                allocatable: number;
+                                scheduled: number;
+                            };
+                        };
                         total_namespaces: number;
                         unreadable: {
                             resource: string;
@@ -8218,6 +8252,63 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_admin_seats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        seats: {
+                            /** @enum {string} */
+                            role: "viewer" | "admin";
+                            /** @enum {string} */
+                            provider: "local" | "ldap" | "oidc" | "saml";
+                            active: number;
+                            inactive: number;
+                        }[];
+                        total_active: number;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,7 @@
 // What the command palette offers for what was typed: pure, so it is unit-tested without a
 // browser. `:deploy`, `:po`, `:ns` jump to a kind as k9s does; any other text matches screens,
 // namespaces and (from the agent's search) objects of the cluster.
-import { KINDS, type Kind } from '../api/queries/resources';
+import { KINDS, type Kind } from '../api/kinds.ts';
 
 export interface PaletteItem {
   id: string;

@@ -5,7 +5,7 @@ import { Fragment, useState, type SyntheticEvent } from 'react';
 import { ipAccess, liftBan, updateIpLists, type Ban } from '../api/queries/ip-access';
 import { deleteOAuthClient, oauthClients, type OAuthClient } from '../api/queries/oauth';
 import { securitySettings, updateSecuritySettings } from '../api/queries/settings';
-import { createUser, updateUser, users, type Role, type User, type UserChange } from '../api/queries/users';
+import { createUser, updateUser, users, type Role, type User, type UserChange, seats, type Seats } from '../api/queries/users';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { ActionError, Empty, failureOf, QueryView, type Failure } from '../components/states';
 import { Time } from '../components/time';
@@ -115,13 +115,26 @@ function NewUserForm() {
   );
 }
 
+function SeatSummary({ data }: { data: Seats }) {
+  const used = data.seats.filter((s) => s.active + s.inactive > 0);
+  return (
+    <p className="muted" data-testid="seats">
+      {data.total_active} {data.total_active === 1 ? 'seat' : 'seats'} in use: {used.map((s) => `${s.active} ${s.role}${s.active === 1 ? '' : 's'} (${s.provider})${s.inactive > 0 ? ` + ${s.inactive} deactivated` : ''}`).join(', ')}
+    </p>
+  );
+}
+
 export function AdminUsers() {
   const client = useQueryClient();
   const query = useQuery(users());
+  const seatCounts = useQuery(seats());
   const update = useMutation(updateUser(client));
   return (
     <>
       <h1>Users</h1>
+      <QueryView query={seatCounts} what="seat counts">
+        {(data) => <SeatSummary data={data} />}
+      </QueryView>
       <QueryView query={query} what="users">
         {(data) => <UserTable users={data.users} onChange={(change) => update.mutate(change)} failure={failureOf(update)} />}
       </QueryView>

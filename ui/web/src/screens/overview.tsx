@@ -6,6 +6,34 @@ import { overview, type Overview as OverviewAnswer } from '../api/queries/cluste
 import { RootCauses } from '../components/root-causes';
 import { Empty, QueryView } from '../components/states';
 import { Time } from '../components/time';
+import { bytes, millicores } from '../components/format';
+
+/** One resource of the cluster: requested and used against allocatable, as meters with their numbers. */
+function CapacityMeter({ label, amounts, format }: { label: string; amounts: OverviewAnswer['capacity']['cpu_m']; format: (n: number | null) => string }) {
+  const share = (n: number) => (amounts.allocatable > 0 ? Math.round((n / amounts.allocatable) * 100) : 0);
+  return (
+    <div className="gauge">
+      <strong>{label}</strong> {format(amounts.requested)} requested ({share(amounts.requested)} %) · {amounts.used === null ? 'usage not measured' : `${format(amounts.used)} used (${share(amounts.used)} %)`} · {format(amounts.allocatable)} allocatable
+      <div>
+        <meter min={0} max={100} low={70} high={90} optimum={40} value={Math.min(100, share(amounts.requested))} aria-label={`${label} requested: ${share(amounts.requested)} % of allocatable`} />{' '}
+        {amounts.used === null ? null : <meter min={0} max={100} low={70} high={90} optimum={40} value={Math.min(100, share(amounts.used))} aria-label={`${label} used: ${share(amounts.used)} % of allocatable`} />}
+      </div>
+    </div>
+  );
+}
+
+function Capacity({ capacity }: { capacity: OverviewAnswer['capacity'] }) {
+  return (
+    <section aria-labelledby="capacity">
+      <h2 id="capacity">Capacity</h2>
+      <p className="muted">
+        {capacity.nodes} nodes, {capacity.pods.scheduled} pods scheduled of {capacity.pods.allocatable} allowed. <Link href="/resources/nodes">Nodes</Link>
+      </p>
+      <CapacityMeter label="CPU" amounts={capacity.cpu_m} format={millicores} />
+      <CapacityMeter label="Memory" amounts={capacity.memory_bytes} format={bytes} />
+    </section>
+  );
+}
 
 export function Overview() {
   const query = useQuery(overview());
@@ -21,6 +49,7 @@ export function Overview() {
               {data.total_namespaces} namespaces · cached <Time at={data.cached_at} /> (refreshes every {data.cache_ttl_secs} s)
             </p>
             <Unreadable lines={data.unreadable} />
+            <Capacity capacity={data.capacity} />
             {data.namespaces.length === 0 ? (
               <Empty>No namespace is visible to Capstan.</Empty>
             ) : (

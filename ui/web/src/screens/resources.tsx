@@ -9,6 +9,7 @@ import { KINDS, resources, type Kind, type ResourceFilters, type ResourceRow } f
 import { QueryView, Empty } from '../components/states';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { Time } from '../components/time';
+import { bytes, millicores } from '../components/format';
 
 const FILTER_KEYS = ['namespace', 'q', 'labels', 'status', 'owner', 'sort', 'cursor'] as const;
 /** Kinds whose pods the pods list can show (the pods' `owner` column names their workload). */
@@ -32,6 +33,14 @@ function linkOf(row: ResourceRow): string | null {
   if (row.kind === 'Event') return null;
   if (row.kind === 'Pod' && row.namespace !== null) return `/namespaces/${row.namespace}/pods/${row.name}`;
   return `/graph/${encodeURIComponent(row.id)}`;
+}
+
+/** `_m` columns are millicores, `_bytes` columns bytes (the agent names its units so); anything else as it comes. */
+function formatColumn(key: string, value: string | number | null): string {
+  if (value === null) return '–';
+  if (typeof value === 'number' && key.endsWith('_m')) return millicores(value);
+  if (typeof value === 'number' && key.endsWith('_bytes')) return bytes(value);
+  return String(value);
 }
 
 function columnsFor(rows: readonly ResourceRow[]): Column<ResourceRow>[] {
@@ -61,7 +70,13 @@ function columnsFor(rows: readonly ResourceRow[]): Column<ResourceRow>[] {
     },
     { key: 'namespace', label: 'Namespace', value: (r) => r.namespace },
     { key: 'status', label: 'Status', value: (r) => r.status },
-    ...own.map((key): Column<ResourceRow> => ({ key: `c:${key}`, label: (key.charAt(0).toUpperCase() + key.slice(1)).replaceAll('_', ' '), value: (r) => r.columns[key] ?? null, numeric: rows.some((r) => typeof r.columns[key] === 'number') })),
+    ...own.map((key): Column<ResourceRow> => ({
+      key: `c:${key}`,
+      label: (key.charAt(0).toUpperCase() + key.replace(/_(m|bytes)$/, '').slice(1)).replaceAll('_', ' '),
+      value: (r) => r.columns[key] ?? null,
+      render: (r) => formatColumn(key, r.columns[key] ?? null),
+      numeric: rows.some((r) => typeof r.columns[key] === 'number'),
+    })),
     { key: 'age', label: 'Age', value: (r) => r.created_at, render: (r) => <Time at={r.created_at} /> },
   ];
 }

@@ -5,27 +5,9 @@ import { api, unwrap, type Answer } from '../client';
 
 export type ResourcePage = Answer<'get_resources_by_kind'>;
 export type ResourceRow = ResourcePage['items'][number];
-export type Kind = ResourcePage['kind'];
+export { KINDS, type Kind } from '../kinds';
+import type { Kind } from '../kinds';
 
-export const KINDS: readonly { kind: Kind; label: string }[] = [
-  { kind: 'deployments', label: 'Deployments' },
-  { kind: 'statefulsets', label: 'StatefulSets' },
-  { kind: 'daemonsets', label: 'DaemonSets' },
-  { kind: 'replicasets', label: 'ReplicaSets' },
-  { kind: 'jobs', label: 'Jobs' },
-  { kind: 'cronjobs', label: 'CronJobs' },
-  { kind: 'pods', label: 'Pods' },
-  { kind: 'services', label: 'Services' },
-  { kind: 'ingresses', label: 'Ingresses' },
-  { kind: 'persistentvolumeclaims', label: 'PersistentVolumeClaims' },
-  { kind: 'persistentvolumes', label: 'PersistentVolumes' },
-  { kind: 'nodes', label: 'Nodes' },
-  { kind: 'horizontalpodautoscalers', label: 'HorizontalPodAutoscalers' },
-  { kind: 'poddisruptionbudgets', label: 'PodDisruptionBudgets' },
-  { kind: 'events', label: 'Events' },
-  { kind: 'configmaps', label: 'ConfigMaps' },
-  { kind: 'secrets', label: 'Secrets' },
-];
 
 export interface ResourceFilters {
   namespace?: string;

@@ -11,6 +11,11 @@ const usersKey = ['admin', 'users'] as const;
 
 export const users = () => queryOptions({ queryKey: usersKey, queryFn: () => unwrap(api.GET('/admin/users')) });
 
+export type Seats = Answer<'get_admin_seats'>;
+
+/** Under the users key: creating or (de)activating a user invalidates the counts with the list. */
+export const seats = () => queryOptions({ queryKey: [...usersKey, 'seats'], queryFn: () => unwrap(api.GET('/admin/seats')) });
+
 export const createUser = (queryClient: QueryClient) =>
   mutationOptions({
     mutationFn: (user: Body<'post_admin_users'>) => unwrap(api.POST('/admin/users', { body: user })),

@@ -1,0 +1,10 @@
+import type { NodeLoad } from '../../domain/resources/node-load.ts';
+
+/**
+ * Each node's load (requests, usage, pods) over every pod of the cluster, whatever the caller
+ * may see: aggregates name no pod (domain/resources/node-load.ts says why that is the node's
+ * own figure). Remade at most every few seconds, not per request.
+ */
+export interface CapacityService {
+  nodes(): ReadonlyMap<string, NodeLoad>;
+}
