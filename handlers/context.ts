@@ -15,7 +15,7 @@ import type { DiagnosisService } from './diagnosis/service.ts';
 import type { PostureService, ScannerReportsService } from './security/service.ts';
 import type { ScanService } from './security/scan-service.ts';
 import type { PodLogs } from './logs/service.ts';
-import type { CapacityService } from './resources/service.ts';
+import type { CapacityService, ObjectReader } from './resources/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
 import type { LicenseService } from './license/service.ts';
@@ -93,6 +93,8 @@ export interface Services {
   logs: PodLogs;
   /** Each node's requests, usage and pods against its allocatable (aggregates over every pod). */
   capacity: CapacityService;
+  /** One object read live, for the detail view (a GET per request). */
+  objects: ObjectReader;
   /** The whole-cluster diagnosis (unscoped: handlers get it cut, `HandlerContext.diagnosis`). */
   diagnosis: DiagnosisService;
   /** The built-in security checks over the whole cluster (unscoped: handlers get it cut, `HandlerContext.posture`). */

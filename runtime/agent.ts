@@ -22,6 +22,7 @@ import { kubeletDirect, kubeletThroughProxy, type KubeletScrapeMode } from './ku
 import { ClusterCache } from './kube/cluster-cache.ts';
 import { watchedNamespaces, type WatchScope } from './kube/watch-scope.ts';
 import { createPodLogs } from './kube/logs.ts';
+import { createObjectReader } from './kube/object-reader.ts';
 import { HistoryStore } from './metrics/history-store.ts';
 import { KubeletNetworkScraper, networkOff } from './metrics/kubelet-scraper.ts';
 import { HistorySampler } from './metrics/sampler.ts';
@@ -136,6 +137,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     passwords,
     cluster: cache,
     logs: createPodLogs(kubeConfig),
+    objects: createObjectReader(kubeConfig),
     history: historyStore,
     network: scraper ?? networkOff,
     settings: { ...options.settings, ssoPublicUrl: options.ssoPublicUrl ?? options.settings.ssoPublicUrl ?? null },

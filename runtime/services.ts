@@ -57,6 +57,8 @@ import { settingValues, type SettingDefaults } from './store/setting-defaults.ts
 import { createPostureService, createScannerReportsService, operatorReportsInUse, operatorReportsServed, scanCollector } from './security/answers.ts';
 import { createDiagnosisService } from './diagnosis/service.ts';
 import { createCapacityService } from './resources/capacity.ts';
+import { noObjectReader } from './kube/object-reader.ts';
+import type { ObjectReader } from '../handlers/resources/service.ts';
 import { createCrashLogReader, noCrashLogs } from './diagnosis/crash-logs.ts';
 import type { AnalyzerEntry } from '../domain/diagnosis/engine.ts';
 
@@ -90,6 +92,8 @@ export interface ServiceOptions {
   passwords: PasswordHasher;
   /** Container logs (incident details, the dependencies crashed containers name); none without a cluster. */
   logs?: PodLogs;
+  /** One object read live (the resource detail view); none without a cluster. */
+  objects?: ObjectReader;
   history?: HistoryReader;
   network?: NetworkView;
   /** The diagnosis analyzers (default: every one in domain/diagnosis/analyzers); tests hand in their own. */
@@ -221,6 +225,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     scans,
     logs: options.logs ?? noPodLogs,
     capacity: createCapacityService(options.cluster, memo),
+    objects: options.objects ?? noObjectReader,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),

@@ -48,3 +48,21 @@ export const ResourceList = v.object({
   /** Pass as `cursor` for the next page; null on the last. */
   next_cursor: v.nullable(v.string()),
 });
+
+export const ResourceDetailInput = v.object({
+  kind: BrowsableKind,
+  name: v.pipe(v.string(), v.regex(/^[a-z0-9]([-.:a-z0-9]*[a-z0-9])?$/, 'name must be a Kubernetes name'), v.maxLength(253)),
+  /** Required for a namespaced kind, refused for nodes and persistentvolumes. */
+  namespace: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63))),
+});
+
+export const ResourceDetail = v.object({
+  /** The row as the list shows it, from the cache. */
+  row: ResourceRow,
+  /** The object read live and made safe to show (docs/resources.md "Detail"), as YAML; null when it could not be read. */
+  yaml: v.nullable(v.string()),
+  /** Why it could not be read (the API server's refusal, a timeout); null when it was. */
+  yaml_error: v.nullable(v.string()),
+  /** Events about it, newest first, at most 50, messages redacted. */
+  events: v.array(v.object({ type: v.string(), reason: v.string(), message: v.string(), count: v.number(), last_seen: v.nullable(Timestamp) })),
+});

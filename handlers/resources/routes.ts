@@ -1,6 +1,7 @@
 // Browsing the cluster by kind, from the informer cache (never a LIST per request), as every
 // read: visible namespaces only, `workloads:read` for keys. docs/resources.md.
-import { ResourceList, ResourceListInput } from '../../schema/resources.ts';
+import { ResourceDetail, ResourceDetailInput, ResourceList, ResourceListInput } from '../../schema/resources.ts';
+import { resourceDetail } from './detail.ts';
 import { defineRoute, type Route } from '../route.ts';
 import { listResources } from './list.ts';
 
@@ -17,5 +18,18 @@ export const resourceRoutes: readonly Route[] = [
     input: ResourceListInput,
     output: ResourceList,
     handler: listResources,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/resources/:kind/:name',
+    summary: "One object (namespace required for namespaced kinds): its row, its events, and the object read live as YAML with managed fields dropped, a Secret reduced to metadata and type, a ConfigMap to its keys, and secret-looking values redacted",
+    access: { auth: 'credential', role: 'viewer', scope: 'workloads:read' },
+    audit: 'access',
+    rateLimit: 'read',
+    feature: null,
+    namespaceParam: 'namespace',
+    input: ResourceDetailInput,
+    output: ResourceDetail,
+    handler: resourceDetail,
   }),
 ];

@@ -8,3 +8,10 @@ import type { NodeLoad } from '../../domain/resources/node-load.ts';
 export interface CapacityService {
   nodes(): ReadonlyMap<string, NodeLoad>;
 }
+
+export type ObjectRead = { ok: true; object: unknown } | { ok: false; status: number; reason: string };
+
+/** One object read live (the detail view): a GET per request, never a LIST. */
+export interface ObjectReader {
+  get(kind: string, namespace: string | null, name: string): Promise<ObjectRead>;
+}

@@ -32,6 +32,14 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.locator('tbody tr').first().waitFor();
+    // On a control plane that just started, checkout has not crashed yet (its first crash-loop
+    // takes about 30 s): wait for the verdict, through the overview's 30 s cache.
+    await waitFor('shop to turn critical', async () => {
+      if ((await page.locator('tr[data-health="critical"] th', { hasText: /^shop$/ }).count()) > 0) return true;
+      await page.reload();
+      await page.locator('tbody tr').first().waitFor();
+      return false;
+    }, 120_000, 5000);
     const verdicts: [string, string][] = [];
     for (const row of await page.locator('tbody tr').all()) verdicts.push([(await row.locator('th').textContent()) ?? '', (await row.getAttribute('data-health')) ?? '']);
     const order = ['critical', 'degraded', 'unknown', 'healthy'];

@@ -115,4 +115,29 @@ describe('browsing resources by kind', () => {
     assert.ok(events.items.length > 0);
     assert.ok(events.items.every((e) => e.kind === 'Event' && /back-off|backoff/i.test(`${e.name} ${String(e.columns.message)}`)));
   });
+
+  it("shows one object: its row, its events and its YAML read live, a Secret's data never", async () => {
+    const deployment = await get('/resources/deployments/checkout?namespace=shop');
+    assert.equal(deployment.status, 200);
+    const yaml = String(deployment.body.yaml);
+    assert.match(yaml, /kind: Deployment/);
+    assert.doesNotMatch(yaml, /managedFields|last-applied-configuration/);
+    assert.equal((deployment.body.row as Row).id, 'deployment:shop/checkout');
+
+    const secret = await get('/resources/secrets/checkout-keys?namespace=shop');
+    assert.equal(secret.status, 200);
+    assert.match(String(secret.body.yaml), /type: Opaque/);
+    assert.doesNotMatch(JSON.stringify(secret.body), /sk_live|c2tfbGl2Z|PAYMENT_TOKEN/, 'no data, no key, no last-applied copy');
+
+    const config = await get('/resources/configmaps/frontend-config?namespace=shop');
+    assert.match(String(config.body.yaml), /keys:\n\s+- API_URL\n\s+- FEATURE_FLAGS/);
+    assert.doesNotMatch(String(config.body.yaml), /catalog\.shop\.svc|new-checkout/, 'keys, not values');
+
+    const node = await get('/resources/nodes/kwok-node-1');
+    assert.equal(node.status, 200);
+    assert.match(String(node.body.yaml), /kind: Node/);
+    assert.deepEqual([(await get('/resources/nodes/kwok-node-1?namespace=shop')).body.field, (await get('/resources/deployments/checkout')).body.field], ['namespace', 'namespace']);
+    assert.equal((await get('/resources/deployments/nobody?namespace=shop')).status, 404);
+    assert.equal((await get('/resources/deployments/cms?namespace=marketing')).status, 403);
+  });
 });

@@ -127,14 +127,17 @@ function SeatSummary({ data }: { data: Seats }) {
 export function AdminUsers() {
   const client = useQueryClient();
   const query = useQuery(users());
-  const seatCounts = useQuery(seats());
+  const seatCounts = useQuery({ ...seats(), enabled: query.isSuccess });
   const update = useMutation(updateUser(client));
   return (
     <>
       <h1>Users</h1>
-      <QueryView query={seatCounts} what="seat counts">
-        {(data) => <SeatSummary data={data} />}
-      </QueryView>
+      {/* One refusal is enough: the counts are asked for only once the list was allowed. */}
+      {query.isSuccess ? (
+        <QueryView query={seatCounts} what="seat counts">
+          {(data) => <SeatSummary data={data} />}
+        </QueryView>
+      ) : null}
       <QueryView query={query} what="users">
         {(data) => <UserTable users={data.users} onChange={(change) => update.mutate(change)} failure={failureOf(update)} />}
       </QueryView>

@@ -41,6 +41,7 @@ export function Overview() {
     <>
       <h1>Overview</h1>
       <RootCauses />
+      {query.data ? <Capacity capacity={query.data.capacity} /> : null}
       <h2>Namespaces</h2>
       <QueryView query={query} what="namespace health">
         {(data) => (
@@ -49,7 +50,6 @@ export function Overview() {
               {data.total_namespaces} namespaces · cached <Time at={data.cached_at} /> (refreshes every {data.cache_ttl_secs} s)
             </p>
             <Unreadable lines={data.unreadable} />
-            <Capacity capacity={data.capacity} />
             {data.namespaces.length === 0 ? (
               <Empty>No namespace is visible to Capstan.</Empty>
             ) : (

@@ -1,0 +1,44 @@
+// One object by one GET, for the detail view's YAML: the path from the kinds table, a short
+// timeout and a size cap, whatever the object holds. What may be shown of it is the handler's
+// (domain/resources/object-view.ts): a Secret's data is read here and dropped there, unlogged.
+import fetch, { Headers } from 'node-fetch';
+import type { KubeAccess } from './client.ts';
+import { KINDS } from './kinds.ts';
+import type { ObjectReader } from '../../handlers/resources/service.ts';
+
+/** The largest object read (a ConfigMap may hold 1 MiB of data; the rest is metadata). */
+const MAX_OBJECT_BYTES = 2 * 1024 * 1024;
+
+export function createObjectReader(kc: KubeAccess, timeoutMs = 5000): ObjectReader {
+  const server = kc.getCurrentCluster()?.server;
+  return {
+    async get(resource, namespace, name) {
+      const kind = (KINDS as Readonly<Record<string, (typeof KINDS)[keyof typeof KINDS]>>)[resource];
+      if (!server || kind === undefined) return { ok: false, status: 404, reason: `no API path for ${resource}` };
+      const base = kind.group === '' ? `/api/${kind.version}` : `/apis/${kind.group}/${kind.version}`;
+      const scope = namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
+      try {
+        const init = await kc.applyToFetchOptions({});
+        const headers = new Headers(init.headers);
+        headers.set('Accept', 'application/json');
+        const response = await fetch(`${server}${base}${scope}/${resource}/${encodeURIComponent(name)}`, { ...init, method: 'GET', headers, signal: AbortSignal.timeout(timeoutMs), size: MAX_OBJECT_BYTES });
+        const text = await response.text();
+        if (!response.ok) {
+          let message = response.statusText;
+          try {
+            message = (JSON.parse(text) as { message?: string }).message ?? message;
+          } catch {
+            // not a Status object
+          }
+          return { ok: false, status: response.status, reason: `API server answered ${response.status}: ${message}` };
+        }
+        return { ok: true, object: JSON.parse(text) as unknown };
+      } catch (err) {
+        return { ok: false, status: 502, reason: err instanceof Error ? err.message : String(err) };
+      }
+    },
+  };
+}
+
+/** For tests and installs without a cluster. */
+export const noObjectReader: ObjectReader = { get: () => Promise.resolve({ ok: false, status: 404, reason: 'no cluster' }) };
