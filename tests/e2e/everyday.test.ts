@@ -11,7 +11,7 @@ const ADMIN_PASSWORD = 'everyday-admin-password';
 const dashboard = dashboardForFile('everyday', { accounts: { adminPassword: ADMIN_PASSWORD } });
 
 describe('the everyday console in Chromium', () => {
-  it('browses Deployments to one Deployment\'s pods, and Nodes, with the filters in the URL', async () => {
+  it('browses Deployments to one Deployment\'s pods, and Nodes to one node, with the filters in the URL', async () => {
     const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
     await page.getByRole('link', { name: 'Resources' }).click();
@@ -30,8 +30,12 @@ describe('the everyday console in Chromium', () => {
     await page.getByLabel('Kind').selectOption('nodes');
     await page.getByRole('heading', { name: 'Nodes', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'kwok-node-1', exact: true }).click();
-    await page.getByText(/Node/).first().waitFor();
-    assert.match(decodeURIComponent(page.url()), /\/graph\/node:kwok-node-1$/);
+    await page.getByRole('heading', { name: 'Node kwok-node-1' }).waitFor();
+    assert.match(page.url(), /\/resources\/nodes\/kwok-node-1$/);
+    await page.getByTestId('object-yaml').getByText(/kind: Node/).waitFor();
+    assert.doesNotMatch((await page.getByTestId('object-yaml').textContent()) ?? '', /managedFields/);
+    await assertAccessible(page, 'node detail');
+    await screenshot(page, 'resource-node');
     await page.goBack();
     await page.getByRole('heading', { name: 'Nodes', level: 1 }).waitFor();
 

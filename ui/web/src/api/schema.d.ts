@@ -187,6 +187,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/resources/{kind}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One object (namespace required for namespaced kinds): its row, its events, and the object read live as YAML with managed fields dropped, a Secret reduced to metadata and type, a ConfigMap to its keys, and secret-looking values redacted */
+        get: operations["get_resources_by_kind_by_name"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me/api-keys": {
         parameters: {
             query?: never;
@@ -2620,6 +2637,109 @@ export interface operations {
                         }[];
                         total: number;
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_resources_by_kind_by_name: {
+        parameters: {
+            query?: {
+                namespace?: string;
+            };
+            header?: never;
+            path: {
+                kind: "deployments" | "statefulsets" | "daemonsets" | "replicasets" | "jobs" | "cronjobs" | "pods" | "services" | "ingresses" | "persistentvolumeclaims" | "persistentvolumes" | "nodes" | "horizontalpodautoscalers" | "poddisruptionbudgets" | "events" | "configmaps" | "secrets";
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        row: {
+                            id: string;
+                            kind: string;
+                            namespace: string | null;
+                            name: string;
+                            created_at: string | null;
+                            age: string;
+                            status: string;
+                            problem: boolean;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            columns: {
+                                [key: string]: (string | number) | null;
+                            };
+                            conditions: {
+                                type: string;
+                                status: string;
+                                reason: string | null;
+                                message: string | null;
+                                lastTransition: string | null;
+                            }[];
+                        };
+                        yaml: string | null;
+                        yaml_error: string | null;
+                        events: {
+                            type: string;
+                            reason: string;
+                            message: string;
+                            count: number;
+                            last_seen: string | null;
+                        }[];
                     };
                 };
             };

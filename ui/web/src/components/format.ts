@@ -30,3 +30,14 @@ const ABSOLUTE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeS
 export const absoluteTime = (iso: string): string => ABSOLUTE.format(new Date(iso));
 
 export const pct = (n: number | null | undefined): string => (n === null || n === undefined ? '–' : `${Math.round(n)}%`);
+
+/** A resource row's column as shown: `_m` columns are millicores, `_bytes` columns bytes (the agent names its units so); anything else as it comes. */
+export function formatColumn(key: string, value: string | number | null): string {
+  if (value === null) return '–';
+  if (typeof value === 'number' && key.endsWith('_m')) return millicores(value);
+  if (typeof value === 'number' && key.endsWith('_bytes')) return bytes(value);
+  return String(value);
+}
+
+/** `cpu_requested_m` → `Cpu requested`: the unit is in the value. */
+export const columnLabel = (key: string): string => (key.charAt(0).toUpperCase() + key.replace(/_(m|bytes)$/, '').slice(1)).replaceAll('_', ' ');

@@ -5,11 +5,11 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { namespaces } from '../api/queries/cluster';
-import { KINDS, resources, type Kind, type ResourceFilters, type ResourceRow } from '../api/queries/resources';
+import { detailHref, KINDS, resources, type Kind, type ResourceFilters, type ResourceRow } from '../api/queries/resources';
 import { QueryView, Empty } from '../components/states';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { Time } from '../components/time';
-import { bytes, millicores } from '../components/format';
+import { columnLabel, formatColumn } from '../components/format';
 
 const FILTER_KEYS = ['namespace', 'q', 'labels', 'status', 'owner', 'sort', 'cursor'] as const;
 /** Kinds whose pods the pods list can show (the pods' `owner` column names their workload). */
@@ -29,21 +29,12 @@ function filtersOf(search: string): ResourceFilters {
   return out;
 }
 
-function linkOf(row: ResourceRow): string | null {
-  if (row.kind === 'Event') return null;
-  if (row.kind === 'Pod' && row.namespace !== null) return `/namespaces/${row.namespace}/pods/${row.name}`;
-  return `/graph/${encodeURIComponent(row.id)}`;
+/** Events have no page of their own; everything else opens its detail. */
+function linkOf(row: ResourceRow, kind: Kind): string | null {
+  return row.kind === 'Event' ? null : detailHref(row, kind);
 }
 
-/** `_m` columns are millicores, `_bytes` columns bytes (the agent names its units so); anything else as it comes. */
-function formatColumn(key: string, value: string | number | null): string {
-  if (value === null) return '–';
-  if (typeof value === 'number' && key.endsWith('_m')) return millicores(value);
-  if (typeof value === 'number' && key.endsWith('_bytes')) return bytes(value);
-  return String(value);
-}
-
-function columnsFor(rows: readonly ResourceRow[]): Column<ResourceRow>[] {
+function columnsFor(rows: readonly ResourceRow[], kind: Kind): Column<ResourceRow>[] {
   const own = [...new Set(rows.flatMap((r) => Object.keys(r.columns)))];
   return [
     {
@@ -51,7 +42,7 @@ function columnsFor(rows: readonly ResourceRow[]): Column<ResourceRow>[] {
       label: 'Name',
       value: (r) => r.name,
       render: (r) => {
-        const href = linkOf(r);
+        const href = linkOf(r, kind);
         return (
           <>
             {href === null ? r.name : <Link href={href}>{r.name}</Link>}
@@ -72,7 +63,7 @@ function columnsFor(rows: readonly ResourceRow[]): Column<ResourceRow>[] {
     { key: 'status', label: 'Status', value: (r) => r.status },
     ...own.map((key): Column<ResourceRow> => ({
       key: `c:${key}`,
-      label: (key.charAt(0).toUpperCase() + key.replace(/_(m|bytes)$/, '').slice(1)).replaceAll('_', ' '),
+      label: columnLabel(key),
       value: (r) => r.columns[key] ?? null,
       render: (r) => formatColumn(key, r.columns[key] ?? null),
       numeric: rows.some((r) => typeof r.columns[key] === 'number'),
@@ -81,9 +72,9 @@ function columnsFor(rows: readonly ResourceRow[]): Column<ResourceRow>[] {
   ];
 }
 
-function ResourceTable({ kind, rows }: { kind: string; rows: readonly ResourceRow[] }) {
+function ResourceTable({ kind, label, rows }: { kind: Kind; label: string; rows: readonly ResourceRow[] }) {
   if (rows.length === 0) return <Empty>Nothing matches.</Empty>;
-  return <SortableTable rows={rows} columns={columnsFor(rows)} rowKey={(r) => r.id} caption={`${kind} (this page)`} />;
+  return <SortableTable rows={rows} columns={columnsFor(rows, kind)} rowKey={(r) => r.id} caption={`${label} (this page)`} />;
 }
 
 export function ResourcesScreen({ kind }: { kind: Kind }) {
@@ -173,7 +164,7 @@ export function ResourcesScreen({ kind }: { kind: Kind }) {
               {data.total} {data.total === 1 ? 'object' : 'objects'}
               {filters.cursor ? ' (a later page)' : ''}
             </p>
-            <ResourceTable kind={label} rows={data.items} />
+            <ResourceTable kind={kind} label={label} rows={data.items} />
             <p>
               {filters.cursor ? <button type="button" onClick={() => window.history.back()}>Previous page</button> : null}{' '}
               {data.next_cursor ? <button type="button" onClick={() => navigate(`/resources/${kind}?${new URLSearchParams({ ...filters, cursor: data.next_cursor ?? '' }).toString()}`)}>Next page</button> : null}

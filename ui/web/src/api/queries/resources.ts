@@ -26,3 +26,17 @@ export const resources = (kind: Kind, filters: ResourceFilters) =>
     placeholderData: keepPreviousData,
     refetchInterval: 15_000,
   });
+
+export type ResourceDetail = Answer<'get_resources_by_kind_by_name'>;
+
+/** One object: its row and events from the cache, its YAML read live (so not refreshed on an interval). */
+export const resourceDetail = (kind: Kind, name: string, namespace: string | null) =>
+  queryOptions({
+    queryKey: ['resources', kind, 'detail', namespace, name],
+    queryFn: () => unwrap(api.GET('/resources/{kind}/{name}', { params: { path: { kind, name }, query: namespace === null ? {} : { namespace } } })),
+    staleTime: 30_000,
+  });
+
+/** The dashboard's address of one object's detail. */
+export const detailHref = (row: Pick<ResourceRow, 'kind' | 'name' | 'namespace'>, kind: Kind): string =>
+  `/resources/${kind}/${encodeURIComponent(row.name)}${row.namespace === null ? '' : `?namespace=${encodeURIComponent(row.namespace)}`}`;
