@@ -16,6 +16,7 @@ import type { PostureService, ScannerReportsService } from './security/service.t
 import type { ScanService } from './security/scan-service.ts';
 import type { PodLogs } from './logs/service.ts';
 import type { CapacityService, ObjectReader } from './resources/service.ts';
+import type { ClusterWrites } from './actions/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
 import type { LicenseService } from './license/service.ts';
@@ -95,6 +96,8 @@ export interface Services {
   capacity: CapacityService;
   /** One object read live, for the detail view (a GET per request). */
   objects: ObjectReader;
+  /** Writes to the cluster (restart, scale, delete, cordon), each checked against the agent's RBAC. */
+  writes: ClusterWrites;
   /** The whole-cluster diagnosis (unscoped: handlers get it cut, `HandlerContext.diagnosis`). */
   diagnosis: DiagnosisService;
   /** The built-in security checks over the whole cluster (unscoped: handlers get it cut, `HandlerContext.posture`). */

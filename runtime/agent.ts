@@ -23,6 +23,7 @@ import { ClusterCache } from './kube/cluster-cache.ts';
 import { watchedNamespaces, type WatchScope } from './kube/watch-scope.ts';
 import { createPodLogs } from './kube/logs.ts';
 import { createObjectReader } from './kube/object-reader.ts';
+import { createClusterWrites } from './kube/writes.ts';
 import { HistoryStore } from './metrics/history-store.ts';
 import { KubeletNetworkScraper, networkOff } from './metrics/kubelet-scraper.ts';
 import { HistorySampler } from './metrics/sampler.ts';
@@ -138,6 +139,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     cluster: cache,
     logs: createPodLogs(kubeConfig),
     objects: createObjectReader(kubeConfig),
+    writes: createClusterWrites(kubeConfig, clock),
     history: historyStore,
     network: scraper ?? networkOff,
     settings: { ...options.settings, ssoPublicUrl: options.ssoPublicUrl ?? options.settings.ssoPublicUrl ?? null },

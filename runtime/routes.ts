@@ -2,6 +2,7 @@
 // routes.ts, beside its handlers and service interface). The runtime builds the HTTP app from
 // it; the OpenAPI document is generated from it. Nothing else registers routes.
 import { accountRoutes } from '../handlers/accounts/routes.ts';
+import { actionRoutes } from '../handlers/actions/routes.ts';
 import { apiKeyRoutes } from '../handlers/api-keys/routes.ts';
 import { appRoutes } from '../handlers/apps/routes.ts';
 import { auditRoutes } from '../handlers/audit/routes.ts';
@@ -30,6 +31,7 @@ export const routes: readonly Route[] = [
   ...namespaceRoutes,
   ...logRoutes,
   ...resourceRoutes,
+  ...actionRoutes,
   ...apiKeyRoutes,
   ...incidentRoutes,
   ...metricsRoutes,

@@ -58,6 +58,8 @@ import { createPostureService, createScannerReportsService, operatorReportsInUse
 import { createDiagnosisService } from './diagnosis/service.ts';
 import { createCapacityService } from './resources/capacity.ts';
 import { noObjectReader } from './kube/object-reader.ts';
+import { noClusterWrites } from './kube/writes.ts';
+import type { ClusterWrites } from '../handlers/actions/service.ts';
 import type { ObjectReader } from '../handlers/resources/service.ts';
 import { createCrashLogReader, noCrashLogs } from './diagnosis/crash-logs.ts';
 import type { AnalyzerEntry } from '../domain/diagnosis/engine.ts';
@@ -94,6 +96,8 @@ export interface ServiceOptions {
   logs?: PodLogs;
   /** One object read live (the resource detail view); none without a cluster. */
   objects?: ObjectReader;
+  /** Writes to the cluster (docs/actions.md); none without a cluster. */
+  writes?: ClusterWrites;
   history?: HistoryReader;
   network?: NetworkView;
   /** The diagnosis analyzers (default: every one in domain/diagnosis/analyzers); tests hand in their own. */
@@ -226,6 +230,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     logs: options.logs ?? noPodLogs,
     capacity: createCapacityService(options.cluster, memo),
     objects: options.objects ?? noObjectReader,
+    writes: options.writes ?? noClusterWrites,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),

@@ -39,6 +39,11 @@ export interface ComponentStatus {
   alive: boolean;
 }
 
+/** The API server's audit log of a local cluster started in `dir` (kwok/audit-policy.yaml says what it records). */
+export function auditLogPath(dir: string): string {
+  return join(paths(dir).clusterDir, 'logs', 'audit.log');
+}
+
 function paths(dir: string) {
   const root = resolve(dir);
   const workdir = join(root, 'kwok');

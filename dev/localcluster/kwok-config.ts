@@ -8,6 +8,8 @@ import type { ScenarioSpec } from './scenario.ts';
 const STAGES = fileURLToPath(new URL('./kwok/stages.yaml', import.meta.url));
 /** kwokctl hands Metric objects to KWOK only with metrics-server enabled; without it there is no usage and no network. */
 const METRICS = fileURLToPath(new URL('./kwok/metrics.yaml', import.meta.url));
+/** Every client write, at Metadata level: tests prove Capstan's writes by it (auditLogPath). */
+const AUDIT_POLICY = fileURLToPath(new URL('./kwok/audit-policy.yaml', import.meta.url));
 
 /** The annotation KWOK selects the nodes it plays by; a node without it is nobody's (docs/local-cluster.md). */
 export const MANAGED_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
@@ -88,6 +90,7 @@ export function kwokConfig(binDir: string, clusterLogs: readonly ClusterLogsPlan
       runtime: 'binary',
       bindAddress: '127.0.0.1',
       kubectlBinary: join(binDir, 'kubectl'),
+      kubeAuditPolicy: AUDIT_POLICY,
       // kwokctl multiplies every heartbeat setting by this (default 5: a silent node turns
       // Unknown only after 200 s, checked every 25 s). 2 makes it 80 s, checked every 10 s, with
       // KWOK renewing its nodes' 80 s Leases every 20 s: a node-lifecycle scenario resolves in
