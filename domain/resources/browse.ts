@@ -55,7 +55,7 @@ export function rowsOf(kind: BrowsableKind, view: ClusterView, now: Date, loads:
     case 'daemonsets': {
       const wanted = kind === 'deployments' ? 'Deployment' : 'DaemonSet';
       return view.workloads().filter((w) => w.kind === wanted).map((w) =>
-        row(w.kind, w.namespace, w.name, w.createdAt, w.paused ? 'Paused' : w.available >= w.desired ? 'Available' : `${w.available}/${w.desired} available`, { ready: `${w.ready}/${w.desired}`, up_to_date: w.updated, available: w.available }, { conditions: w.conditions }),
+        row(w.kind, w.namespace, w.name, w.createdAt, w.paused ? 'Paused' : w.available >= w.desired ? 'Available' : `${w.available}/${w.desired} available`, { ready: `${w.ready}/${w.desired}`, desired: w.desired, up_to_date: w.updated, available: w.available }, { conditions: w.conditions }),
       );
     }
     case 'statefulsets':

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertAccessible, dashboardForFile, newContext, screenshot, signIn } from '../support/browser.ts';
 import { appendCheckoutLine } from '../support/cluster-logs.ts';
-import { testCluster, waitFor } from '../support/cluster.ts';
+import { k, testCluster, waitFor } from '../support/cluster.ts';
 
 const ADMIN_PASSWORD = 'everyday-admin-password';
 const dashboard = dashboardForFile('everyday', { accounts: { adminPassword: ADMIN_PASSWORD } });
@@ -95,6 +95,34 @@ describe('the everyday console in Chromium', () => {
     await page.getByRole('button', { name: 'Stop following' }).click();
     await page.getByRole('button', { name: 'Follow' }).waitFor();
     await page.context().close();
+  });
+
+  it('restarts and scales a Deployment from its detail, after saying what will change', async () => {
+    await k(['create', 'namespace', 'e2e-actions']);
+    await k(['create', 'deployment', 'echo', '-n', 'e2e-actions', '--image=ghcr.io/acme/echo:1.0.0', '--replicas=2']);
+    try {
+      const page = await (await newContext(dashboard.browser)).newPage();
+      await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
+      await waitFor('echo in the cache', async () => {
+        await page.goto(`${dashboard.ui.url}/resources/deployments/echo?namespace=e2e-actions`);
+        return page.getByRole('heading', { name: 'Deployment echo' }).isVisible({ timeout: 2000 }).catch(() => false);
+      }, 60_000, 1000);
+      await page.getByRole('button', { name: 'Restart' }).click();
+      await page.getByText(/every pod is replaced/).waitFor();
+      await assertAccessible(page, 'action confirmation');
+      await screenshot(page, 'action-confirm');
+      await page.getByRole('button', { name: 'Yes, restart' }).click();
+      await page.getByText('Done: restart echo.').waitFor();
+      await page.getByLabel('Replicas').fill('4');
+      await page.getByRole('button', { name: 'Scale' }).click();
+      await page.getByText('Scale echo from 2 to 4 replicas.').waitFor();
+      await page.getByRole('button', { name: 'Yes, scale' }).click();
+      await page.getByText('Done: scale echo.').waitFor();
+      await waitFor('4 replicas asked of the cluster', async () => (await k(['get', 'deployment', 'echo', '-n', 'e2e-actions', '-o', 'jsonpath={.spec.replicas}'])).trim() === '4', 10_000, 500);
+      await page.context().close();
+    } finally {
+      await k(['delete', 'namespace', 'e2e-actions', '--wait=false']);
+    }
   });
 
   it('changes the password from Account: the old one stops working, the new one signs in', async () => {

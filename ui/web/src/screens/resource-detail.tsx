@@ -7,6 +7,7 @@ import { KINDS, resourceDetail, type Kind, type ResourceDetail } from '../api/qu
 import { Empty, QueryView } from '../components/states';
 import { Time } from '../components/time';
 import { columnLabel, formatColumn } from '../components/format';
+import { ObjectActions } from '../components/object-actions';
 
 function DetailView({ data, kind }: { data: ResourceDetail; kind: Kind }) {
   const { row } = data;
@@ -37,6 +38,17 @@ function DetailView({ data, kind }: { data: ResourceDetail; kind: Kind }) {
           </div>
         ))}
       </dl>
+      {kind === 'deployments' || kind === 'pods' || kind === 'nodes' ? (
+        <ObjectActions
+          target={{
+            kind,
+            namespace: row.namespace,
+            name: row.name,
+            ...(kind === 'deployments' ? { replicas: Number(row.columns.desired ?? 0) } : {}),
+            ...(kind === 'nodes' ? { unschedulable: row.status.includes('SchedulingDisabled') } : {}),
+          }}
+        />
+      ) : null}
       <section aria-labelledby="conditions">
         <h2 id="conditions">Conditions</h2>
         {row.conditions.length === 0 ? (
