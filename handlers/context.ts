@@ -16,6 +16,7 @@ import type { PostureService, ScannerReportsService } from './security/service.t
 import type { ScanService } from './security/scan-service.ts';
 import type { PodLogs } from './logs/service.ts';
 import type { CapacityService, ObjectReader } from './resources/service.ts';
+import type { LayoutStore } from './graph/service.ts';
 import type { ClusterWrites } from './actions/service.ts';
 import type { HistoryReader, NetworkView } from './metrics/service.ts';
 import type { OAuthService } from './oauth/service.ts';
@@ -109,6 +110,8 @@ export interface Services {
   history: HistoryReader;
   network: NetworkView;
   apps: ApplicationStore;
+  /** Each user's saved topology layouts. */
+  layouts: LayoutStore;
   oauth: OAuthService;
   /** SSO configuration, identities, groups and roles (docs/sso.md). */
   sso: SsoService;

@@ -57,6 +57,7 @@ import { settingValues, type SettingDefaults } from './store/setting-defaults.ts
 import { createPostureService, createScannerReportsService, operatorReportsInUse, operatorReportsServed, scanCollector } from './security/answers.ts';
 import { createDiagnosisService } from './diagnosis/service.ts';
 import { createCapacityService } from './resources/capacity.ts';
+import { createLayoutStore } from './graph/layout-store.ts';
 import { noObjectReader } from './kube/object-reader.ts';
 import { noClusterWrites } from './kube/writes.ts';
 import type { ClusterWrites } from '../handlers/actions/service.ts';
@@ -234,6 +235,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
     apps: createAppStore(db, clock),
+    layouts: createLayoutStore(db, clock),
     copilot: { store: createCopilotStore(db, clock), documents: createAiContextStore(db, clock), runner: createModelRunner(db, clock, secrets, settingsStore, outboundClient.fetcher(PROVIDER_LIMITS)), chatWebhook: createChatWebhook(options.chatWebhookUrl ?? null, log, outboundClient.fetcher(CHAT_WEBHOOK_LIMITS)) },
     oauth,
     sso: createSsoService(db, clock, secrets, async () => (await settingsStore.get('sso_roles')).default_role),

@@ -1,6 +1,6 @@
 // The cluster model (`/graph/*`): nodes, edges, a token-budgeted subgraph, one entity.
 import * as v from 'valibot';
-import { ProblemSeverity } from './common.ts';
+import { ProblemSeverity, Timestamp } from './common.ts';
 
 export const GRAPH_KINDS = [
   'Namespace', 'Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'Job', 'CronJob', 'Pod', 'Image',
@@ -89,3 +89,18 @@ export const SearchInput = v.object({
 });
 
 export const SearchResult = v.object({ results: v.array(GraphNode), total: v.number(), truncated: v.boolean() });
+
+/** Layouts one user may keep; saving one more past it is refused (delete one first). */
+export const MAX_LAYOUTS_PER_USER = 200;
+/** Positions one layout may hold (a subgraph is cut to its token budget long before). */
+export const MAX_LAYOUT_NODES = 2000;
+
+const Coordinate = v.pipe(v.number('a coordinate must be a number'), v.minValue(-1_000_000, 'a coordinate is at least -1000000'), v.maxValue(1_000_000, 'a coordinate is at most 1000000'));
+export const Positions = v.pipe(
+  v.record(v.pipe(v.string(), v.maxLength(600)), v.object({ x: Coordinate, y: Coordinate })),
+  v.check((p) => Object.keys(p).length <= MAX_LAYOUT_NODES, `a layout holds at most ${MAX_LAYOUT_NODES} positions`),
+);
+export const LayoutFocusInput = v.object({ focus: NodeIdParam });
+export const LayoutInput = v.object({ focus: NodeIdParam, positions: Positions });
+export const Layout = v.object({ focus: v.string(), positions: Positions, updated_at: Timestamp });
+export const LayoutDeleted = v.object({ deleted: v.boolean() });

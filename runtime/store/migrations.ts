@@ -451,4 +451,18 @@ export const migrations: readonly Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    version: 16,
+    name: 'saved topology layouts',
+    async up(db) {
+      // One per user and focus: a person's own arrangement, gone with the account.
+      await sql`CREATE TABLE topology_layouts (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        focus TEXT NOT NULL,
+        positions TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (user_id, focus)
+      )`.execute(db);
+    },
+  },
 ];

@@ -352,6 +352,14 @@ export interface SsoAdminEmailsTable {
   email: string;
 }
 
+/** A user's own arrangement of the topology around one focus: node id → position (JSON). */
+export interface TopologyLayoutsTable {
+  user_id: number;
+  focus: string;
+  positions: string;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -383,4 +391,5 @@ export interface Database {
   sso_identities: SsoIdentitiesTable;
   sso_groups: SsoGroupsTable;
   sso_admin_emails: SsoAdminEmailsTable;
+  topology_layouts: TopologyLayoutsTable;
 }

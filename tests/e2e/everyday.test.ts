@@ -125,6 +125,27 @@ describe('the everyday console in Chromium', () => {
     }
   });
 
+  it('saves a topology layout as your own, then forgets it', async () => {
+    const page = await (await newContext(dashboard.browser)).newPage();
+    await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
+    await page.goto(`${dashboard.ui.url}/graph/${encodeURIComponent('deployment:shop/cart')}`);
+    const node = page.locator('.react-flow__node').first();
+    await node.waitFor();
+    const box = await node.boundingBox();
+    assert.ok(box);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 + 120, box.y + box.height / 2 + 60, { steps: 8 });
+    await page.mouse.up();
+    await page.getByRole('button', { name: 'Save this layout' }).click();
+    await page.getByText('Saved: this view opens as you left it.').waitFor();
+    await page.reload();
+    await page.getByRole('button', { name: 'Forget my layout' }).waitFor();
+    await page.getByRole('button', { name: 'Forget my layout' }).click();
+    await page.getByRole('button', { name: 'Forget my layout' }).waitFor({ state: 'detached' });
+    await page.context().close();
+  });
+
   it('changes the password from Account: the old one stops working, the new one signs in', async () => {
     const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
