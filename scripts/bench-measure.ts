@@ -16,7 +16,8 @@ export interface Read extends ReadInfo {
 /**
  * The issues' reads: a namespace's pods, incidents, the cached overview, a 2-hop subgraph, MCP
  * `list_pods` (issues 4 and 13), and the security posture and the first 50-row page of the
- * findings from the built-in checks over every workload (issue 16).
+ * findings from the built-in checks over every workload (issue 16), and the first pages of
+ * `/resources` for a namespace's pods and the cluster's events (issue 28).
  */
 export function readsFor(namespace: string): Read[] {
   const focus = encodeURIComponent(`namespace:${namespace}`);
@@ -29,6 +30,9 @@ export function readsFor(namespace: string): Read[] {
     { id: 'mcp', label: 'POST /mcp tools/call list_pods', method: 'POST', path: '/mcp', body: JSON.stringify(call) },
     { id: 'posture', label: 'GET /security/posture', method: 'GET', path: '/security/posture' },
     { id: 'findings', label: 'GET /security/findings?page=1&page_size=50', method: 'GET', path: '/security/findings?page=1&page_size=50' },
+    // Issue 28's browsing lists: a namespace's first page of pods, and the cluster's newest events.
+    { id: 'resource-pods', label: `GET /resources/pods?namespace=${namespace}`, method: 'GET', path: `/resources/pods?namespace=${namespace}` },
+    { id: 'resource-events', label: 'GET /resources/events?sort=age', method: 'GET', path: '/resources/events?sort=age' },
   ];
 }
 
