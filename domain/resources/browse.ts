@@ -4,7 +4,6 @@
 import type { ClusterView, Condition } from '../cluster/model.ts';
 import { nodeId, type NodeKind } from '../cluster/node-id.ts';
 import { redactText } from '../redaction/redact.ts';
-import { shortAge } from './age.ts';
 import type { NodeLoad } from './node-load.ts';
 
 /** The kinds `/resources/{kind}` takes (plural, lower case, as kubectl names them). */
@@ -24,7 +23,6 @@ export interface ResourceRow {
   namespace: string | null;
   name: string;
   created_at: string | null;
-  age: string;
   /** One word or short phrase: Running, 2/3 ready, Bound, Ready... */
   status: string;
   /** Labels where the cache holds them (pods, nodes); empty elsewhere. */
@@ -36,15 +34,18 @@ export interface ResourceRow {
 
 const condition = (conditions: readonly Condition[], type: string) => conditions.find((c) => c.type === type);
 
-/** Every row of `kind` in `view`, unordered; nodes show their load from `loads` (CapacityService). */
-export function rowsOf(kind: BrowsableKind, view: ClusterView, now: Date, loads: ReadonlyMap<string, NodeLoad> = new Map()): ResourceRow[] {
+/**
+ * Every row of `kind` in `view`, unordered; nodes show their load from `loads` (CapacityService).
+ * Nothing here depends on the time, so rows can be kept while their sources are the same (an
+ * age is the page's to compute).
+ */
+export function rowsOf(kind: BrowsableKind, view: ClusterView, loads: ReadonlyMap<string, NodeLoad> = new Map()): ResourceRow[] {
   const row = (k: NodeKind, namespace: string | null, name: string, createdAt: string | null, status: string, columns: ResourceRow['columns'], extra: Partial<Pick<ResourceRow, 'labels' | 'conditions'>> = {}): ResourceRow => ({
     id: nodeId(k, namespace, name),
     kind: k,
     namespace,
     name,
     created_at: createdAt === null ? null : new Date(createdAt).toISOString(),
-    age: shortAge(createdAt, now),
     status,
     labels: extra.labels ?? {},
     columns,
@@ -121,7 +122,6 @@ export function rowsOf(kind: BrowsableKind, view: ClusterView, now: Date, loads:
         namespace: e.namespace,
         name: `${e.involvedKind.toLowerCase()}/${e.involvedName}: ${e.reason}`,
         created_at: e.lastSeen === null ? null : new Date(e.lastSeen).toISOString(),
-        age: shortAge(e.lastSeen, now),
         status: e.type,
         labels: {},
         columns: { object: `${e.involvedKind}/${e.involvedName}`, reason: e.reason, message: redactText(e.message), count: e.count, source: e.source },
@@ -174,34 +174,47 @@ const compareKeys = (a: readonly string[], b: readonly string[]): number => {
   return 0;
 };
 
-/** One page of `rows`: filtered, sorted, after the cursor; `next` is the cursor of the page after, or null at the end. */
-export function pageOf(rows: readonly ResourceRow[], q: BrowseQuery, hasProblem: (id: string) => boolean): { items: ResourceRow[]; total: number; next: string[] | null } {
-  const text = q.text?.toLowerCase() ?? null;
-  const matching = rows.filter((r) => {
-    if (q.namespace !== null && r.namespace !== q.namespace) return false;
-    if (text !== null) {
-      const haystack = r.kind === 'Event' ? `${r.name} ${String(r.columns.message)}` : r.name;
-      if (!haystack.toLowerCase().includes(text)) return false;
-    }
-    if (!q.labels.every((t) => (t.value === null ? t.key in r.labels : r.labels[t.key] === t.value))) return false;
-    if (q.status !== null && hasProblem(r.id) !== (q.status === 'problem')) return false;
-    if (q.owner !== null && r.columns.owner !== q.owner) return false;
-    return true;
-  });
-  // Age: newest first, so the key's date part sorts descending and the rest ascending.
-  const compare = q.sort === 'name' ? (a: ResourceRow, b: ResourceRow) => compareKeys(sortKey(a, 'name'), sortKey(b, 'name')) : (a: ResourceRow, b: ResourceRow) => ageCompare(sortKey(a, 'age'), sortKey(b, 'age'));
-  const sorted = matching.sort(compare);
-  const after = q.after;
-  const start = after === null ? 0 : sorted.findIndex((r) => (q.sort === 'name' ? compareKeys(sortKey(r, 'name'), after) : ageCompare(sortKey(r, 'age'), after)) > 0);
-  const items = start < 0 ? [] : sorted.slice(start, start + q.limit);
-  const last = items.at(-1);
-  const more = start >= 0 && start + q.limit < sorted.length;
-  return { items, total: matching.length, next: more && last ? sortKey(last, q.sort) : null };
-}
-
+/** Age order: the date part descending (newest first), the rest ascending. */
 function ageCompare(a: readonly string[], b: readonly string[]): number {
   const [dateA = '', ...restA] = a;
   const [dateB = '', ...restB] = b;
   if (dateA !== dateB) return dateA < dateB ? 1 : -1;
   return compareKeys(restA, restB);
+}
+
+/** Rows in one order, each with its sort key: made once per change of the rows, read by every page. */
+export interface SortedRows {
+  sort: BrowseQuery['sort'];
+  entries: readonly { row: ResourceRow; key: readonly string[] }[];
+}
+
+export function sortRows(rows: readonly ResourceRow[], sort: BrowseQuery['sort']): SortedRows {
+  const compare = sort === 'name' ? compareKeys : ageCompare;
+  return { sort, entries: rows.map((row) => ({ row, key: sortKey(row, sort) })).sort((a, b) => compare(a.key, b.key)) };
+}
+
+/** One page of rows already in `q.sort` order: filtered, after the cursor; `next` is the cursor of the page after, or null at the end. */
+export function pageOf(sorted: SortedRows, q: BrowseQuery, hasProblem: (id: string) => boolean): { items: ResourceRow[]; total: number; next: string[] | null } {
+  const text = q.text?.toLowerCase() ?? null;
+  const compare = sorted.sort === 'name' ? compareKeys : ageCompare;
+  const after = q.after;
+  const items: ResourceRow[] = [];
+  let total = 0;
+  let more = false;
+  for (const { row: r, key } of sorted.entries) {
+    if (q.namespace !== null && r.namespace !== q.namespace) continue;
+    if (text !== null) {
+      const haystack = r.kind === 'Event' ? `${r.name} ${String(r.columns.message)}` : r.name;
+      if (!haystack.toLowerCase().includes(text)) continue;
+    }
+    if (!q.labels.every((t) => (t.value === null ? t.key in r.labels : r.labels[t.key] === t.value))) continue;
+    if (q.owner !== null && r.columns.owner !== q.owner) continue;
+    if (q.status !== null && hasProblem(r.id) !== (q.status === 'problem')) continue;
+    total++;
+    if (after !== null && compare(key, after) <= 0) continue;
+    if (items.length < q.limit) items.push(r);
+    else more = true;
+  }
+  const last = items.at(-1);
+  return { items, total, next: more && last ? sortKey(last, sorted.sort) : null };
 }

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { rowsOf } from '../../domain/resources/browse.ts';
+import { rowOutput, sortedRows } from './list.ts';
 import { objectView } from '../../domain/resources/object-view.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
 import type { Out } from '../../schema/common.ts';
@@ -17,7 +17,7 @@ export async function resourceDetail(input: Out<typeof ResourceDetailInput>, ctx
   if (clusterScoped && input.namespace !== undefined) return fail({ code: 'invalid_input', field: 'namespace', message: `${input.kind} have no namespace` });
   if (!clusterScoped && input.namespace === undefined) return fail({ code: 'invalid_input', field: 'namespace', message: `${input.kind} live in a namespace: give it` });
   const namespace = input.namespace ?? null;
-  const row = rowsOf(input.kind, ctx.cluster, ctx.clock.now(), input.kind === 'nodes' ? ctx.capacity.nodes() : undefined).find((r) => r.name === input.name && r.namespace === namespace);
+  const row = sortedRows(input.kind, 'name', ctx).entries.find((e) => e.row.name === input.name && e.row.namespace === namespace)?.row;
   // Only what the cache holds for the caller is read live: a hidden or unknown object is 404 before any GET.
   if (row === undefined) return fail({ code: 'not_found', message: `no ${input.kind} ${namespace === null ? '' : `${namespace}/`}${input.name}` });
   const read = await ctx.objects.get(input.kind, namespace, input.name);
@@ -28,7 +28,7 @@ export async function resourceDetail(input: Out<typeof ResourceDetailInput>, ctx
     .slice(0, DETAIL_EVENTS)
     .map((e) => ({ type: e.type, reason: e.reason, message: redactText(e.message), count: e.count, last_seen: e.lastSeen === null ? null : new Date(e.lastSeen).toISOString() }));
   return ok({
-    row: { ...row, labels: { ...row.labels }, columns: { ...row.columns }, conditions: [...row.conditions], problem: ctx.diagnosis.problem(row.id) !== null },
+    row: rowOutput(row, ctx, ctx.clock.now()),
     yaml: read.ok ? stringify(objectView(input.kind, read.object)) : null,
     yaml_error: read.ok ? null : read.reason,
     events,

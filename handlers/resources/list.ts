@@ -1,6 +1,7 @@
 import type { Out } from '../../schema/common.ts';
 import type { ResourceList, ResourceListInput } from '../../schema/resources.ts';
-import { pageOf, parseLabelSelector, rowsOf } from '../../domain/resources/browse.ts';
+import { pageOf, parseLabelSelector, rowsOf, sortRows, type BrowsableKind, type ResourceRow, type SortedRows } from '../../domain/resources/browse.ts';
+import { shortAge } from '../../domain/resources/age.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 
@@ -20,18 +21,70 @@ function decodeCursor(cursor: string): string[] | null {
   }
 }
 
+/** How long a kind's sorted rows may be served after their sources changed (a churning cache must not make every request rebuild them). */
+const ROWS_MIN_AGE_MS = 2000;
+
+/** The listings a kind's rows are made from: the rows are kept while these are the same arrays. */
+function sourcesOf(kind: BrowsableKind, ctx: HandlerContext): readonly unknown[] {
+  const c = ctx.cluster;
+  switch (kind) {
+    case 'deployments':
+    case 'daemonsets':
+      return [c.workloads()];
+    case 'statefulsets':
+    case 'replicasets':
+    case 'jobs':
+    case 'cronjobs':
+      return [c.controllers()];
+    case 'pods':
+      return [c.pods()];
+    case 'services':
+      return [c.services()];
+    case 'ingresses':
+      return [c.ingresses()];
+    case 'persistentvolumeclaims':
+      return [c.pvcs()];
+    case 'persistentvolumes':
+      return [c.pvs()];
+    case 'nodes':
+      return [c.nodes(), ctx.capacity.nodes()];
+    case 'horizontalpodautoscalers':
+      return [c.hpas()];
+    case 'poddisruptionbudgets':
+      return [c.pdbs()];
+    case 'events':
+      return [c.events()];
+    case 'configmaps':
+      return [c.configMaps()];
+    case 'secrets':
+      return [c.secrets()];
+  }
+}
+
+/** A kind's visible rows in one order, built once per change of what they are made from (5000 pods are not re-rowed and re-sorted per request). */
+export function sortedRows(kind: BrowsableKind, sort: 'name' | 'age', ctx: HandlerContext): SortedRows {
+  // Visibility is the install's (tenantNamespaces), the same for every caller: it is part of the key.
+  const key = `resources:${kind}:${sort}:${ctx.settings.tenantNamespaces.join(',')}`;
+  return ctx.memo.derive(key, sourcesOf(kind, ctx), ROWS_MIN_AGE_MS, () => sortRows(rowsOf(kind, ctx.cluster, kind === 'nodes' ? ctx.capacity.nodes() : undefined), sort));
+}
+
+/** A row as the API answers it: its age now, whether the diagnosis has a problem on it now. */
+export function rowOutput(r: ResourceRow, ctx: HandlerContext, now: Date) {
+  return { ...r, age: shortAge(r.created_at, now), labels: { ...r.labels }, columns: { ...r.columns }, conditions: [...r.conditions], problem: ctx.diagnosis.problem(r.id) !== null };
+}
+
 /** One page of a kind's objects the caller may see, from the cache. */
 export function listResources(input: Out<typeof ResourceListInput>, ctx: HandlerContext): Result<Out<typeof ResourceList>> {
   const labels = parseLabelSelector(input.labels ?? '');
   if (!labels.ok) return fail({ code: 'invalid_input', field: 'labels', message: labels.message });
   const after = input.cursor === undefined ? null : decodeCursor(input.cursor);
   if (after === null && input.cursor !== undefined) return fail({ code: 'invalid_input', field: 'cursor', message: 'cursor is not one this agent gave' });
-  const rows = rowsOf(input.kind, ctx.cluster, ctx.clock.now(), input.kind === 'nodes' ? ctx.capacity.nodes() : undefined);
+  const now = ctx.clock.now();
   const hasProblem = (id: string) => ctx.diagnosis.problem(id) !== null;
-  const page = pageOf(rows, { namespace: input.namespace ?? null, text: input.q ?? null, labels: labels.terms, status: input.status ?? null, owner: input.owner ?? null, sort: input.sort, limit: input.limit, after }, hasProblem);
+  const page = pageOf(sortedRows(input.kind, input.sort, ctx), { namespace: input.namespace ?? null, text: input.q ?? null, labels: labels.terms, status: input.status ?? null, owner: input.owner ?? null, sort: input.sort, limit: input.limit, after }, hasProblem);
   return ok({
     kind: input.kind,
-    items: page.items.map((r) => ({ ...r, labels: { ...r.labels }, columns: { ...r.columns }, conditions: [...r.conditions], problem: hasProblem(r.id) })),
+    items: page.items.map((r) => rowOutput(r, ctx, now)),
     total: page.total,
     next_cursor: page.next === null ? null : encodeCursor(page.next),
   });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClusterView, PodObject } from '../../domain/cluster/model.ts';
-import { pageOf, parseLabelSelector, rowsOf, type BrowseQuery, type ResourceRow } from '../../domain/resources/browse.ts';
+import { pageOf as pageOfRows, parseLabelSelector, rowsOf, sortRows, type BrowseQuery, type ResourceRow } from '../../domain/resources/browse.ts';
 import { podDefaults } from '../support/objects.ts';
 import { emptyCluster } from '../support/services.ts';
 
@@ -19,7 +19,9 @@ function pod(namespace: string, name: string, createdSecsAgo: number, labels: Re
 
 const pods = [pod('shop', 'web-2', 30, { app: 'web', tier: 'front' }), pod('shop', 'web-1', 60, { app: 'web' }), pod('pay', 'api-0', 10, { app: 'api' }), pod('shop', 'db-0', 60, { app: 'db' }), pod('pay', 'api-1', 90, { app: 'api' })];
 const view: ClusterView = { ...emptyCluster, pods: () => pods };
-const rows = rowsOf('pods', view, NOW);
+const rows = rowsOf('pods', view);
+/** Pages as the handler makes them: over the rows sorted once in the query's order. */
+const pageOf = (all: readonly ResourceRow[], q: BrowseQuery, hasProblem: (id: string) => boolean) => pageOfRows(sortRows(all, q.sort), q, hasProblem);
 const query = (q: Partial<BrowseQuery> = {}): BrowseQuery => ({ namespace: null, text: null, labels: [], status: null, owner: null, sort: 'name', limit: 100, after: null, ...q });
 const names = (items: ResourceRow[]) => items.map((r) => `${r.namespace ?? ''}/${r.name}`);
 
