@@ -144,7 +144,8 @@ export function createCrashLogReader(logs: PodLogs, log: Logger): CrashLogReader
           if (tracked.size >= MAX_TRACKED) {
             if (!warnedFull) log.warn('too many crashing containers to read all their logs', { max: MAX_TRACKED });
             warnedFull = true;
-            break;
+            // New crashes wait for a slot; the tracked ones still get read at their next crash.
+            continue;
           }
           entry = { pod: podKey(crash.namespace, crash.pod), hosts: [], readFor: null, pending: null };
           tracked.set(key, entry);
