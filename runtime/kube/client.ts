@@ -258,15 +258,24 @@ function metadataOf(object: unknown): unknown {
 }
 
 /** The API server's own words for a refusal (a Status object), else the HTTP status text. */
-function refusal(status: number, statusText: string, body: string): KubeApiError {
-  let message: string | undefined;
+/**
+ * What an API server's refusal says: its Status object's `message`, else the body as plain
+ * text (paths the server does not serve, an absent aggregated API, a proxy's page), else
+ * `fallback` (the status line).
+ */
+export function refusalMessage(body: string, fallback: string): string {
+  let parsed: unknown;
   try {
-    message = (JSON.parse(body) as { message?: string }).message;
+    parsed = JSON.parse(body);
   } catch {
-    // Paths the server does not serve (an absent aggregated API) answer in plain text.
-    message = body.trim() || undefined;
+    return body.trim().slice(0, 500) || fallback;
   }
-  return new KubeApiError(status, message ?? statusText);
+  const message = typeof parsed === 'object' && parsed !== null && 'message' in parsed ? parsed.message : undefined;
+  return typeof message === 'string' && message !== '' ? message : fallback;
+}
+
+function refusal(status: number, statusText: string, body: string): KubeApiError {
+  return new KubeApiError(status, refusalMessage(body, statusText));
 }
 
 /**

@@ -4,7 +4,7 @@
 // API server itself enforces (`limitBytes`), a time cap, the client going away, and the logs
 // route's StreamCaps (how many may be open, held by the runtime).
 import fetch, { Headers } from 'node-fetch';
-import type { KubeAccess } from './client.ts';
+import { refusalMessage, type KubeAccess } from './client.ts';
 import type { FollowChunk, PodLogs } from '../../handlers/logs/service.ts';
 
 /** Caps what one tail may pull into memory, whatever the caller asks. */
@@ -28,14 +28,7 @@ function logUrl(server: string, namespace: string, pod: string, params: Record<s
 }
 
 async function refusal(response: { status: number; statusText: string; text(): Promise<string> }): Promise<string> {
-  const text = await response.text();
-  let message = response.statusText;
-  try {
-    message = (JSON.parse(text) as { message?: string }).message ?? message;
-  } catch {
-    // Not the API server's Status object (a proxy's page): the status line says enough.
-  }
-  return `API server answered ${response.status}: ${message}`;
+  return `API server answered ${response.status}: ${refusalMessage(await response.text(), response.statusText)}`;
 }
 
 export function createPodLogs(kc: KubeAccess, timeoutMs = 5000, limits: FollowLimits = FOLLOW_LIMITS): PodLogs {

@@ -2,7 +2,7 @@
 // timeout and a size cap, whatever the object holds. What may be shown of it is the handler's
 // (domain/resources/object-view.ts): a Secret's data is read here and dropped there, unlogged.
 import fetch, { Headers } from 'node-fetch';
-import type { KubeAccess } from './client.ts';
+import { refusalMessage, type KubeAccess } from './client.ts';
 import { KINDS } from './kinds.ts';
 import type { ObjectReader } from '../../handlers/resources/service.ts';
 
@@ -23,15 +23,7 @@ export function createObjectReader(kc: KubeAccess, timeoutMs = 5000): ObjectRead
         headers.set('Accept', 'application/json');
         const response = await fetch(`${server}${base}${scope}/${resource}/${encodeURIComponent(name)}`, { ...init, method: 'GET', headers, signal: AbortSignal.timeout(timeoutMs), size: MAX_OBJECT_BYTES });
         const text = await response.text();
-        if (!response.ok) {
-          let message = response.statusText;
-          try {
-            message = (JSON.parse(text) as { message?: string }).message ?? message;
-          } catch {
-            // not a Status object
-          }
-          return { ok: false, status: response.status, reason: `API server answered ${response.status}: ${message}` };
-        }
+        if (!response.ok) return { ok: false, status: response.status, reason: `API server answered ${response.status}: ${refusalMessage(text, response.statusText)}` };
         return { ok: true, object: JSON.parse(text) as unknown };
       } catch (err) {
         return { ok: false, status: 502, reason: err instanceof Error ? err.message : String(err) };

@@ -4,7 +4,7 @@
 import fetch, { Headers } from 'node-fetch';
 import type { Clock } from '../../domain/clock.ts';
 import type { ActionName, AllowedActions, ClusterWrites, WriteResult } from '../../handlers/actions/service.ts';
-import type { KubeAccess } from './client.ts';
+import { refusalMessage, type KubeAccess } from './client.ts';
 import { CAPSTAN_VERSION } from '../version.ts';
 
 const REVIEW_TTL_MS = 60_000;
@@ -43,13 +43,7 @@ export function createClusterWrites(kc: KubeAccess, clock: Clock, timeoutMs = 10
     try {
       const { status, text } = await send(method, path, body, contentType);
       if (status >= 200 && status < 300) return { ok: true };
-      let message = `status ${status}`;
-      try {
-        message = (JSON.parse(text) as { message?: string }).message ?? message;
-      } catch {
-        // not a Status object
-      }
-      return { ok: false, status, reason: `the API server refused: ${message}` };
+      return { ok: false, status, reason: `the API server refused: ${refusalMessage(text, `status ${status}`)}` };
     } catch (err) {
       return { ok: false, status: 502, reason: err instanceof Error ? err.message : String(err) };
     }
