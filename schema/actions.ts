@@ -1,28 +1,25 @@
 // Writes an admin asks for from the dashboard or with a `workloads:write` key: restart and
 // scale a Deployment, delete a pod, cordon and uncordon a node. docs/actions.md.
 import * as v from 'valibot';
-import { Timestamp } from './common.ts';
-
-const Namespace = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
-const Name = (what: string) => v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, `${what} must be a Kubernetes name`), v.maxLength(253));
+import { kubeName, NamespaceName, Timestamp } from './common.ts';
 
 /** The most replicas one scale may ask for: a typo of 1000 is refused, not obeyed. */
 export const MAX_SCALE = 500;
 
 export const AllowedInput = v.object({
   kind: v.picklist(['deployments', 'pods', 'nodes'], 'kind must be deployments, pods or nodes'),
-  namespace: v.optional(Namespace),
+  namespace: v.optional(NamespaceName),
 });
 export const Allowed = v.object({ restart: v.boolean(), scale: v.boolean(), delete: v.boolean(), cordon: v.boolean(), uncordon: v.boolean() });
 
-export const DeploymentInput = v.object({ namespace: Namespace, name: Name('name') });
+export const DeploymentInput = v.object({ namespace: NamespaceName, name: kubeName('name') });
 export const ScaleInput = v.object({
-  namespace: Namespace,
-  name: Name('name'),
+  namespace: NamespaceName,
+  name: kubeName('name'),
   replicas: v.pipe(v.number('replicas must be a whole number'), v.integer('replicas must be a whole number'), v.minValue(0, 'replicas must be 0 or more'), v.maxValue(MAX_SCALE, `replicas must be at most ${MAX_SCALE}`)),
 });
-export const PodInput = v.object({ namespace: Namespace, pod: Name('pod') });
-export const NodeInput = v.object({ name: Name('node') });
+export const PodInput = v.object({ namespace: NamespaceName, pod: kubeName('pod') });
+export const NodeInput = v.object({ name: kubeName('node') });
 
 export const Restarted = v.object({ restarted_at: Timestamp });
 export const Scaled = v.object({ replicas: v.number(), previous: v.number() });

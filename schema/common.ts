@@ -33,3 +33,9 @@ export type ErrorBody = v.InferOutput<typeof ErrorBody>;
 export const NoInput = v.object({});
 
 export const Timestamp = v.pipe(v.string(), v.isoTimestamp());
+
+/** A namespace's name (an RFC 1123 label): the one definition every input that names one uses. */
+export const NamespaceName = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
+
+/** An object's name (an RFC 1123 subdomain); `what` names the field in the message. */
+export const kubeName = (what: string) => v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, `${what} must be a Kubernetes name`), v.maxLength(253));

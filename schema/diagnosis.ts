@@ -1,7 +1,7 @@
 // The diagnosis (`/diagnosis*`, MCP `diagnose`): findings with evidence, chained to root
 // causes. The codes, their rules and how chains form: docs/diagnosis.md.
 import * as v from 'valibot';
-import { Severity, Timestamp } from './common.ts';
+import { Severity, Timestamp, NamespaceName } from './common.ts';
 
 /**
  * Where a fact was read: an object's status or spec, an event, a node Lease, the absence of an
@@ -50,7 +50,6 @@ export const RootCause = v.object({
 });
 export type RootCause = v.InferOutput<typeof RootCause>;
 
-const NamespaceName = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
 
 export const DiagnosisInput = v.object({
   /** Only root causes whose object or some effect lies in this namespace. */

@@ -2,21 +2,21 @@
 // answer, or the tail and then every new line as Server-Sent Events. Every line is redacted.
 // Limits and their reasons: docs/logs.md.
 import * as v from 'valibot';
+import { NamespaceName, kubeName } from './common.ts';
 
 /** Lines one answer may ask for (`tail_lines`). */
 export const MAX_TAIL_LINES = 5000;
 /** How far back `since_seconds` may reach: a week. */
 export const MAX_SINCE_SECS = 7 * 24 * 3600;
 
-const KubeName = (what: string) => v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, `${what} must be a Kubernetes name`), v.maxLength(253));
 const Count = (field: string, max: number) =>
   v.pipe(v.string(), v.regex(/^[0-9]{1,7}$/, `${field} must be a whole number from 1 to ${max}`), v.transform(Number), v.minValue(1, `${field} must be from 1 to ${max}`), v.maxValue(max, `${field} must be from 1 to ${max}`));
 
 export const ContainerLogInput = v.object({
-  namespace: v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63)),
-  pod: KubeName('pod'),
+  namespace: NamespaceName,
+  pod: kubeName('pod'),
   /** A container or init container of the pod; its first container when omitted. */
-  container: v.optional(KubeName('container')),
+  container: v.optional(kubeName('container')),
   /** `true`: the instance before the last restart (it has ended, so it is never followed). */
   previous: v.optional(v.pipe(v.picklist(['true', 'false'], 'previous must be true or false'), v.transform((s) => s === 'true')), 'false'),
   tail_lines: v.optional(Count('tail_lines', MAX_TAIL_LINES), '200'),

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { kubeName } from './common.ts';
 
 /** Resource history takes one sample a minute (runtime/metrics/sampler.ts). */
 export const HISTORY_SAMPLE_INTERVAL_SECS = 60 as const;
@@ -9,13 +10,12 @@ export const HISTORY_WINDOWS = { '1h': 3600, '6h': 6 * 3600, '24h': 24 * 3600, '
 export const HistoryWindow = v.picklist(['1h', '6h', '24h', '7d'], 'window must be 1h, 6h, 24h or 7d');
 export type HistoryWindow = v.InferOutput<typeof HistoryWindow>;
 
-const Name = (what: string) => v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, `${what} must be a Kubernetes name`), v.maxLength(253));
 
 export const HistoryInput = v.object({
   scope: v.optional(v.picklist(['cluster', 'namespace', 'pod'], 'scope must be cluster, namespace or pod'), 'cluster'),
-  namespace: v.optional(Name('namespace')),
+  namespace: v.optional(kubeName('namespace')),
   /** The pod, with scope=pod. */
-  name: v.optional(Name('name')),
+  name: v.optional(kubeName('name')),
   window: v.optional(HistoryWindow, '1h'),
 });
 

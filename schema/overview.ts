@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Timestamp } from './common.ts';
+import { Timestamp, NamespaceName } from './common.ts';
 import { Unreadable } from './health.ts';
 
 export const HealthScore = v.picklist(['critical', 'degraded', 'unknown', 'healthy']);
@@ -52,7 +52,7 @@ export const Overview = v.object({
 });
 export type Overview = v.InferOutput<typeof Overview>;
 
-export const PodsInput = v.object({ namespace: v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name')) });
+export const PodsInput = v.object({ namespace: NamespaceName });
 
 export const PodSummary = v.object({
   name: v.string(),

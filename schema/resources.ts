@@ -2,13 +2,13 @@
 // The kinds, the columns each shows and the limits: domain/resources/browse.ts, docs/resources.md.
 import * as v from 'valibot';
 import { BROWSABLE_KINDS, MAX_PAGE } from '../domain/resources/browse.ts';
-import { Timestamp } from './common.ts';
+import { Timestamp, NamespaceName, kubeName } from './common.ts';
 
 export const BrowsableKind = v.picklist(BROWSABLE_KINDS, `kind must be one of ${BROWSABLE_KINDS.join(', ')}`);
 
 export const ResourceListInput = v.object({
   kind: BrowsableKind,
-  namespace: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63))),
+  namespace: v.optional(NamespaceName),
   /** Case-insensitive substring of the name (events: also of their object, reason and message). */
   q: v.optional(v.pipe(v.string(), v.maxLength(200, 'q is at most 200 characters'))),
   /** `key=value,key` (equality and existence); only pods and nodes carry labels in the cache. */
@@ -51,9 +51,9 @@ export const ResourceList = v.object({
 
 export const ResourceDetailInput = v.object({
   kind: BrowsableKind,
-  name: v.pipe(v.string(), v.regex(/^[a-z0-9]([-.:a-z0-9]*[a-z0-9])?$/, 'name must be a Kubernetes name'), v.maxLength(253)),
+  name: kubeName('name'),
   /** Required for a namespaced kind, refused for nodes and persistentvolumes. */
-  namespace: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63))),
+  namespace: v.optional(NamespaceName),
 });
 
 export const ResourceDetail = v.object({

@@ -3,7 +3,7 @@
 // summary, and the score trend over stored runs. The rules: docs/security-posture.md,
 // "Scans and modes".
 import * as v from 'valibot';
-import { Timestamp } from './common.ts';
+import { Timestamp, NamespaceName } from './common.ts';
 import { CheckCounts, Grade, SeverityCounts } from './security.ts';
 
 /** `security.scanning.mode` (spec §3 enums), and the runtime setting `scanner_source` that overrides it. */
@@ -124,7 +124,6 @@ export const TREND_DEFAULT_DAYS = 30;
 /** The newest runs a trend reads at most (scans are one at a time and rate-limited, so this is weeks of hourly scans). */
 export const TREND_MAX_POINTS = 500;
 
-const NamespaceName = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
 
 /** `GET /security/posture/trend`. */
 export const TrendInput = v.object({

@@ -2,6 +2,7 @@
 // check reads, the misconfiguration finding they produce, and the posture they add up to.
 // The checks, their severities and the formula: docs/security-posture.md.
 import * as v from 'valibot';
+import { NamespaceName } from './common.ts';
 
 /**
  * A security finding's severity: trivy's ladder, for vulnerabilities and misconfiguration checks alike, upper case as the spec's filters spell it (`CRITICAL`).
@@ -194,7 +195,6 @@ export const Posture = v.object({
 });
 export type Posture = v.InferOutput<typeof Posture>;
 
-const NamespaceName = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
 
 /** `GET /security/posture`. */
 export const PostureInput = v.object({

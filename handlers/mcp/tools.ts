@@ -2,6 +2,7 @@
 // alike. Every tool reads; none writes, none execs, ever. Each reuses the handler behind the
 // matching REST route, so visibility, redaction and errors are the same everywhere.
 import * as v from 'valibot';
+import { NamespaceName } from '../../schema/common.ts';
 import { inNamespace } from '../../domain/cluster/by-namespace.ts';
 import { GraphKind } from '../../schema/graph.ts';
 import type { HandlerContext } from '../context.ts';
@@ -44,10 +45,9 @@ function namespacedTool<S extends v.GenericSchema<unknown, { namespace?: string 
   return { ...tool(name, description, input, run), namespaceArg: 'namespace' };
 }
 
-const Namespace = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63));
 const Name = v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes name'), v.maxLength(253));
 const NodeRef = v.pipe(v.string(), v.regex(/^[a-z]+:\S+$/, 'id must be a node id such as pod:shop/checkout-1'), v.maxLength(600));
-const NamespaceOnly = v.object({ namespace: Namespace });
+const NamespaceOnly = v.object({ namespace: NamespaceName });
 
 export const MCP_TOOLS: readonly McpTool[] = [
   tool('list_namespaces', 'Namespaces Capstan may show (system namespaces and those outside tenantNamespaces are never listed).', v.object({}), (_i, ctx) => listNamespaces({}, ctx)),
@@ -66,10 +66,10 @@ export const MCP_TOOLS: readonly McpTool[] = [
   namespacedTool(
     'get_object',
     'One object by kind, namespace and name, with its neighbours in the cluster model (Secrets: name and type only, never data).',
-    v.object({ kind: GraphKind, namespace: v.optional(Namespace), name: v.pipe(v.string(), v.minLength(1), v.maxLength(500)) }),
+    v.object({ kind: GraphKind, namespace: v.optional(NamespaceName), name: v.pipe(v.string(), v.minLength(1), v.maxLength(500)) }),
     (i, ctx) => entity({ id: nodeId(i.kind, i.namespace ?? null, i.name) }, ctx),
   ),
-  namespacedTool('get_events', "A namespace's recent events, newest first (messages redacted); optionally only those about one object.", v.object({ namespace: Namespace, name: v.optional(Name), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }), (i, ctx) => {
+  namespacedTool('get_events', "A namespace's recent events, newest first (messages redacted); optionally only those about one object.", v.object({ namespace: NamespaceName, name: v.optional(Name), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }), (i, ctx) => {
     const events = ctx.cluster
       .events()
       .filter((e) => e.namespace === i.namespace && (i.name === undefined || e.involvedName === i.name))
@@ -81,7 +81,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   namespacedTool(
     'get_logs',
     "The tail of a container's log, redacted (bearer tokens, passwords, keys...); `previous` reads the instance before the last restart.",
-    v.object({ namespace: Namespace, pod: Name, container: v.optional(Name), previous: v.optional(v.boolean(), false), lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 100) }),
+    v.object({ namespace: NamespaceName, pod: Name, container: v.optional(Name), previous: v.optional(v.boolean(), false), lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 100) }),
     async (i, ctx) => {
       // The logs route's own read: the same container checks, byte cap and redaction.
       const read = await readContainerLog({ namespace: i.namespace, pod: i.pod, container: i.container, previous: i.previous, tail_lines: i.lines }, ctx);
@@ -93,7 +93,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   namespacedTool(
     'diagnose',
     'Root causes, not symptoms: each broken thing chained to what causes it, with evidence (deep links) and the effects it explains, critical first; history as notes. With `namespace`, the root causes touching it; with `id` (a node id such as pod:shop/checkout-1), why that object is unhealthy: its findings, the chain to the root, what it causes.',
-    v.object({ namespace: v.optional(Namespace), id: v.optional(NodeRef) }),
+    v.object({ namespace: v.optional(NamespaceName), id: v.optional(NodeRef) }),
     (i, ctx) => {
       if (i.id !== undefined && i.namespace !== undefined) return fail({ code: 'invalid_input', field: 'arguments.id', message: 'give namespace or id, not both' });
       return i.id === undefined ? diagnosis(i.namespace === undefined ? {} : { namespace: i.namespace }, ctx) : diagnosisDetail({ id: i.id }, ctx);
@@ -102,7 +102,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   namespacedTool(
     'get_health',
     "Health verdicts with their reasons and counts, and the root causes behind them (from the diagnosis); with `namespace`, that namespace's verdict, its root causes and its current incidents.",
-    v.object({ namespace: v.optional(Namespace) }),
+    v.object({ namespace: v.optional(NamespaceName) }),
     (i, ctx) => {
       const all = overview({}, ctx);
       if (!all.ok) return all;
@@ -119,7 +119,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   namespacedTool(
     'search_entities',
     'Find nodes of the cluster model by name substring, kind, namespace or label (key or key=value); problems first.',
-    v.object({ query: v.optional(v.pipe(v.string(), v.maxLength(200))), kind: v.optional(GraphKind), namespace: v.optional(Namespace), label: v.optional(v.pipe(v.string(), v.maxLength(400))), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }),
+    v.object({ query: v.optional(v.pipe(v.string(), v.maxLength(200))), kind: v.optional(GraphKind), namespace: v.optional(NamespaceName), label: v.optional(v.pipe(v.string(), v.maxLength(400))), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200)), 50) }),
     (i, ctx) => searchEntities({ ...(i.query !== undefined ? { q: i.query } : {}), ...(i.kind ? { kind: i.kind } : {}), ...(i.namespace ? { namespace: i.namespace } : {}), ...(i.label ? { label: i.label } : {}), limit: i.limit }, ctx),
   ),
   tool('get_entity', 'One node of the cluster model by id (e.g. pod:shop/checkout-1), its neighbours and its dashboard link.', v.object({ id: NodeRef }), (i, ctx) => entity(i, ctx)),
