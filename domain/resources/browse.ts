@@ -13,6 +13,14 @@ export const BROWSABLE_KINDS = [
 ] as const;
 export type BrowsableKind = (typeof BROWSABLE_KINDS)[number];
 
+/** The listings of the cluster view each kind's rows are made from (nodes also read their loads). */
+export const ROW_SOURCES: Readonly<Record<BrowsableKind, readonly (keyof ClusterView)[]>> = {
+  deployments: ['workloads'], daemonsets: ['workloads'],
+  statefulsets: ['controllers'], replicasets: ['controllers'], jobs: ['controllers'], cronjobs: ['controllers'],
+  pods: ['pods'], services: ['services'], ingresses: ['ingresses'], persistentvolumeclaims: ['pvcs'], persistentvolumes: ['pvs'],
+  nodes: ['nodes'], horizontalpodautoscalers: ['hpas'], poddisruptionbudgets: ['pdbs'], events: ['events'], configmaps: ['configMaps'], secrets: ['secrets'],
+};
+
 /** Rows one page may hold; the default is 100. */
 export const MAX_PAGE = 500;
 

@@ -1,6 +1,6 @@
 import type { Out } from '../../schema/common.ts';
 import type { ResourceList, ResourceListInput } from '../../schema/resources.ts';
-import { pageOf, parseLabelSelector, rowsOf, sortRows, type BrowsableKind, type ResourceRow, type SortedRows } from '../../domain/resources/browse.ts';
+import { pageOf, parseLabelSelector, ROW_SOURCES, rowsOf, sortRows, type BrowsableKind, type ResourceRow, type SortedRows } from '../../domain/resources/browse.ts';
 import { shortAge } from '../../domain/resources/age.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
@@ -24,41 +24,10 @@ function decodeCursor(cursor: string): string[] | null {
 /** How long a kind's sorted rows may be served after their sources changed (a churning cache must not make every request rebuild them). */
 const ROWS_MIN_AGE_MS = 2000;
 
-/** The listings a kind's rows are made from: the rows are kept while these are the same arrays. */
+/** What a kind's rows are made from: they are kept while these are the same arrays. */
 function sourcesOf(kind: BrowsableKind, ctx: HandlerContext): readonly unknown[] {
-  const c = ctx.cluster;
-  switch (kind) {
-    case 'deployments':
-    case 'daemonsets':
-      return [c.workloads()];
-    case 'statefulsets':
-    case 'replicasets':
-    case 'jobs':
-    case 'cronjobs':
-      return [c.controllers()];
-    case 'pods':
-      return [c.pods()];
-    case 'services':
-      return [c.services()];
-    case 'ingresses':
-      return [c.ingresses()];
-    case 'persistentvolumeclaims':
-      return [c.pvcs()];
-    case 'persistentvolumes':
-      return [c.pvs()];
-    case 'nodes':
-      return [c.nodes(), ctx.capacity.nodes()];
-    case 'horizontalpodautoscalers':
-      return [c.hpas()];
-    case 'poddisruptionbudgets':
-      return [c.pdbs()];
-    case 'events':
-      return [c.events()];
-    case 'configmaps':
-      return [c.configMaps()];
-    case 'secrets':
-      return [c.secrets()];
-  }
+  const listings = ROW_SOURCES[kind].map((listing) => ctx.cluster[listing]());
+  return kind === 'nodes' ? [...listings, ctx.capacity.nodes()] : listings;
 }
 
 /** A kind's visible rows in one order, built once per change of what they are made from (5000 pods are not re-rowed and re-sorted per request). */

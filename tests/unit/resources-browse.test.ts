@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClusterView, PodObject } from '../../domain/cluster/model.ts';
-import { pageOf as pageOfRows, parseLabelSelector, rowsOf, sortRows, type BrowseQuery, type ResourceRow } from '../../domain/resources/browse.ts';
+import { BROWSABLE_KINDS, pageOf as pageOfRows, parseLabelSelector, ROW_SOURCES, rowsOf, sortRows, type BrowseQuery, type ResourceRow } from '../../domain/resources/browse.ts';
 import { podDefaults } from '../support/objects.ts';
 import { emptyCluster } from '../support/services.ts';
 
@@ -74,4 +74,17 @@ describe('pageOf', () => {
     const page = pageOf(rows, query({ after: ['zzz', 'zzz', 'zzz'] }), () => false);
     assert.deepEqual([page.items, page.next], [[], null]);
   });
+});
+
+describe('ROW_SOURCES', () => {
+  // The handler keeps a kind's rows while these listings are unchanged: a listing rowsOf reads
+  // but ROW_SOURCES does not name would serve stale rows.
+  for (const kind of BROWSABLE_KINDS) {
+    it(`${kind} reads only what it names`, () => {
+      const read = new Set<string>();
+      const watched = new Proxy(view, { get: (target, key: string): unknown => (read.add(key), Reflect.get(target, key)) });
+      rowsOf(kind, watched);
+      assert.deepEqual([...read].sort(), [...ROW_SOURCES[kind]].sort());
+    });
+  }
 });

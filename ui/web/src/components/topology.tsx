@@ -42,17 +42,17 @@ export function Topology({ graph }: { graph: Subgraph }) {
   useEffect(() => setNodes(drawn), [drawn, setNodes]);
   return (
     <>
-    <div className="topology" role="figure" aria-label={`Topology around ${graph.focus}: ${graph.nodes.length} objects`}>
-      <ReactFlow nodes={nodes} edges={edges} onNodesChange={onNodesChange} fitView minZoom={0.1} nodesConnectable={false} nodesDraggable onNodeClick={(_e, n) => navigate(`/graph/${encodeURIComponent(n.id)}`)} proOptions={{ hideAttribution: true }}>
-        <Background />
-        <Controls showInteractive={false} />
-      </ReactFlow>
-      {graph.truncated ? (
-        <p className="muted">
-          {graph.dropped.nodes} more objects within {graph.hops} hops are not drawn (token budget {graph.budget}).
-        </p>
-      ) : null}
-    </div>
+      <div className="topology" role="figure" aria-label={`Topology around ${graph.focus}: ${graph.nodes.length} objects`}>
+        <ReactFlow nodes={nodes} edges={edges} onNodesChange={onNodesChange} fitView minZoom={0.1} nodesConnectable={false} nodesDraggable onNodeClick={(_e, n) => navigate(`/graph/${encodeURIComponent(n.id)}`)} proOptions={{ hideAttribution: true }}>
+          <Background />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+        {graph.truncated ? (
+          <p className="muted">
+            {graph.dropped.nodes} more objects within {graph.hops} hops are not drawn (token budget {graph.budget}).
+          </p>
+        ) : null}
+      </div>
       <p>
         <button type="button" disabled={save.isPending} onClick={() => save.mutate({ focus: graph.focus, positions: Object.fromEntries(nodes.map((n) => [n.id, n.position])) })}>
           Save this layout
