@@ -9,6 +9,7 @@ import { scopeDiagnosis, type ScopedDiagnosis } from './diagnosis/scoped.ts';
 import { isVisibleNamespace } from './namespaces/visibility.ts';
 import type { Evaluation } from './security/posture.ts';
 import { scopePosture, scopeScannerReports, type ScopedPosture, type ScopedScannerReports } from './security/scoped.ts';
+import { scopeCustomResources, type CustomResourceCatalog } from './resources/custom.ts';
 import type { ScannerReportStatus } from './security/trivy-reports.ts';
 import type { VulnFinding } from '../schema/security.ts';
 
@@ -18,6 +19,7 @@ export interface WholeCluster {
   diagnosis: { current(): ClusterDiagnosis };
   posture: { current(): Evaluation };
   scannerReports: { current(): { vulns: readonly VulnFinding[]; status: ScannerReportStatus } };
+  customResources: CustomResourceCatalog;
 }
 
 export interface ScopedAnswers {
@@ -25,6 +27,7 @@ export interface ScopedAnswers {
   diagnosis: ScopedDiagnosis;
   posture: ScopedPosture;
   scannerReports: ScopedScannerReports;
+  customResources: CustomResourceCatalog;
 }
 
 /** `whole` cut to `tenantNamespaces` (empty: every non-system namespace; spec §1 "Namespace blocklist"). */
@@ -36,5 +39,6 @@ export function scopeAnswers(whole: WholeCluster, tenantNamespaces: readonly str
     diagnosis: scopeDiagnosis(() => whole.diagnosis.current(), inScope),
     posture: scopePosture(() => whole.posture.current(), inScope),
     scannerReports: scopeScannerReports(() => whole.scannerReports.current(), inScope),
+    customResources: scopeCustomResources(whole.customResources, inScope),
   };
 }

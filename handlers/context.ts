@@ -1,3 +1,4 @@
+import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
 import type { Role, Scope } from '../schema/access.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ClusterView } from '../domain/cluster/model.ts';
@@ -97,6 +98,8 @@ export interface Services {
   capacity: CapacityService;
   /** One object read live, for the detail view (a GET per request). */
   objects: ObjectReader;
+  /** The CRDs and their objects, from caches started on first use (runtime/kube/custom-resources.ts). */
+  customResources: CustomResourceCatalog;
   /** Writes to the cluster (restart, scale, delete, cordon), each checked against the agent's RBAC. */
   writes: ClusterWrites;
   /** The whole-cluster diagnosis (unscoped: handlers get it cut, `HandlerContext.diagnosis`). */
@@ -131,7 +134,7 @@ export interface Services {
  * signed in. The cluster and the answers derived from it come already cut to the namespaces
  * the caller may see (domain/scoped.ts, applied by the runtime): no handler cuts anything.
  */
-export interface HandlerContext extends Omit<Services, 'diagnosis' | 'posture' | 'scannerReports'> {
+export interface HandlerContext extends Omit<Services, 'diagnosis' | 'posture' | 'scannerReports' | 'customResources'> {
   /** The cluster already cut to the namespaces the caller may see (the runtime wraps `Services.cluster`). */
   cluster: ScopedClusterView;
   /** The whole-cluster diagnosis as the caller may read it (root causes in hidden namespaces unnamed). */
@@ -140,6 +143,8 @@ export interface HandlerContext extends Omit<Services, 'diagnosis' | 'posture' |
   posture: ScopedPosture;
   /** trivy-operator's vulnerability findings in the visible namespaces, and whether the reports are read. */
   scannerReports: ScopedScannerReports;
+  /** Custom resources without the objects of namespaces the caller may not see. */
+  customResources: CustomResourceCatalog;
   request: RequestInfo;
   principal: Principal | null;
 }

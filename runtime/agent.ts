@@ -18,6 +18,7 @@ import { outboundPolicyFromEnv } from './outbound/client.ts';
 import type { OutboundPolicy } from '../domain/outbound/address.ts';
 import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
+import { createCustomResources } from './kube/custom-resources.ts';
 import { kubeletDirect, kubeletThroughProxy, type KubeletScrapeMode } from './kube/kubelet.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
 import { watchedNamespaces, type WatchScope } from './kube/watch-scope.ts';
@@ -124,7 +125,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   // security.scanning.enabled=false: the chart grants no read of trivy-operator's reports, so
   // none is attempted (scanner_reports says `off` rather than `forbidden`).
-  const cache = new ClusterCache(createTransport(kubeConfig), clock, options.log, watched, options.scanning?.enabled ?? true);
+  const transport = createTransport(kubeConfig);
+  const cache = new ClusterCache(transport, clock, options.log, watched, options.scanning?.enabled ?? true);
+  const customResources = createCustomResources(transport, options.log.child('custom-resources'));
   const historyStore = new HistoryStore(db, clock);
   const scrape = options.kubeletScrape;
   const scraper = scrape
@@ -139,6 +142,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     cluster: cache,
     logs: createPodLogs(kubeConfig),
     objects: createObjectReader(kubeConfig),
+    customResources,
     writes: createClusterWrites(kubeConfig, clock),
     history: historyStore,
     network: scraper ?? networkOff,
@@ -206,6 +210,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       new Promise<void>((resolve) => {
         closed = true;
         cache.stop();
+        customResources.stop();
         if (collection) clearTimeout(collection);
         services.stop();
         heartbeat?.stop();

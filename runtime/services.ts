@@ -59,6 +59,8 @@ import { createDiagnosisService } from './diagnosis/service.ts';
 import { createCapacityService } from './resources/capacity.ts';
 import { createLayoutStore } from './graph/layout-store.ts';
 import { noObjectReader } from './kube/object-reader.ts';
+import { noCustomResources } from './kube/custom-resources.ts';
+import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
 import { noClusterWrites } from './kube/writes.ts';
 import type { ClusterWrites } from '../handlers/actions/service.ts';
 import type { ObjectReader } from '../handlers/resources/service.ts';
@@ -97,6 +99,7 @@ export interface ServiceOptions {
   logs?: PodLogs;
   /** One object read live (the resource detail view); none without a cluster. */
   objects?: ObjectReader;
+  customResources?: CustomResourceCatalog;
   /** Writes to the cluster (docs/actions.md); none without a cluster. */
   writes?: ClusterWrites;
   history?: HistoryReader;
@@ -231,6 +234,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     logs: options.logs ?? noPodLogs,
     capacity: createCapacityService(options.cluster, memo),
     objects: options.objects ?? noObjectReader,
+    customResources: options.customResources ?? noCustomResources,
     writes: options.writes ?? noClusterWrites,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,

@@ -66,3 +66,58 @@ export const ResourceDetail = v.object({
   /** Events about it, newest first, at most 50, messages redacted. */
   events: v.array(v.object({ type: v.string(), reason: v.string(), message: v.string(), count: v.number(), last_seen: v.nullable(Timestamp) })),
 });
+
+/** A kind a CRD adds (`GET /custom-resources`). */
+export const CustomKindOut = v.object({
+  /** The CRD's name, `<plural>.<group>`. */
+  name: v.string(),
+  group: v.string(),
+  version: v.string(),
+  kind: v.string(),
+  plural: v.string(),
+  namespaced: v.boolean(),
+});
+
+export const CustomKindList = v.object({ items: v.array(CustomKindOut) });
+
+const CustomKindPath = {
+  group: kubeName('group'),
+  plural: v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'plural must be a resource name'), v.maxLength(63)),
+};
+
+export const CustomListInput = v.object({
+  ...CustomKindPath,
+  namespace: v.optional(NamespaceName),
+  q: ResourceListInput.entries.q,
+  labels: ResourceListInput.entries.labels,
+  owner: ResourceListInput.entries.owner,
+  sort: ResourceListInput.entries.sort,
+  limit: ResourceListInput.entries.limit,
+  cursor: ResourceListInput.entries.cursor,
+});
+
+export const CustomList = v.object({
+  kind: CustomKindOut,
+  items: v.array(ResourceRow),
+  total: v.number(),
+  next_cursor: v.nullable(v.string()),
+  /** The agent keeps at most 10 000 objects of one kind: true when the cluster has more (the list is then incomplete). */
+  truncated: v.boolean(),
+  /** Why the agent could not read this kind's objects (its RBAC), or null. */
+  unreadable: v.nullable(v.string()),
+});
+
+export const CustomDetailInput = v.object({
+  ...CustomKindPath,
+  name: kubeName('name'),
+  /** Required for a namespaced kind, refused for a cluster-scoped one. */
+  namespace: v.optional(NamespaceName),
+});
+
+export const CustomDetail = v.object({
+  kind: CustomKindOut,
+  row: ResourceRow,
+  yaml: ResourceDetail.entries.yaml,
+  yaml_error: ResourceDetail.entries.yaml_error,
+  events: ResourceDetail.entries.events,
+});

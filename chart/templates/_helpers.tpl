@@ -172,6 +172,9 @@ value. The schema checks each value alone; these check values against each other
 {{- if and (not .Values.ingress.enabled) (not .Values.security.trustedProxyCidrs) -}}
 {{- fail "service-only mode (ingress.enabled=false) needs security.trustedProxyCidrs: set it to the CIDRs of whatever proxies to the agent (the dashboard pods, your own ingress), or the agent sees every person at the proxy's address and lockout and audit attribute everything to it" -}}
 {{- end -}}
+{{- if and (not .Values.rbac.clusterWide) .Values.rbac.customResourceGroups -}}
+{{- fail "rbac.customResourceGroups needs rbac.clusterWide=true: a custom kind is watched cluster-wide, and a namespaced install must not read other namespaces' objects through it" -}}
+{{- end -}}
 {{- if and (not .Values.rbac.clusterWide) (empty .Values.tenantNamespaces) -}}
 {{- fail "rbac.clusterWide=false needs tenantNamespaces: the workload reads become Roles in those namespaces, and with none the agent could read no workload at all" -}}
 {{- end -}}

@@ -44,6 +44,14 @@ runtime/kube/metrics-poller.ts); each extra one says why it is here.
   verbs: ["get"]
 {{- end }}
 {{- end }}
+{{- with .Values.rbac.customResourceGroups }}
+- apiGroups: {{ toJson . }}
+  # rbac.customResourceGroups: the custom kinds the dashboard browses, watched cluster-wide
+  # (runtime/kube/custom-resources.ts); the schema refuses built-in groups, so no Secret or
+  # workload read arrives through this rule.
+  resources: ["*"]
+  verbs: ["get", "list", "watch"]
+{{- end }}
 {{- if .Values.security.scanning.enabled }}
 - apiGroups: ["aquasecurity.github.io"]
   # security.scanning.enabled: the scanner operator's cluster-scoped reports.

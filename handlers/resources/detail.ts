@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import { rowOutput, sortedRows } from './list.ts';
 import { objectView } from '../../domain/resources/object-view.ts';
 import { redactText } from '../../domain/redaction/redact.ts';
+import type { ClusterView } from '../../domain/cluster/model.ts';
 import type { Out } from '../../schema/common.ts';
 import type { ResourceDetail, ResourceDetailInput } from '../../schema/resources.ts';
 import type { HandlerContext } from '../context.ts';
@@ -21,16 +22,20 @@ export async function resourceDetail(input: Out<typeof ResourceDetailInput>, ctx
   // Only what the cache holds for the caller is read live: a hidden or unknown object is 404 before any GET.
   if (row === undefined) return fail({ code: 'not_found', message: `no ${input.kind} ${namespace === null ? '' : `${namespace}/`}${input.name}` });
   const read = await ctx.objects.get(input.kind, namespace, input.name);
-  const events = ctx.cluster
-    .events()
-    .filter((e) => e.involvedKind === row.kind && e.involvedName === row.name && (e.involvedNamespace === (namespace ?? '')))
-    .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
-    .slice(0, DETAIL_EVENTS)
-    .map((e) => ({ type: e.type, reason: e.reason, message: redactText(e.message), count: e.count, last_seen: e.lastSeen === null ? null : new Date(e.lastSeen).toISOString() }));
   return ok({
     row: rowOutput(row, ctx, ctx.clock.now()),
     yaml: read.ok ? stringify(objectView(input.kind, read.object)) : null,
     yaml_error: read.ok ? null : read.reason,
-    events,
+    events: eventsAbout(ctx.cluster, row.kind, namespace, row.name),
   });
+}
+
+/** The newest events about one object (at most DETAIL_EVENTS), messages redacted. */
+export function eventsAbout(cluster: ClusterView, kind: string, namespace: string | null, name: string): Out<typeof ResourceDetail>['events'] {
+  return cluster
+    .events()
+    .filter((e) => e.involvedKind === kind && e.involvedName === name && e.involvedNamespace === (namespace ?? ''))
+    .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
+    .slice(0, DETAIL_EVENTS)
+    .map((e) => ({ type: e.type, reason: e.reason, message: redactText(e.message), count: e.count, last_seen: e.lastSeen === null ? null : new Date(e.lastSeen).toISOString() }));
 }

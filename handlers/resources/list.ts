@@ -6,12 +6,12 @@ import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 
 /** A cursor is the last row's sort key, as base64url JSON: opaque to clients, checked on the way back. */
-function encodeCursor(key: readonly string[]): string {
+export function encodeCursor(key: readonly string[]): string {
   const bytes = new TextEncoder().encode(JSON.stringify(key));
   return btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '');
 }
 
-function decodeCursor(cursor: string): string[] | null {
+export function decodeCursor(cursor: string): string[] | null {
   try {
     const binary = atob(cursor.replaceAll('-', '+').replaceAll('_', '/'));
     const parsed: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
@@ -39,7 +39,12 @@ export function sortedRows(kind: BrowsableKind, sort: 'name' | 'age', ctx: Handl
 
 /** A row as the API answers it: its age now, whether the diagnosis has a problem on it now. */
 export function rowOutput(r: ResourceRow, ctx: HandlerContext, now: Date) {
-  return { ...r, age: shortAge(r.created_at, now), labels: { ...r.labels }, columns: { ...r.columns }, conditions: [...r.conditions], problem: ctx.diagnosis.problem(r.id) !== null };
+  return rowOutputAt(r, ctx.diagnosis.problem(r.id) !== null, now);
+}
+
+/** A row as the API answers it, whether it is a problem already known. */
+export function rowOutputAt(r: ResourceRow, problem: boolean, now: Date) {
+  return { ...r, age: shortAge(r.created_at, now), labels: { ...r.labels }, columns: { ...r.columns }, conditions: [...r.conditions], problem };
 }
 
 /** One page of a kind's objects the caller may see, from the cache. */

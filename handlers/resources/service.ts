@@ -1,3 +1,4 @@
+import type { CustomKind } from '../../domain/resources/custom.ts';
 import type { NodeLoad } from '../../domain/resources/node-load.ts';
 
 /**
@@ -14,4 +15,6 @@ export type ObjectRead = { ok: true; object: unknown } | { ok: false; status: nu
 /** One object read live (the detail view): a GET per request, never a LIST. */
 export interface ObjectReader {
   get(kind: string, namespace: string | null, name: string): Promise<ObjectRead>;
+  /** One custom object, at the version the catalog reads its kind. */
+  getCustom(kind: CustomKind, namespace: string | null, name: string): Promise<ObjectRead>;
 }

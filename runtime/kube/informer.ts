@@ -26,6 +26,11 @@ export interface InformerOptions<T> {
   forbiddenRetryMs?: number;
   /** LIST and WATCH PartialObjectMetadata only (Secrets: their data never reaches the agent). */
   metadataOnly?: boolean;
+  /**
+   * Objects kept at most (custom resources, whose count nobody bounds): past it a new object is
+   * not kept and `truncated()` says so until a LIST fits again. Unbounded when absent.
+   */
+  maxObjects?: number;
 }
 
 interface ObjectMeta {
@@ -45,6 +50,7 @@ export class Informer<T> {
   private synced = false;
   private failing: Date | null = null;
   private forbidden = false;
+  private overflowed = false;
   private stopped = false;
   private current: { abort(): void } | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -92,6 +98,11 @@ export class Informer<T> {
     };
   }
 
+  /** Whether objects were left out because the store held `maxObjects`. */
+  truncated(): boolean {
+    return this.overflowed;
+  }
+
   /** Every object, as one array that stays the same until the store changes (never mutated once handed out). */
   values(): readonly T[] {
     this.snapshot ??= [...this.store.values()];
@@ -105,6 +116,7 @@ export class Informer<T> {
       const fresh = new Map<string, T>();
       let continueToken: string | undefined;
       let resourceVersion = '';
+      this.overflowed = false;
       do {
         const params: Record<string, string> = { limit: String(pageSize) };
         if (continueToken) params.continue = continueToken;
@@ -206,6 +218,10 @@ export class Informer<T> {
     if (value === null) return into.delete(key);
     const held = into.get(key);
     if (held !== undefined && isDeepStrictEqual(held, value)) return false;
+    if (held === undefined && this.options.maxObjects !== undefined && into.size >= this.options.maxObjects) {
+      this.overflowed = true;
+      return false;
+    }
     into.set(key, value);
     return true;
   }

@@ -393,6 +393,10 @@ describe('the schema refuses bad values, naming the field', () => {
     ['an alert severity', { agent: { alertMinSeverity: 'low' } }, "at '/agent/alertMinSeverity'"],
     ['an AI rate of 0', { security: { aiRateLimitPerMin: 0 } }, "at '/security/aiRateLimitPerMin'"],
     ['a negative discovery rate', { security: { discoveryRateLimitPerMin: -1 } }, "at '/security/discoveryRateLimitPerMin'"],
+    ['the core group as a custom resource group', { rbac: { customResourceGroups: [''] } }, "at '/rbac/customResourceGroups/0'"],
+    ['a built-in group (apps) as a custom resource group', { rbac: { customResourceGroups: ['apps'] } }, "at '/rbac/customResourceGroups/0'"],
+    ['a *.k8s.io group as a custom resource group', { rbac: { customResourceGroups: ['cert-manager.io', 'rbac.authorization.k8s.io'] } }, "at '/rbac/customResourceGroups/1'"],
+    ['a wildcard custom resource group', { rbac: { customResourceGroups: ['*'] } }, "at '/rbac/customResourceGroups/0'"],
     ['a negative idle timeout', { security: { sessionIdleTimeout: -1 } }, "at '/security/sessionIdleTimeout'"],
     ['an idle timeout as text', { security: { sessionIdleTimeout: '8h' } }, "at '/security/sessionIdleTimeout'"],
     ['an encryption key of 10 bytes', { security: { encryptionKey: 'tooshort!!' } }, "at '/security/encryptionKey'"],
@@ -426,6 +430,7 @@ describe('values that contradict each other are refused with a message', () => {
   const REFUSED: [string, Values, RegExp][] = [
     ['service-only mode without trusted proxies', { ingress: { enabled: false } }, /service-only mode \(ingress\.enabled=false\) needs security\.trustedProxyCidrs/],
     ['namespaced RBAC without tenant namespaces', { rbac: { clusterWide: false } }, /rbac\.clusterWide=false needs tenantNamespaces/],
+    ['custom resource groups in a namespaced install', { rbac: { clusterWide: false, customResourceGroups: ['cert-manager.io'] }, tenantNamespaces: ['shop'] }, /rbac\.customResourceGroups needs rbac\.clusterWide=true/],
     ['two replicas on a ReadWriteOnce volume', { replicaCount: 2 }, /replicaCount=2 needs persistence\.accessMode=ReadWriteMany/],
     ['manual TLS without a Secret', { global: { hostname: HOST, tlsProvider: 'manual' } }, /global\.tlsProvider=manual needs global\.tlsSecret/],
     ['a managed certificate on nginx', { global: { hostname: HOST, tlsProvider: 'managed-certificate', ingressClassName: 'nginx' } }, /managed-certificate works only with GKE's ingress/],
@@ -499,6 +504,14 @@ describe('RBAC', () => {
     const after = new Set(grants(await render({ metrics: { kubeletScrape: { viaProxy: true } } })).map((g) => `${g.role} ${key(g)}`));
     assert.deepEqual([...after].filter((g) => !before.has(g)), ['ClusterRole/capstan-reader /nodes/proxy:get']);
     assert.deepEqual([...before].filter((g) => !after.has(g)), ['ClusterRole/capstan-reader /nodes/metrics:get']);
+  });
+
+  it('customResourceGroups: get/list/watch on every resource of exactly those groups, nothing else', async () => {
+    const before = new Set(grants(await render({})).map((g) => `${g.role} ${key(g)}`));
+    const after = grants(await render({ rbac: { customResourceGroups: ['cert-manager.io', 'example.com'] } })).map((g) => `${g.role} ${key(g)}`);
+    const added = after.filter((g) => !before.has(g)).sort();
+    assert.deepEqual(added, ['cert-manager.io', 'example.com'].flatMap((group) => ['get', 'list', 'watch'].map((verb) => `ClusterRole/capstan-reader ${group}/*:${verb}`)).sort());
+    assert.ok(before.has('ClusterRole/capstan-reader apiextensions.k8s.io/customresourcedefinitions:list'), 'which custom kinds exist is read in every install');
   });
 
   it('readSecrets=false withholds every Secret read but its own namespace\'s; secretsNamespaces narrows it', async () => {

@@ -14,6 +14,7 @@ import { evaluate, type Evaluation } from '../../domain/security/posture.ts';
 import { namespaceCounts, summarize } from '../../domain/security/scan-summary.ts';
 import type { ScannerReportStatus } from '../../domain/security/trivy-reports.ts';
 import { postureFor } from '../../domain/security/visible.ts';
+import type { CustomKind, CustomObject, CustomResourceCatalog } from '../../domain/resources/custom.ts';
 import { scopeAnswers, type WholeCluster } from '../../domain/scoped.ts';
 import type { VulnFinding } from '../../schema/security.ts';
 import { draft, pod } from '../support/diagnosis.ts';
@@ -46,6 +47,13 @@ const cluster: ClusterView = {
   nodes: () => [node('n1'), node('n2')],
   pvs: () => [{ ...pvDefaults, name: 'pv-dns', phase: 'Released', claim: { namespace: 'kube-system', name: 'dns-data' }, storageClass: null, reason: null, message: null, capacityBytes: null, accessModes: [] }],
 };
+const WIDGET: CustomKind = { name: 'widgets.example.com', group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true };
+const widget = (namespace: string | null, name: string): CustomObject => ({ namespace, name, createdAt: null, labels: {}, owner: null, phase: null, conditions: [] });
+const WIDGETS = [widget('shop', 'a'), widget('blog', 'b'), widget('kube-system', 'c'), widget(null, 'cluster-wide')];
+const CUSTOM: CustomResourceCatalog = {
+  kinds: () => Promise.resolve({ ok: true, kinds: [WIDGET] }),
+  objects: (group, plural) => Promise.resolve(group === WIDGET.group && plural === WIDGET.plural ? { ok: true, kind: WIDGET, objects: WIDGETS, truncated: false, unreadable: null } : { ok: false, status: 'unknown_kind', reason: 'none' }),
+};
 const diagnosisOf = (found: DraftFinding[]): ClusterDiagnosis => diagnose(cluster, NOW, { analyzers: [{ name: 'test', reads: [], analyze: () => found }] });
 
 const hostNetwork = (namespace: string, name: string) => ({ kind: 'Deployment', namespace, name, spec: podSecuritySpec({ hostNetwork: true, containers: [{ name: 'app', image: 'nginx:1' }] }) });
@@ -63,6 +71,7 @@ function whole(state: { diagnosis: ClusterDiagnosis; evaluation: Evaluation; vul
     diagnosis: { current: () => state.diagnosis },
     posture: { current: () => state.evaluation },
     scannerReports: { current: () => ({ vulns: state.vulns, status: STATUS }) },
+    customResources: CUSTOM,
   };
 }
 
@@ -144,6 +153,29 @@ describe('scoped posture, findings and scanner reports', () => {
       assert.deepEqual(scoped.posture.scanSummary(counts, 'shop'), summarize(counts, inScope, 'shop'));
     });
   }
+});
+
+describe('scoped custom resources', () => {
+  const TENANTS: { name: string; tenants: string[]; names: string[] }[] = [
+    { name: 'no tenant list: every non-system namespace, and cluster-scoped objects', tenants: [], names: ['a', 'b', 'cluster-wide'] },
+    { name: 'tenant list [shop]', tenants: ['shop'], names: ['a', 'cluster-wide'] },
+    { name: 'tenant list naming a system namespace: still hidden', tenants: ['kube-system'], names: ['cluster-wide'] },
+  ];
+  for (const row of TENANTS) {
+    it(row.name, async () => {
+      const scoped = scopeAnswers(whole({ diagnosis: diagnosisOf([]), evaluation: EVALUATION, vulns: [] }), row.tenants).customResources;
+      const read = await scoped.objects('example.com', 'widgets');
+      assert.ok(read.ok);
+      assert.deepEqual(read.objects.map((o) => o.name), row.names);
+      const again = await scoped.objects('example.com', 'widgets');
+      assert.ok(again.ok);
+      assert.equal(again.objects, read.objects, 'the cut is kept while the cache hands out the same array');
+    });
+  }
+  it('passes refusals through unchanged', async () => {
+    const scoped = scopeAnswers(whole({ diagnosis: diagnosisOf([]), evaluation: EVALUATION, vulns: [] }), []).customResources;
+    assert.deepEqual(await scoped.objects('example.com', 'gadgets'), { ok: false, status: 'unknown_kind', reason: 'none' });
+  });
 });
 
 describe('kept per source and per visible set', () => {

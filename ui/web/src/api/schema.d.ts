@@ -204,6 +204,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/custom-resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The kinds the cluster's CRDs add (served and established), by group then kind */
+        get: operations["get_custom_resources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/custom-resources/{group}/{plural}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One custom kind's objects, from a cache started on first use (503 while its first LIST runs): filters namespace, q, labels, owner, sort (name|age); keyset pages (limit 1–500, default 100; cursor); truncated past 10 000 objects */
+        get: operations["get_custom_resources_by_group_by_plural"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/custom-resources/{group}/{plural}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One custom object (namespace required for a namespaced kind): its row, its events, and the object read live as YAML with managed fields dropped and secret-looking values redacted */
+        get: operations["get_custom_resources_by_group_by_plural_by_name"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/actions/allowed": {
         parameters: {
             query?: never;
@@ -2829,6 +2880,286 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        row: {
+                            id: string;
+                            kind: string;
+                            namespace: string | null;
+                            name: string;
+                            created_at: string | null;
+                            age: string;
+                            status: string;
+                            problem: boolean;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            columns: {
+                                [key: string]: (string | number) | null;
+                            };
+                            conditions: {
+                                type: string;
+                                status: string;
+                                reason: string | null;
+                                message: string | null;
+                                lastTransition: string | null;
+                            }[];
+                        };
+                        yaml: string | null;
+                        yaml_error: string | null;
+                        events: {
+                            type: string;
+                            reason: string;
+                            message: string;
+                            count: number;
+                            last_seen: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_custom_resources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            name: string;
+                            group: string;
+                            version: string;
+                            kind: string;
+                            plural: string;
+                            namespaced: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_custom_resources_by_group_by_plural: {
+        parameters: {
+            query?: {
+                namespace?: string;
+                q?: string;
+                labels?: string;
+                owner?: string;
+                sort?: "name" | "age";
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                group: string;
+                plural: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        kind: {
+                            name: string;
+                            group: string;
+                            version: string;
+                            kind: string;
+                            plural: string;
+                            namespaced: boolean;
+                        };
+                        items: {
+                            id: string;
+                            kind: string;
+                            namespace: string | null;
+                            name: string;
+                            created_at: string | null;
+                            age: string;
+                            status: string;
+                            problem: boolean;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            columns: {
+                                [key: string]: (string | number) | null;
+                            };
+                            conditions: {
+                                type: string;
+                                status: string;
+                                reason: string | null;
+                                message: string | null;
+                                lastTransition: string | null;
+                            }[];
+                        }[];
+                        total: number;
+                        next_cursor: string | null;
+                        truncated: boolean;
+                        unreadable: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_custom_resources_by_group_by_plural_by_name: {
+        parameters: {
+            query?: {
+                namespace?: string;
+            };
+            header?: never;
+            path: {
+                group: string;
+                plural: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        kind: {
+                            name: string;
+                            group: string;
+                            version: string;
+                            kind: string;
+                            plural: string;
+                            namespaced: boolean;
+                        };
                         row: {
                             id: string;
                             kind: string;
