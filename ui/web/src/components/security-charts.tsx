@@ -2,6 +2,7 @@
 // trend as a line. Both carry their numbers as text; the drawing is decoration for sighted
 // readers (hidden from screen readers), never the only way to read a value.
 import { severityBars, trendLine, trendSummary, type SecuritySeverity, type SeverityCounts, type ScoreTrendPoint } from '../security/view';
+import { SortableTable, type Column } from './sortable-table';
 
 /** The badge colour of a severity; the badge always says the severity in words too. */
 export const severityTone = (s: SecuritySeverity): 'critical' | 'degraded' | 'unknown' => (s === 'CRITICAL' || s === 'HIGH' ? 'critical' : s === 'MEDIUM' ? 'degraded' : 'unknown');
@@ -11,34 +12,26 @@ export function SeverityBadge({ severity }: { severity: SecuritySeverity }) {
 }
 
 const BAR_WIDTH = 200;
+type SeverityBar = ReturnType<typeof severityBars>[number];
 
+/** Severities in their fixed order, worst first: sorting them would only scramble that. */
 export function SeverityBars({ counts, caption }: { counts: SeverityCounts; caption: string }) {
-  return (
-    <table className="severity-bars">
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Severity</th>
-          <th scope="col" className="num">Count</th>
-          <th scope="col"><span className="visually-hidden">Bar</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        {severityBars(counts).map((b) => (
-          <tr key={b.severity}>
-            <th scope="row">{b.severity}</th>
-            <td className="num" data-severity={b.severity}>{b.count}</td>
-            <td>
-              {/* SVG sizes are attributes, not inline styles: the dashboard's CSP forbids those. */}
-              <svg className={`bar ${severityTone(b.severity)}`} width={BAR_WIDTH} height="12" aria-hidden="true" focusable="false">
-                <rect x="0" y="0" width={Math.max(b.count > 0 ? 2 : 0, Math.round(b.share * BAR_WIDTH))} height="12" rx="2" />
-              </svg>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  const columns: Column<SeverityBar>[] = [
+    { key: 'severity', label: 'Severity', value: (b) => b.severity, rowHeader: true },
+    { key: 'count', label: 'Count', value: (b) => b.count, numeric: true },
+    {
+      key: 'bar',
+      label: <span className="visually-hidden">Bar</span>,
+      value: () => null,
+      // SVG sizes are attributes, not inline styles: the dashboard's CSP forbids those.
+      render: (b) => (
+        <svg className={`bar ${severityTone(b.severity)}`} width={BAR_WIDTH} height="12" aria-hidden="true" focusable="false">
+          <rect x="0" y="0" width={Math.max(b.count > 0 ? 2 : 0, Math.round(b.share * BAR_WIDTH))} height="12" rx="2" />
+        </svg>
+      ),
+    },
+  ];
+  return <SortableTable rows={severityBars(counts)} columns={columns} rowKey={(b) => b.severity} caption={caption} sortable={false} className="severity-bars" rowAttributes={(b) => ({ 'data-severity': b.severity })} />;
 }
 
 const TREND_W = 320;

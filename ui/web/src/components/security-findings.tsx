@@ -10,7 +10,8 @@ import { Link } from 'wouter';
 import { findings, findingsExportUrl, type FindingRow, type Findings, type ImageGroup } from '../api/queries/security';
 import { EXPORTS, KINDS, PAGE_SIZES, SEARCH_MAX, SEVERITIES, SORTS, DEFAULT_PAGE_SIZE, pageCount, pageRange, withFilter, type FindingsFilters } from '../security/view';
 import { SeverityBadge } from './security-charts';
-import { Empty, QueryView } from './states';
+import { SortableTable, type Column } from './sortable-table';
+import { QueryView } from './states';
 
 const KIND_LABEL: Record<(typeof KINDS)[number], string> = { vuln: 'Vulnerabilities', misconfig: 'Misconfigurations' };
 
@@ -71,53 +72,50 @@ function Filters({ filters, namespaces, onChange }: { filters: FindingsFilters; 
   );
 }
 
-function Row({ r }: { r: FindingRow }) {
-  return (
-    <tr data-kind={r.kind} data-severity={r.severity}>
-      <td><SeverityBadge severity={r.severity} /></td>
-      <td>{r.kind === 'vuln' ? 'vulnerability' : 'misconfiguration'}</td>
-      <td>{r.namespace}</td>
-      <td>{r.kind === 'misconfig' ? <Link href={workloadHref(r.namespace, r.workload_kind, r.workload)}>{r.workload_kind}/{r.workload}</Link> : r.workload}</td>
-      <td>
-        {r.kind === 'vuln' ? (
-          <><code>{r.cve}</code> in {r.pkg} {r.installed_ver}{r.cvss !== null ? ` · CVSS ${r.cvss}` : ''}<div className="muted">{r.image}</div></>
-        ) : (
-          <><code>{r.check_id}</code> {r.message}</>
-        )}
-      </td>
-      <td>{r.kind === 'vuln' ? (r.fixed_ver ? `upgrade to ${r.fixed_ver}` : 'no fix yet') : r.remediation}</td>
-    </tr>
-  );
-}
+/** The agent sorts and pages the findings: the table keeps its order (a page is not the whole). */
+const FINDING_COLUMNS: Column<FindingRow>[] = [
+  { key: 'severity', label: 'Severity', value: (r) => r.severity, render: (r) => <SeverityBadge severity={r.severity} /> },
+  { key: 'kind', label: 'Kind', value: (r) => (r.kind === 'vuln' ? 'vulnerability' : 'misconfiguration') },
+  { key: 'namespace', label: 'Namespace', value: (r) => r.namespace },
+  {
+    key: 'workload',
+    label: 'Workload',
+    value: (r) => (r.kind === 'misconfig' ? `${r.workload_kind}/${r.workload}` : r.workload),
+    render: (r) => (r.kind === 'misconfig' ? <Link href={workloadHref(r.namespace, r.workload_kind, r.workload)}>{r.workload_kind}/{r.workload}</Link> : r.workload),
+  },
+  {
+    key: 'finding',
+    label: 'Finding',
+    value: (r) => (r.kind === 'vuln' ? r.cve : r.check_id),
+    render: (r) =>
+      r.kind === 'vuln' ? (
+        <><code>{r.cve}</code> in {r.pkg} {r.installed_ver}{r.cvss !== null ? ` · CVSS ${r.cvss}` : ''}<div className="muted">{r.image}</div></>
+      ) : (
+        <><code>{r.check_id}</code> {r.message}</>
+      ),
+  },
+  { key: 'fix', label: 'Fix', value: (r) => (r.kind === 'vuln' ? (r.fixed_ver ? `upgrade to ${r.fixed_ver}` : 'no fix yet') : r.remediation) },
+];
+
+/** Every group is in hand (not a page), so sorting them by another count is honest. */
+const GROUP_COLUMNS: Column<ImageGroup>[] = [
+  { key: 'image', label: 'Image', value: (g) => g.image, render: (g) => <code>{g.image}</code>, rowHeader: true },
+  { key: 'findings', label: 'Findings', value: (g) => g.findings, numeric: true },
+  ...SEVERITIES.map((s): Column<ImageGroup> => ({ key: s, label: s, value: (g) => g.by_severity[s], numeric: true })),
+  { key: 'fixable', label: 'Fixable', value: (g) => g.fixable, numeric: true },
+  { key: 'workloads', label: 'Workloads', value: (g) => g.workloads, numeric: true },
+];
 
 function Groups({ groups }: { groups: readonly ImageGroup[] }) {
-  if (groups.length === 0) return <Empty>No vulnerability matches, so no image to group (vulnerabilities come from a scanner's reports).</Empty>;
   return (
-    <div className="table-wrap">
-      <table aria-label="Vulnerabilities by image">
-        <caption>Vulnerabilities by image, most severe first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Image</th>
-            <th scope="col" className="num">Findings</th>
-            {SEVERITIES.map((s) => <th key={s} scope="col" className="num">{s}</th>)}
-            <th scope="col" className="num">Fixable</th>
-            <th scope="col" className="num">Workloads</th>
-          </tr>
-        </thead>
-        <tbody>
-          {groups.map((g) => (
-            <tr key={g.image}>
-              <th scope="row"><code>{g.image}</code></th>
-              <td className="num">{g.findings}</td>
-              {SEVERITIES.map((s) => <td key={s} className="num">{g.by_severity[s]}</td>)}
-              <td className="num">{g.fixable}</td>
-              <td className="num">{g.workloads}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <SortableTable
+      rows={groups}
+      columns={GROUP_COLUMNS}
+      rowKey={(g) => g.image}
+      caption="Vulnerabilities by image, most severe first"
+      accessibleName="Vulnerabilities by image"
+      empty="No vulnerability matches, so no image to group (vulnerabilities come from a scanner's reports)."
+    />
   );
 }
 
@@ -167,28 +165,16 @@ export function FindingsPanel({ filters, namespaces, onChange }: { filters: Find
               </section>
             ) : null}
             <p className="muted" aria-live="polite" data-testid="findings-total">{data.total ?? 0} findings match</p>
-            {(data.rows ?? []).length === 0 ? (
-              <Empty>No finding matches these filters.</Empty>
-            ) : (
-              <div className="table-wrap">
-                <table aria-label="Findings">
-                  <caption>Findings, sorted by {filters.sort ?? 'severity'}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Severity</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Namespace</th>
-                      <th scope="col">Workload</th>
-                      <th scope="col">Finding</th>
-                      <th scope="col">Fix</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {(data.rows ?? []).map((r) => <Row key={r.id} r={r} />)}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            <SortableTable
+              rows={data.rows ?? []}
+              columns={FINDING_COLUMNS}
+              rowKey={(r) => r.id}
+              caption={`Findings, sorted by ${filters.sort ?? 'severity'}`}
+              accessibleName="Findings"
+              sortable={false}
+              empty="No finding matches these filters."
+              rowAttributes={(r) => ({ 'data-kind': r.kind, 'data-severity': r.severity })}
+            />
             <Pager data={data} filters={filters} onChange={onChange} />
           </>
         )}

@@ -10,6 +10,7 @@ import { beginEnrolment, confirmEnrolment, disableSecondFactor, secondFactor } f
 import { changePassword } from '../api/queries/password';
 import { mySessions, revokeSession, type Session } from '../api/queries/sessions';
 import { Field, FormError } from '../components/field-error';
+import { SortableTable, type Column } from '../components/sortable-table';
 import { ActionError, Empty, failureOf, QueryView, type Failure } from '../components/states';
 import { Time } from '../components/time';
 
@@ -66,45 +67,33 @@ function CreateKey() {
   );
 }
 
+function apiKeyColumns(onRevoke: (id: number) => void, failure: Failure<number> | null): Column<ApiKey>[] {
+  return [
+    { key: 'name', label: 'Name', value: (k) => k.name },
+    { key: 'prefix', label: 'Prefix', value: (k) => k.prefix, render: (k) => <code>{k.prefix}</code> },
+    { key: 'scopes', label: 'Scopes', value: (k) => k.scopes.join(', ') },
+    { key: 'created', label: 'Created', value: (k) => k.created_at, render: (k) => <Time at={k.created_at} /> },
+    { key: 'used', label: 'Last used', value: (k) => k.last_used_at, render: (k) => <Time at={k.last_used_at} absent="never" /> },
+    {
+      key: 'state',
+      label: 'State',
+      value: (k) => (k.revoked_at ? 'revoked' : 'active'),
+      render: (k) =>
+        k.revoked_at ? (
+          <>revoked <Time at={k.revoked_at} /></>
+        ) : (
+          <>
+            {k.expires_at ? <>expires <Time at={k.expires_at} />{' '}</> : null}
+            <button type="button" onClick={() => onRevoke(k.id)}>Revoke {k.name}</button>
+            <ActionError error={failure?.target === k.id ? failure.error : null} what={`revoke ${k.name}`} />
+          </>
+        ),
+    },
+  ];
+}
+
 function ApiKeyTable({ keys, onRevoke, failure }: { keys: ApiKey[]; onRevoke: (id: number) => void; failure: Failure<number> | null }) {
-  if (keys.length === 0) return <Empty>No API keys.</Empty>;
-  return (
-    <table>
-      <caption>Your keys (the secrets are never shown again)</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Prefix</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">State</th>
-        </tr>
-      </thead>
-      <tbody>
-        {keys.map((k) => (
-          <tr key={k.id}>
-            <td>{k.name}</td>
-            <td><code>{k.prefix}</code></td>
-            <td>{k.scopes.join(', ')}</td>
-            <td><Time at={k.created_at} /></td>
-            <td><Time at={k.last_used_at} absent="never" /></td>
-            <td>
-              {k.revoked_at ? (
-                <>revoked <Time at={k.revoked_at} /></>
-              ) : (
-                <>
-                  {k.expires_at ? <>expires <Time at={k.expires_at} />{' '}</> : null}
-                  <button type="button" onClick={() => onRevoke(k.id)}>Revoke {k.name}</button>
-                  <ActionError error={failure?.target === k.id ? failure.error : null} what={`revoke ${k.name}`} />
-                </>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  return <SortableTable rows={keys} columns={apiKeyColumns(onRevoke, failure)} rowKey={(k) => String(k.id)} caption="Your keys (the secrets are never shown again)" empty="No API keys." />;
 }
 
 function ApiKeys() {

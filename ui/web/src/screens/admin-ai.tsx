@@ -4,8 +4,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { Link } from 'wouter';
-import { aiSettings, guardrails, promptLog, reportSchedule, runReport, testConnection, updateAiSettings, updateGuardrails, updateReportSchedule, type AiSettings, type AiSettingsChange, type Guardrails, type ReportSchedule } from '../api/queries/ai-admin';
-import { ActionError, Empty, QueryView } from '../components/states';
+import { aiSettings, guardrails, promptLog, reportSchedule, runReport, testConnection, updateAiSettings, updateGuardrails, updateReportSchedule, type AiSettings, type AiSettingsChange, type Guardrails, type PromptLogEntry, type ReportSchedule } from '../api/queries/ai-admin';
+import { SortableTable, type Column } from '../components/sortable-table';
+import { ActionError, QueryView } from '../components/states';
 import { Time } from '../components/time';
 
 const PROVIDERS = ['openai', 'anthropic', 'azure', 'openai_compatible', 'ollama'] as const;
@@ -177,49 +178,43 @@ function ReportsForm({ schedule }: { schedule: ReportSchedule }) {
   );
 }
 
+/** The last runs, newest first, as the agent returns them: a sort would only reorder a window of the audit. */
+const PROMPT_LOG_COLUMNS: Column<PromptLogEntry>[] = [
+  { key: 'when', label: 'When', value: (e) => e.ts, render: (e) => <Time at={e.ts} /> },
+  { key: 'who', label: 'Who', value: (e) => e.actor },
+  { key: 'kind', label: 'Kind', value: (e) => e.kind },
+  { key: 'model', label: 'Model', value: (e) => `${e.provider}/${e.model}` },
+  { key: 'tokens', label: 'Tokens in/out', value: (e) => `${e.input_tokens} / ${e.output_tokens}` },
+  {
+    key: 'exchange',
+    label: 'Exchange',
+    value: () => null,
+    render: (e) => (
+      <details>
+        <summary>Sent and received</summary>
+        <pre className="log">{e.sent}</pre>
+        <pre className="log">{e.received}</pre>
+      </details>
+    ),
+  },
+];
+
 function PromptLogView() {
   const query = useQuery(promptLog());
   return (
     <section aria-labelledby="ai-prompt-log">
       <h2 id="ai-prompt-log">Prompt audit</h2>
       <QueryView query={query} what="the prompt audit">
-        {(log) =>
-          log.items.length === 0 ? (
-            <Empty>Nothing was sent to a provider in the last {log.retention_days} days.</Empty>
-          ) : (
-            <table>
-              <caption>The last {log.items.length} runs that reached a provider (redacted; kept {log.retention_days} days)</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Tokens in/out</th>
-                  <th scope="col">Exchange</th>
-                </tr>
-              </thead>
-              <tbody>
-                {log.items.map((e) => (
-                  <tr key={e.id}>
-                    <td><Time at={e.ts} /></td>
-                    <td>{e.actor}</td>
-                    <td>{e.kind}</td>
-                    <td>{e.provider}/{e.model}</td>
-                    <td>{e.input_tokens} / {e.output_tokens}</td>
-                    <td>
-                      <details>
-                        <summary>Sent and received</summary>
-                        <pre className="log">{e.sent}</pre>
-                        <pre className="log">{e.received}</pre>
-                      </details>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(log) => (
+          <SortableTable
+            rows={log.items}
+            columns={PROMPT_LOG_COLUMNS}
+            rowKey={(e) => String(e.id)}
+            caption={`The last ${log.items.length} runs that reached a provider (redacted; kept ${log.retention_days} days)`}
+            sortable={false}
+            empty={`Nothing was sent to a provider in the last ${log.retention_days} days.`}
+          />
+        )}
       </QueryView>
     </section>
   );

@@ -5,6 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { disableLdap, groups, saveAdminEmails, saveLdap, setGroupRole, ssoSettings, testLdap, type Group, type LdapConfig, type SsoView } from '../api/queries/sso';
+import { SortableTable, type Column } from '../components/sortable-table';
 import { ActionError, QueryView } from '../components/states';
 import { Time } from '../components/time';
 import { DefaultGroupRole } from './admin-sso-roles';
@@ -100,6 +101,25 @@ function AdminEmails({ view }: { view: SsoView }) {
   );
 }
 
+function groupColumns(onRole: (group: Group, role: Group['role']) => void): Column<Group>[] {
+  return [
+    { key: 'group', label: 'Group', value: (g) => g.name },
+    { key: 'provider', label: 'Provider', value: (g) => g.provider },
+    { key: 'seen', label: 'First seen', value: (g) => g.first_seen_at, render: (g) => <Time at={g.first_seen_at} /> },
+    {
+      key: 'role',
+      label: 'Role',
+      value: (g) => g.role,
+      render: (g) => (
+        <select aria-label={`Role of ${g.name}`} value={g.role} onChange={(e) => onRole(g, e.target.value === 'admin' ? 'admin' : 'viewer')}>
+          <option value="viewer">viewer</option>
+          <option value="admin">admin</option>
+        </select>
+      ),
+    },
+  ];
+}
+
 function Groups() {
   const client = useQueryClient();
   const query = useQuery(groups());
@@ -109,32 +129,16 @@ function Groups() {
       <h2 id="groups-title">Groups</h2>
       <DefaultGroupRole />
       <QueryView query={query} what="groups">
-        {(g) =>
-          g.groups.length === 0 ? (
-            <p>No group yet: a group appears here the first time a sign-in carries it, with the role above.</p>
-          ) : (
-            <table>
-              <thead>
-                <tr><th scope="col">Group</th><th scope="col">Provider</th><th scope="col">First seen</th><th scope="col">Role</th></tr>
-              </thead>
-              <tbody>
-                {g.groups.map((group: Group) => (
-                  <tr key={`${group.provider}/${group.name}`}>
-                    <td>{group.name}</td>
-                    <td>{group.provider}</td>
-                    <td><Time at={group.first_seen_at} /></td>
-                    <td>
-                      <select aria-label={`Role of ${group.name}`} value={group.role} onChange={(e) => change.mutate({ ...group, role: e.target.value === 'admin' ? 'admin' : 'viewer' })}>
-                        <option value="viewer">viewer</option>
-                        <option value="admin">admin</option>
-                      </select>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(g) => (
+          <SortableTable
+            rows={g.groups}
+            columns={groupColumns((group, role) => change.mutate({ ...group, role }))}
+            rowKey={(group) => `${group.provider}/${group.name}`}
+            caption="Groups seen at sign-in, with their role"
+            searchLabel="Search groups"
+            empty="No group yet: a group appears here the first time a sign-in carries it, with the role above."
+          />
+        )}
       </QueryView>
       <ActionError error={change.error} what="change the group's role" />
     </section>

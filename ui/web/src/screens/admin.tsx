@@ -1,13 +1,13 @@
 // Admin: local users, and access control (idle timeout, IP allow/deny lists, bans, OAuth
 // clients). Containers hold the queries and mutations; the views below them only render.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useState, type SyntheticEvent } from 'react';
+import { useState, type SyntheticEvent } from 'react';
 import { ipAccess, liftBan, updateIpLists, type Ban } from '../api/queries/ip-access';
 import { deleteOAuthClient, oauthClients, type OAuthClient } from '../api/queries/oauth';
 import { securitySettings, updateSecuritySettings } from '../api/queries/settings';
 import { createUser, updateUser, users, type Role, type User, type UserChange, seats, type Seats } from '../api/queries/users';
 import { SortableTable, type Column } from '../components/sortable-table';
-import { ActionError, Empty, failureOf, QueryView, type Failure } from '../components/states';
+import { ActionError, failureOf, QueryView, type Failure } from '../components/states';
 import { Time } from '../components/time';
 import { RolePin } from './admin-sso-roles';
 
@@ -29,59 +29,60 @@ function DeactivationConfirm({ username, onConfirm, onCancel }: { username: stri
   );
 }
 
+function userColumns(onChange: (change: UserChange) => void, failure: Failure<UserChange> | null, confirming: string | null, confirm: (username: string) => void): Column<User>[] {
+  return [
+    { key: 'user', label: 'User', value: (u) => u.username },
+    {
+      key: 'role',
+      label: 'Role',
+      value: (u) => u.role,
+      render: (u) => (
+        <>
+          <select aria-label={`Role of ${u.username}`} value={u.role} onChange={(e) => onChange({ username: u.username, role: e.target.value as Role })}>
+            <option value="viewer">viewer</option>
+            <option value="admin">admin</option>
+          </select>
+          <RolePin user={u} />
+        </>
+      ),
+    },
+    { key: 'totp', label: 'Second factor', value: (u) => (u.totp_enabled ? 'on' : 'off') },
+    { key: 'created', label: 'Created', value: (u) => u.created_at, render: (u) => <Time at={u.created_at} /> },
+    {
+      key: 'state',
+      label: 'State',
+      value: (u) => (u.active ? 'active' : 'deactivated'),
+      render: (u) => (
+        <>
+          {u.active ? 'active' : 'deactivated'}{' '}
+          {u.active ? (
+            <button type="button" onClick={() => confirm(u.username)} aria-expanded={confirming === u.username}>Deactivate {u.username}</button>
+          ) : (
+            <button type="button" onClick={() => onChange({ username: u.username, active: true })}>Reactivate {u.username}</button>
+          )}
+          <ActionError error={failure?.target.username === u.username ? failure.error : null} what={failure ? changeWords(failure.target) : ''} />
+        </>
+      ),
+    },
+  ];
+}
+
 function UserTable({ users, onChange, failure }: { users: User[]; onChange: (change: UserChange) => void; failure: Failure<UserChange> | null }) {
   const [confirming, setConfirming] = useState<string | null>(null);
   return (
-    <table>
-      <caption>Local accounts</caption>
-      <thead>
-        <tr>
-          <th scope="col">User</th>
-          <th scope="col">Role</th>
-          <th scope="col">Second factor</th>
-          <th scope="col">Created</th>
-          <th scope="col">State</th>
-        </tr>
-      </thead>
-      <tbody>
-        {users.map((u) => (
-          <Fragment key={u.id}>
-            <tr>
-              <td>{u.username}</td>
-              <td>
-                <select aria-label={`Role of ${u.username}`} value={u.role} onChange={(e) => onChange({ username: u.username, role: e.target.value as Role })}>
-                  <option value="viewer">viewer</option>
-                  <option value="admin">admin</option>
-                </select>
-                <RolePin user={u} />
-              </td>
-              <td>{u.totp_enabled ? 'on' : 'off'}</td>
-              <td><Time at={u.created_at} /></td>
-              <td>
-                {u.active ? 'active' : 'deactivated'}{' '}
-                {u.active ? (
-                  <button type="button" onClick={() => setConfirming(u.username)} aria-expanded={confirming === u.username}>Deactivate {u.username}</button>
-                ) : (
-                  <button type="button" onClick={() => onChange({ username: u.username, active: true })}>Reactivate {u.username}</button>
-                )}
-                <ActionError error={failure?.target.username === u.username ? failure.error : null} what={failure ? changeWords(failure.target) : ''} />
-              </td>
-            </tr>
-            {confirming === u.username && u.active ? (
-              <tr>
-                <td colSpan={5}>
-                  <DeactivationConfirm
-                    username={u.username}
-                    onConfirm={() => (setConfirming(null), onChange({ username: u.username, active: false }))}
-                    onCancel={() => setConfirming(null)}
-                  />
-                </td>
-              </tr>
-            ) : null}
-          </Fragment>
-        ))}
-      </tbody>
-    </table>
+    <SortableTable
+      rows={users}
+      columns={userColumns(onChange, failure, confirming, setConfirming)}
+      rowKey={(u) => String(u.id)}
+      caption="Local accounts"
+      empty="No local account."
+      // The confirmation spans the row's width, under the user it is about.
+      rowDetail={(u) =>
+        confirming === u.username && u.active ? (
+          <DeactivationConfirm username={u.username} onConfirm={() => (setConfirming(null), onChange({ username: u.username, active: false }))} onCancel={() => setConfirming(null)} />
+        ) : null
+      }
+    />
   );
 }
 
@@ -241,6 +242,7 @@ function oauthClientColumns(onDelete: (id: string) => void, failure: Failure<str
       key: 'delete',
       label: 'Delete',
       value: () => null,
+      sortable: false,
       render: (c) => (
         <>
           <button type="button" onClick={() => onDelete(c.client_id)}>Delete {c.client_name}</button>
@@ -265,11 +267,7 @@ function OAuthClients() {
             <p className="muted">
               {data.clients.length} of at most {data.limit} registered. A client no user approved is forgotten 24 hours after it registered; deleting one revokes its tokens at once.
             </p>
-            {data.clients.length === 0 ? (
-              <Empty>No MCP client has registered.</Empty>
-            ) : (
-              <SortableTable rows={data.clients} columns={oauthClientColumns((id) => remove.mutate(id), failureOf(remove))} rowKey={(c) => c.client_id} caption="Registered OAuth clients" searchLabel="Search clients" />
-            )}
+            <SortableTable rows={data.clients} columns={oauthClientColumns((id) => remove.mutate(id), failureOf(remove))} rowKey={(c) => c.client_id} caption="Registered OAuth clients" searchLabel="Search clients" empty="No MCP client has registered." />
           </>
         )}
       </QueryView>

@@ -4,9 +4,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { contextDocument, contextDocuments, createContextDocument, deleteContextDocument, updateContextDocument, type ContextDocumentInput } from '../api/queries/ai-context';
+import { contextDocument, contextDocuments, createContextDocument, deleteContextDocument, updateContextDocument, type ContextDocumentInput, type ContextDocuments } from '../api/queries/ai-context';
 import { me as meQuery } from '../api/queries/session';
-import { ActionError, Empty, QueryView } from '../components/states';
+import { SortableTable, type Column } from '../components/sortable-table';
+import { ActionError, QueryView } from '../components/states';
 import { Time } from '../components/time';
 
 function SuppressionNote({ note }: { note: string }) {
@@ -40,6 +41,15 @@ function DocumentForm({ initial, submitLabel, pending, error, onSubmit, limits }
   );
 }
 
+type DocumentSummary = ContextDocuments['items'][number];
+
+const DOCUMENT_COLUMNS: Column<DocumentSummary>[] = [
+  { key: 'title', label: 'Title', value: (d) => d.title, render: (d) => <Link href={`/ai/context/${d.id}`}>{d.title}</Link> },
+  { key: 'standing', label: 'Every run', value: (d) => (d.include_in_ai ? 'yes' : 'no') },
+  { key: 'chars', label: 'Characters', value: (d) => d.chars, render: (d) => d.chars.toLocaleString() },
+  { key: 'updated', label: 'Updated', value: (d) => d.updated_at, render: (d) => <><Time at={d.updated_at} /> by {d.updated_by}</> },
+];
+
 export function AiContextList() {
   const client = useQueryClient();
   const me = useQuery(meQuery());
@@ -57,31 +67,7 @@ export function AiContextList() {
             <p className="muted">
               {data.items.length} of {data.limits.max_documents} documents. Standing ones: {data.standing.documents}, about {data.standing.tokens.toLocaleString()} tokens of the {data.standing.budget_tokens.toLocaleString()} a run gives them; what does not fit is left out of that run. The copilot searches the rest when a question needs them.
             </p>
-            {data.items.length === 0 ? (
-              <Empty>No document yet.</Empty>
-            ) : (
-              <table>
-                <caption>Documents</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Title</th>
-                    <th scope="col">Every run</th>
-                    <th scope="col">Characters</th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((d) => (
-                    <tr key={d.id}>
-                      <td><Link href={`/ai/context/${d.id}`}>{d.title}</Link></td>
-                      <td>{d.include_in_ai ? 'yes' : 'no'}</td>
-                      <td>{d.chars.toLocaleString()}</td>
-                      <td><Time at={d.updated_at} /> by {d.updated_by}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <SortableTable rows={data.items} columns={DOCUMENT_COLUMNS} rowKey={(d) => String(d.id)} caption="Documents" searchLabel="Search documents" empty="No document yet." />
             {admin ? (
               <section aria-labelledby="new-doc">
                 <h2 id="new-doc">New document</h2>

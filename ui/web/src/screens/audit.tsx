@@ -4,7 +4,8 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { AUDIT_FILTERS, auditChain, auditEvent, auditEvents, auditExportUrl, type AuditEvent, type AuditFilters } from '../api/queries/audit';
-import { Empty, QueryView } from '../components/states';
+import { SortableTable, type Column } from '../components/sortable-table';
+import { QueryView } from '../components/states';
 import { Time } from '../components/time';
 
 function Chain() {
@@ -24,38 +25,20 @@ function Chain() {
   );
 }
 
-function Row({ e }: { e: AuditEvent }) {
-  return (
-    <tr>
-      <td><Link href={`/admin/audit/${e.id}`}><Time at={e.ts} /></Link></td>
-      <td>{e.actor}</td>
-      <td>{e.category}</td>
-      <td><span className={`badge ${e.severity === 'critical' ? 'critical' : e.severity === 'warning' ? 'degraded' : 'healthy'}`}>{e.severity}</span></td>
-      <td>{e.action}</td>
-      <td>{e.outcome}{e.status !== null ? ` (${e.status})` : ''}</td>
-    </tr>
-  );
-}
+const severityTone = (e: AuditEvent): string => (e.severity === 'critical' ? 'critical' : e.severity === 'warning' ? 'degraded' : 'healthy');
 
-function EventTable({ events, caption }: { events: AuditEvent[]; caption: string }) {
-  return (
-    <table>
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Actor</th>
-          <th scope="col">Category</th>
-          <th scope="col">Severity</th>
-          <th scope="col">Action</th>
-          <th scope="col">Outcome</th>
-        </tr>
-      </thead>
-      <tbody>
-        {events.map((e) => <Row key={e.id} e={e} />)}
-      </tbody>
-    </table>
-  );
+/** Newest first, a page at a time from the agent: sorting what is loaded would hide that more exists. */
+const EVENT_COLUMNS: Column<AuditEvent>[] = [
+  { key: 'when', label: 'When', value: (e) => e.ts, render: (e) => <Link href={`/admin/audit/${e.id}`}><Time at={e.ts} /></Link> },
+  { key: 'actor', label: 'Actor', value: (e) => e.actor },
+  { key: 'category', label: 'Category', value: (e) => e.category },
+  { key: 'severity', label: 'Severity', value: (e) => e.severity, render: (e) => <span className={`badge ${severityTone(e)}`}>{e.severity}</span> },
+  { key: 'action', label: 'Action', value: (e) => e.action },
+  { key: 'outcome', label: 'Outcome', value: (e) => `${e.outcome}${e.status !== null ? ` (${e.status})` : ''}` },
+];
+
+function EventTable({ events, caption, empty }: { events: AuditEvent[]; caption: string; empty: string }) {
+  return <SortableTable rows={events} columns={EVENT_COLUMNS} rowKey={(e) => String(e.id)} caption={caption} sortable={false} empty={empty} />;
 }
 
 export function AdminAudit() {
@@ -89,11 +72,9 @@ export function AdminAudit() {
       <QueryView query={{ ...timeline, data: timeline.data }} what="audit events">
         {(data) => {
           const events = data.pages.flatMap((p) => p.events);
-          return events.length === 0 ? (
-            <Empty>No event matches.</Empty>
-          ) : (
+          return (
             <>
-              <EventTable events={events} caption="Audit events, newest first" />
+              <EventTable events={events} caption="Audit events, newest first" empty="No event matches." />
               {timeline.hasNextPage ? <button type="button" onClick={() => void timeline.fetchNextPage()}>Older events</button> : null}
             </>
           );
@@ -122,7 +103,7 @@ export function AuditEventView({ id }: { id: string }) {
               ))}
             </dl>
             <h2>Same actor within five minutes</h2>
-            {data.siblings.length === 0 ? <Empty>None.</Empty> : <EventTable events={data.siblings} caption="Sibling events" />}
+            <EventTable events={data.siblings} caption="Sibling events" empty="None." />
           </>
         )}
       </QueryView>

@@ -2,8 +2,9 @@
 // namespace filters kept in the URL) and read one by one.
 import { useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
-import { answers, storedAnswer } from '../api/queries/copilot';
-import { Empty, QueryView } from '../components/states';
+import { answers, storedAnswer, type StoredAnswerSummary } from '../api/queries/copilot';
+import { SortableTable, type Column } from '../components/sortable-table';
+import { QueryView } from '../components/states';
 import { Time } from '../components/time';
 import { StoredAnswerBody } from '../copilot/stored-answer';
 
@@ -21,6 +22,15 @@ export function StoredAnswerView({ id }: { id: string }) {
     </>
   );
 }
+
+/** The newest answers the agent returns, not all of them: sorting them would misstate what is kept. */
+const ANSWER_COLUMNS: Column<StoredAnswerSummary>[] = [
+  { key: 'answer', label: 'Answer', value: (a) => a.headline, render: (a) => <Link href={`/copilot/answers/${a.id}`}>{a.headline || '(empty)'}</Link> },
+  { key: 'kind', label: 'Kind', value: (a) => `${a.kind === 'diagnose' ? 'Diagnose' : 'SRE report'}${a.source === 'model' ? '' : ' (no model)'}` },
+  { key: 'about', label: 'About', value: (a) => (a.scope === '*' ? 'every namespace in scope' : a.scope) },
+  { key: 'by', label: 'By', value: (a) => a.actor },
+  { key: 'when', label: 'When', value: (a) => a.created_at, render: (a) => <Time at={a.created_at} /> },
+];
 
 export function AnswerList() {
   const params = new URLSearchParams(useSearch());
@@ -55,37 +65,16 @@ export function AnswerList() {
         ) : null}
       </div>
       <QueryView query={query} what="stored answers">
-        {(data) =>
-          data.items.length === 0 ? (
-            <Empty>No stored answer yet. Diagnose a namespace from its view, or (admins) run an SRE report.</Empty>
-          ) : (
-            <table>
-              <caption>{data.items.length} answers, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Answer</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">About</th>
-                  <th scope="col">By</th>
-                  <th scope="col">When</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.items.map((a) => (
-                  <tr key={a.id}>
-                    <td>
-                      <Link href={`/copilot/answers/${a.id}`}>{a.headline || '(empty)'}</Link>
-                    </td>
-                    <td>{a.kind === 'diagnose' ? 'Diagnose' : 'SRE report'}{a.source === 'model' ? '' : ' (no model)'}</td>
-                    <td>{a.scope === '*' ? 'every namespace in scope' : a.scope}</td>
-                    <td>{a.actor}</td>
-                    <td><Time at={a.created_at} /></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(data) => (
+          <SortableTable
+            rows={data.items}
+            columns={ANSWER_COLUMNS}
+            rowKey={(a) => a.id}
+            caption={`${data.items.length} answers, newest first`}
+            sortable={false}
+            empty="No stored answer yet. Diagnose a namespace from its view, or (admins) run an SRE report."
+          />
+        )}
       </QueryView>
     </>
   );

@@ -4,7 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { overview, type Overview as OverviewAnswer } from '../api/queries/cluster';
 import { RootCauses } from '../components/root-causes';
-import { Empty, QueryView } from '../components/states';
+import { SortableTable, type Column } from '../components/sortable-table';
+import { QueryView } from '../components/states';
 import { Time } from '../components/time';
 import { bytes, millicores } from '../components/format';
 
@@ -35,6 +36,21 @@ function Capacity({ capacity }: { capacity: OverviewAnswer['capacity'] }) {
   );
 }
 
+type NamespaceHealth = OverviewAnswer['namespaces'][number];
+
+/** Worst first is the agent's order and the point of the list: the headers do not re-sort it. */
+const NAMESPACE_COLUMNS: Column<NamespaceHealth>[] = [
+  { key: 'namespace', label: 'Namespace', value: (ns) => ns.namespace, render: (ns) => <Link href={`/namespaces/${ns.namespace}`}>{ns.namespace}</Link>, rowHeader: true },
+  { key: 'health', label: 'Health', value: (ns) => ns.health_score, render: (ns) => <span className={`badge ${ns.health_score}`}>{ns.health_score}</span> },
+  { key: 'why', label: 'Why', value: (ns) => ns.reasons.join('; ') || null },
+  { key: 'running', label: 'Pods running', value: (ns) => ns.pods_running, render: (ns) => `${ns.pods_running}/${ns.pods_total}`, numeric: true },
+  { key: 'failing', label: 'Failing', value: (ns) => ns.pods_failing, numeric: true },
+  { key: 'pending', label: 'Pending', value: (ns) => ns.pods_pending, numeric: true },
+  { key: 'degraded', label: 'Deployments degraded', value: (ns) => ns.deployments_degraded, render: (ns) => `${ns.deployments_degraded}/${ns.deployments_total}`, numeric: true },
+  { key: 'unbound', label: 'PVCs unbound', value: (ns) => ns.pvcs_unbound, numeric: true },
+  { key: 'event', label: 'Last event', value: (ns) => ns.last_event_time, render: (ns) => <Time at={ns.last_event_time} /> },
+];
+
 export function Overview() {
   const query = useQuery(overview());
   return (
@@ -50,51 +66,16 @@ export function Overview() {
               {data.total_namespaces} namespaces · cached <Time at={data.cached_at} /> (refreshes every {data.cache_ttl_secs} s)
             </p>
             <Unreadable lines={data.unreadable} />
-            {data.namespaces.length === 0 ? (
-              <Empty>No namespace is visible to Capstan.</Empty>
-            ) : (
-              <div className="table-wrap">
-                <table>
-                  <caption>Namespace health, worst first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Namespace</th>
-                      <th scope="col">Health</th>
-                      <th scope="col">Why</th>
-                      <th scope="col" className="num">Pods running</th>
-                      <th scope="col" className="num">Failing</th>
-                      <th scope="col" className="num">Pending</th>
-                      <th scope="col" className="num">Deployments degraded</th>
-                      <th scope="col" className="num">PVCs unbound</th>
-                      <th scope="col">Last event</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.namespaces.map((ns) => (
-                      <tr key={ns.namespace} data-health={ns.health_score}>
-                        <th scope="row">
-                          <Link href={`/namespaces/${ns.namespace}`}>{ns.namespace}</Link>
-                        </th>
-                        <td>
-                          <span className={`badge ${ns.health_score}`}>{ns.health_score}</span>
-                        </td>
-                        <td>{ns.reasons.join('; ') || '–'}</td>
-                        <td className="num">
-                          {ns.pods_running}/{ns.pods_total}
-                        </td>
-                        <td className="num">{ns.pods_failing}</td>
-                        <td className="num">{ns.pods_pending}</td>
-                        <td className="num">
-                          {ns.deployments_degraded}/{ns.deployments_total}
-                        </td>
-                        <td className="num">{ns.pvcs_unbound}</td>
-                        <td><Time at={ns.last_event_time} /></td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            <SortableTable
+              rows={data.namespaces}
+              columns={NAMESPACE_COLUMNS}
+              rowKey={(ns) => ns.namespace}
+              caption="Namespace health, worst first"
+              searchLabel="Search namespaces"
+              sortable={false}
+              empty="No namespace is visible to Capstan."
+              rowAttributes={(ns) => ({ 'data-health': ns.health_score })}
+            />
           </>
         )}
       </QueryView>

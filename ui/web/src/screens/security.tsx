@@ -9,7 +9,8 @@ import { me } from '../api/queries/session';
 import { posture, scanFinished, scanStatus, startScan, trend, type Posture, type ScanStarted } from '../api/queries/security';
 import { ScoreTrend, SeverityBadge, SeverityBars } from '../components/security-charts';
 import { FindingsPanel } from '../components/security-findings';
-import { Empty, QueryView } from '../components/states';
+import { SortableTable, type Column } from '../components/sortable-table';
+import { QueryView } from '../components/states';
 import { filtersFromSearch, gradeTone, scoreFormula, searchFromFilters, SEVERITIES, type FindingsFilters } from '../security/view';
 
 function ScanState({ started }: { started: ScanStarted }) {
@@ -70,65 +71,48 @@ function Summary({ data }: { data: Posture }) {
   );
 }
 
+type FailingCheck = Posture['top_failing_checks'][number];
+type NamespacePosture = Posture['namespaces'][number];
+
+const FAILING_CHECK_COLUMNS: Column<FailingCheck>[] = [
+  { key: 'check', label: 'Check', value: (c) => c.check_id, render: (c) => <><code>{c.check_id}</code> <span className="muted">{c.title}</span></>, rowHeader: true },
+  // By rank, not by name: CRITICAL before HIGH, not alphabetically.
+  { key: 'severity', label: 'Severity', value: (c) => SEVERITIES.indexOf(c.severity), render: (c) => <SeverityBadge severity={c.severity} /> },
+  { key: 'workloads', label: 'Workloads', value: (c) => c.workloads, numeric: true },
+  { key: 'failures', label: 'Failures', value: (c) => c.failures, numeric: true },
+];
+
 function TopFailing({ checks }: { checks: Posture['top_failing_checks'] }) {
-  if (checks.length === 0) return <Empty>No check fails.</Empty>;
-  return (
-    <div className="table-wrap">
-      <table>
-        <caption>Checks failing on the most workloads</caption>
-        <thead>
-          <tr>
-            <th scope="col">Check</th>
-            <th scope="col">Severity</th>
-            <th scope="col" className="num">Workloads</th>
-            <th scope="col" className="num">Failures</th>
-          </tr>
-        </thead>
-        <tbody>
-          {checks.map((c) => (
-            <tr key={c.check_id}>
-              <th scope="row"><code>{c.check_id}</code> <span className="muted">{c.title}</span></th>
-              <td><SeverityBadge severity={c.severity} /></td>
-              <td className="num">{c.workloads}</td>
-              <td className="num">{c.failures}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <SortableTable rows={checks} columns={FAILING_CHECK_COLUMNS} rowKey={(c) => c.check_id} caption="Checks failing on the most workloads" empty="No check fails." />;
+}
+
+function namespaceColumns(onPick: (namespace: string) => void): Column<NamespacePosture>[] {
+  return [
+    {
+      key: 'namespace',
+      label: 'Namespace',
+      value: (n) => n.namespace,
+      render: (n) => <button type="button" className="link" onClick={() => onPick(n.namespace)} aria-label={`Show findings in ${n.namespace}`}>{n.namespace}</button>,
+      rowHeader: true,
+    },
+    // The grade is the score in letters: sorting by the score orders the grades too.
+    { key: 'grade', label: 'Grade', value: (n) => n.score, render: (n) => <span className={`badge ${gradeTone(n.grade)}`}>{n.grade}</span> },
+    { key: 'score', label: 'Score', value: (n) => n.score, numeric: true },
+    ...SEVERITIES.slice(0, 4).map((s): Column<NamespacePosture> => ({ key: s, label: s, value: (n) => n.by_severity[s], numeric: true })),
+    { key: 'workloads', label: 'Workloads', value: (n) => n.workloads_covered, numeric: true },
+  ];
 }
 
 function Namespaces({ rows, onPick }: { rows: Posture['namespaces']; onPick: (namespace: string) => void }) {
-  if (rows.length === 0) return <Empty>No visible namespace has workloads.</Empty>;
   return (
-    <div className="table-wrap">
-      <table>
-        <caption>Namespaces, worst score first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Namespace</th>
-            <th scope="col">Grade</th>
-            <th scope="col" className="num">Score</th>
-            {SEVERITIES.slice(0, 4).map((s) => <th key={s} scope="col" className="num">{s}</th>)}
-            <th scope="col" className="num">Workloads</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((n) => (
-            <tr key={n.namespace} data-namespace={n.namespace}>
-              <th scope="row">
-                <button type="button" className="link" onClick={() => onPick(n.namespace)} aria-label={`Show findings in ${n.namespace}`}>{n.namespace}</button>
-              </th>
-              <td><span className={`badge ${gradeTone(n.grade)}`}>{n.grade}</span></td>
-              <td className="num">{n.score}</td>
-              {SEVERITIES.slice(0, 4).map((s) => <td key={s} className="num">{n.by_severity[s]}</td>)}
-              <td className="num">{n.workloads_covered}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <SortableTable
+      rows={rows}
+      columns={namespaceColumns(onPick)}
+      rowKey={(n) => n.namespace}
+      caption="Namespaces, worst score first"
+      empty="No visible namespace has workloads."
+      rowAttributes={(n) => ({ 'data-namespace': n.namespace })}
+    />
   );
 }
 
