@@ -19,6 +19,9 @@ describe('kindCommands', () => {
     ['svc', ['/resources/services']],
     ['pe', ['/resources/persistentvolumeclaims', '/resources/persistentvolumes']],
     ['DS', ['/resources/daemonsets']],
+    ['crd', ['/custom-resources']],
+    ['cu', ['/custom-resources']],
+    ['c', ['/resources/cronjobs', '/resources/configmaps', '/custom-resources']],
     ['zz', []],
   ];
   for (const [word, want] of rows) it(`:${word}`, () => assert.deepEqual(kindCommands(word).map((i) => i.href), want));

@@ -13,6 +13,7 @@ import { IncidentStory } from './screens/incident-story';
 import { LogsScreen } from './screens/logs';
 import { CommandPalette } from './components/command-palette';
 import { ResourcesScreen } from './screens/resources';
+import { CustomKindsScreen, CustomObjectScreen, CustomObjectsScreen } from './screens/custom-resources';
 import { ResourceDetailScreen } from './screens/resource-detail';
 import { KINDS, type Kind } from './api/queries/resources';
 
@@ -162,6 +163,9 @@ function Shell({ me }: { me: Me }) {
             <Route path="/namespaces/:namespace/pods/:pod/logs">{(p) => <LogsScreen namespace={p.namespace} pod={p.pod} />}</Route>
             <Route path="/resources/:kind">{(p) => (isKind(p.kind) ? <ResourcesScreen kind={p.kind} /> : <h1>Not found</h1>)}</Route>
             <Route path="/resources/:kind/:name">{(p) => (isKind(p.kind) ? <ResourceDetailScreen kind={p.kind} name={decodeURIComponent(p.name)} /> : <h1>Not found</h1>)}</Route>
+            <Route path="/custom-resources" component={CustomKindsScreen} />
+            <Route path="/custom-resources/:group/:plural">{(p) => <CustomObjectsScreen group={p.group} plural={p.plural} />}</Route>
+            <Route path="/custom-resources/:group/:plural/:name">{(p) => <CustomObjectScreen group={p.group} plural={p.plural} name={decodeURIComponent(p.name)} />}</Route>
             <Route path="/security" component={SecurityScreen} />
             <Route path="/history" component={HistoryScreen} />
             <Route path="/apps" component={Apps} />

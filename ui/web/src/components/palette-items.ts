@@ -34,7 +34,11 @@ const PER_GROUP = 8;
 /** The kinds `:word` names: an alias exactly, else every kind starting with it. */
 export function kindCommands(word: string): PaletteItem[] {
   const w = word.trim().toLowerCase();
-  const extra: PaletteItem[] = 'namespaces'.startsWith(w) || w === 'ns' ? [{ id: 'kind:namespaces', label: 'Namespaces', group: 'Kind', href: '/namespaces' }] : [];
+  const extra: PaletteItem[] = [
+    ...('namespaces'.startsWith(w) || w === 'ns' ? [{ id: 'kind:namespaces', label: 'Namespaces', group: 'Kind', href: '/namespaces' }] : []),
+    // kubectl's `crd`, and the plural: every custom kind the cluster's CRDs add.
+    ...('customresourcedefinitions'.startsWith(w) || w === 'crd' || w === 'crds' ? [{ id: 'kind:custom-resources', label: 'Custom resources', group: 'Kind', href: '/custom-resources' }] : []),
+  ];
   const exact = ALIASES[w];
   const kinds = exact ? KINDS.filter((k) => k.kind === exact) : KINDS.filter((k) => k.kind.startsWith(w));
   return [...kinds.map((k) => ({ id: `kind:${k.kind}`, label: k.label, group: 'Kind', href: `/resources/${k.kind}` })), ...extra];

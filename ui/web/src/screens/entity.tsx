@@ -3,7 +3,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { entity, subgraph } from '../api/queries/graph';
-import { Empty, QueryView } from '../components/states';
+import { NeighborList } from '../components/neighbors';
+import { QueryView } from '../components/states';
 import { Topology } from '../components/topology';
 import { WorkloadFindings } from '../components/workload-findings';
 import { WORKLOAD_KINDS } from '../security/view';
@@ -41,22 +42,7 @@ export function EntityView({ id }: { id: string }) {
           </QueryView>
           {WORKLOAD_KINDS.has(data.node.kind) && data.node.namespace ? <WorkloadFindings namespace={data.node.namespace} kind={data.node.kind} name={data.node.name} /> : null}
           <h2>Connected ({data.neighbors_total})</h2>
-          {data.neighbors.length === 0 ? (
-            <Empty>Nothing is connected to it.</Empty>
-          ) : (
-            <ul className="neighbors">
-              {data.neighbors.map((n) => (
-                <li key={`${n.edge.type}-${n.direction}-${n.node.id}`}>
-                  <span className="muted">{n.direction === 'out' ? n.edge.type : `${n.edge.type} (from)`}</span>{' '}
-                  <Link href={`/graph/${encodeURIComponent(n.node.id)}`}>
-                    {n.node.kind} {n.node.namespace ? `${n.node.namespace}/` : ''}
-                    {n.node.name}
-                  </Link>
-                  {n.node.problem ? <span className="flag">{n.node.problem.reason}</span> : null}
-                </li>
-              ))}
-            </ul>
-          )}
+          <NeighborList data={data} />
         </>
       )}
     </QueryView>

@@ -23,7 +23,7 @@ export function WindowPicker({ value, onChange }: { value: HistoryWindow; onChan
   );
 }
 
-function Charts({ data }: { data: History }) {
+export function HistoryCharts({ data }: { data: History }) {
   const ts = useMemo(() => data.series.map((p) => p.ts), [data]);
   const cpu = useMemo(() => [{ label: 'CPU', color: '#3b82f6', values: data.series.map((p) => p.cpu_millicores) }], [data]);
   const mem = useMemo(() => [{ label: 'Memory', color: '#a855f7', values: data.series.map((p) => p.mem_bytes) }], [data]);
@@ -68,7 +68,7 @@ export function HistoryScreen() {
       <h1>Resource history of {subject}</h1>
       <WindowPicker value={window} onChange={setWindow} />
       <QueryView query={query} what="history">
-        {(data) => <Charts data={data} />}
+        {(data) => <HistoryCharts data={data} />}
       </QueryView>
     </>
   );

@@ -1,34 +1,40 @@
-// One object: what the list says of it, its conditions and events, where to go next (its place
-// in the cluster model, a pod's story and logs), and the object itself as YAML, read live and
-// made safe by the agent (no managed fields, no Secret data, secret-looking values redacted).
+// One object: what the list says of it, its conditions and events, and the object itself as
+// YAML, read live and made safe by the agent (no managed fields, no Secret data,
+// secret-looking values redacted). A built-in kind's page adds what the rest of Capstan knows
+// of it: the diagnosis, its related objects in the cluster model, its resource history and
+// its security findings, each from its own route (so a key without that scope sees the rest).
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
+import { ApiError } from '../api/client';
+import { why } from '../api/queries/diagnosis';
+import { history } from '../api/queries/history';
 import { KINDS, resourceDetail, type Kind, type ResourceDetail } from '../api/queries/resources';
-import { Empty, QueryView } from '../components/states';
+import { Empty, ErrorView, Loading, QueryView } from '../components/states';
 import { Time } from '../components/time';
 import { columnLabel, formatColumn } from '../components/format';
+import { Neighbors } from '../components/neighbors';
 import { ObjectActions } from '../components/object-actions';
+import { WhyView } from '../components/why';
+import { WorkloadFindings } from '../components/workload-findings';
+import { WORKLOAD_KINDS } from '../security/view';
+import { HistoryCharts } from './history';
 
-function DetailView({ data, kind }: { data: ResourceDetail; kind: Kind }) {
+/** What every object's page shows, whatever its kind. */
+export type ObjectDetailData = Pick<ResourceDetail, 'row' | 'yaml' | 'yaml_error' | 'events'>;
+
+/** The page of any object: `links` under the heading, `children` (the kind's own sections) before conditions, events and YAML. */
+export function ObjectDetail({ data, crumbs, links, children }: { data: ObjectDetailData; crumbs: ReactNode; links?: ReactNode; children?: ReactNode }) {
   const { row } = data;
-  const label = KINDS.find((k) => k.kind === kind)?.label ?? kind;
   return (
     <>
-      <p className="crumbs">
-        <Link href={`/resources/${kind}${row.namespace === null ? '' : `?namespace=${row.namespace}`}`}>{label}</Link> / {row.namespace === null ? '' : `${row.namespace} / `}
-        {row.name}
-      </p>
+      <p className="crumbs">{crumbs}</p>
       <h1>
         {row.kind} {row.name}
       </h1>
       <p>
-        <span className={`badge ${row.problem ? 'critical' : 'healthy'}`}>{row.problem ? 'problem' : 'no problem'}</span> {row.status} · created <Time at={row.created_at} /> ·{' '}
-        <Link href={`/graph/${encodeURIComponent(row.id)}`}>Its place in the cluster</Link>
-        {row.kind === 'Pod' && row.namespace !== null ? (
-          <>
-            {' '}· <Link href={`/namespaces/${row.namespace}/pods/${row.name}`}>Its story</Link> · <Link href={`/namespaces/${row.namespace}/pods/${row.name}/logs`}>Logs</Link>
-          </>
-        ) : null}
+        <span className={`badge ${row.problem ? 'critical' : 'healthy'}`}>{row.problem ? 'problem' : 'no problem'}</span> {row.status} · created <Time at={row.created_at} />
+        {links}
       </p>
       <dl className="facts">
         {Object.entries(row.columns).map(([key, value]) => (
@@ -38,17 +44,7 @@ function DetailView({ data, kind }: { data: ResourceDetail; kind: Kind }) {
           </div>
         ))}
       </dl>
-      {kind === 'deployments' || kind === 'pods' || kind === 'nodes' ? (
-        <ObjectActions
-          target={{
-            kind,
-            namespace: row.namespace,
-            name: row.name,
-            ...(kind === 'deployments' ? { replicas: Number(row.columns.desired ?? 0) } : {}),
-            ...(kind === 'nodes' ? { unschedulable: row.status.includes('SchedulingDisabled') } : {}),
-          }}
-        />
-      ) : null}
+      {children}
       <section aria-labelledby="conditions">
         <h2 id="conditions">Conditions</h2>
         {row.conditions.length === 0 ? (
@@ -91,6 +87,92 @@ function DetailView({ data, kind }: { data: ResourceDetail; kind: Kind }) {
         )}
       </section>
     </>
+  );
+}
+
+/** Why it is unhealthy, up to the root cause; an object the diagnosis does not model says so. */
+function DiagnosisSection({ id, what }: { id: string; what: string }) {
+  const query = useQuery(why(id));
+  return (
+    <section aria-labelledby="object-diagnosis">
+      <h2 id="object-diagnosis">Diagnosis</h2>
+      {query.isPending ? (
+        <Loading what="the diagnosis" />
+      ) : query.isError ? (
+        query.error instanceof ApiError && query.error.status === 404 ? (
+          <Empty>The diagnosis has no rules for this kind.</Empty>
+        ) : (
+          <ErrorView error={query.error} retry={() => void query.refetch()} />
+        )
+      ) : (
+        <WhyView detail={query.data} what={what} />
+      )}
+    </section>
+  );
+}
+
+/** A pod's last hour of CPU, memory and network; any other namespaced object links to its namespace's. */
+function HistorySection({ kind, namespace, name }: { kind: string; namespace: string; name: string }) {
+  const pod = kind === 'Pod';
+  const query = useQuery({ ...history({ scope: 'pod', namespace, name, window: '1h' }), enabled: pod });
+  const more = `/history?${new URLSearchParams(pod ? { scope: 'pod', namespace, name } : { scope: 'namespace', namespace }).toString()}`;
+  return (
+    <section aria-labelledby="object-history">
+      <h2 id="object-history">History</h2>
+      {pod ? (
+        <QueryView query={query} what="the pod's history">
+          {(data) => <HistoryCharts data={data} />}
+        </QueryView>
+      ) : (
+        <p className="muted">Resource history is kept per pod and per namespace.</p>
+      )}
+      <p>
+        <Link href={more}>{pod ? 'Longer windows' : `Resource history of namespace ${namespace}`}</Link>
+      </p>
+    </section>
+  );
+}
+
+function DetailView({ data, kind }: { data: ResourceDetail; kind: Kind }) {
+  const { row } = data;
+  const label = KINDS.find((k) => k.kind === kind)?.label ?? kind;
+  const crumbs = (
+    <>
+      <Link href={`/resources/${kind}${row.namespace === null ? '' : `?namespace=${row.namespace}`}`}>{label}</Link> / {row.namespace === null ? '' : `${row.namespace} / `}
+      {row.name}
+    </>
+  );
+  const links = (
+    <>
+      {' '}· <Link href={`/graph/${encodeURIComponent(row.id)}`}>Its place in the cluster</Link>
+      {row.kind === 'Pod' && row.namespace !== null ? (
+        <>
+          {' '}· <Link href={`/namespaces/${row.namespace}/pods/${row.name}`}>Its story</Link> · <Link href={`/namespaces/${row.namespace}/pods/${row.name}/logs`}>Logs</Link>
+        </>
+      ) : null}
+    </>
+  );
+  return (
+    <ObjectDetail data={data} crumbs={crumbs} links={links}>
+      {kind === 'deployments' || kind === 'pods' || kind === 'nodes' ? (
+        <ObjectActions
+          target={{
+            kind,
+            namespace: row.namespace,
+            name: row.name,
+            ...(kind === 'deployments' ? { replicas: Number(row.columns.desired ?? 0) } : {}),
+            ...(kind === 'nodes' ? { unschedulable: row.status.includes('SchedulingDisabled') } : {}),
+          }}
+        />
+      ) : null}
+      <DiagnosisSection id={row.id} what={row.kind.toLowerCase()} />
+      <section aria-labelledby="related">
+        <h2 id="related">Related</h2>
+        <Neighbors id={row.id} />
+      </section>
+      {row.namespace !== null ? <HistorySection kind={row.kind} namespace={row.namespace} name={row.name} /> : null}
+      {WORKLOAD_KINDS.has(row.kind) && row.namespace !== null ? <WorkloadFindings namespace={row.namespace} kind={row.kind} name={row.name} /> : null}
+    </ObjectDetail>
   );
 }
 

@@ -6,15 +6,12 @@ import { useState, type SyntheticEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { namespaces } from '../api/queries/cluster';
 import { detailHref, KINDS, resources, type Kind, type ResourceFilters, type ResourceRow } from '../api/queries/resources';
-import { QueryView, Empty } from '../components/states';
-import { SortableTable, type Column } from '../components/sortable-table';
-import { Time } from '../components/time';
-import { columnLabel, formatColumn } from '../components/format';
+import { QueryView } from '../components/states';
+import { ResourceTable } from '../components/resource-table';
 
 const FILTER_KEYS = ['namespace', 'q', 'labels', 'status', 'owner', 'sort', 'cursor'] as const;
-/** Kinds whose pods the pods list can show (the pods' `owner` column names their workload). */
+/** Kinds without a namespace: the namespace filter does not apply. */
 const CLUSTER_SCOPED: ReadonlySet<Kind> = new Set(['nodes', 'persistentvolumes']);
-const POD_OWNERS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
 
 function filtersOf(search: string): ResourceFilters {
   const params = new URLSearchParams(search);
@@ -32,49 +29,6 @@ function filtersOf(search: string): ResourceFilters {
 /** Events have no page of their own; everything else opens its detail. */
 function linkOf(row: ResourceRow, kind: Kind): string | null {
   return row.kind === 'Event' ? null : detailHref(row, kind);
-}
-
-function columnsFor(rows: readonly ResourceRow[], kind: Kind): Column<ResourceRow>[] {
-  const own = [...new Set(rows.flatMap((r) => Object.keys(r.columns)))];
-  return [
-    {
-      key: 'name',
-      label: 'Name',
-      value: (r) => r.name,
-      render: (r) => {
-        const href = linkOf(r, kind);
-        return (
-          <>
-            {href === null ? r.name : <Link href={href}>{r.name}</Link>}
-            {r.problem ? <span className="badge critical"> problem</span> : null}
-            {POD_OWNERS.has(r.kind) && r.namespace !== null ? (
-              <>
-                {' '}
-                <Link href={`/resources/pods?${new URLSearchParams({ namespace: r.namespace, owner: `${r.kind}/${r.name}` }).toString()}`} aria-label={`Pods of ${r.name}`}>
-                  pods
-                </Link>
-              </>
-            ) : null}
-          </>
-        );
-      },
-    },
-    { key: 'namespace', label: 'Namespace', value: (r) => r.namespace },
-    { key: 'status', label: 'Status', value: (r) => r.status },
-    ...own.map((key): Column<ResourceRow> => ({
-      key: `c:${key}`,
-      label: columnLabel(key),
-      value: (r) => r.columns[key] ?? null,
-      render: (r) => formatColumn(key, r.columns[key] ?? null),
-      numeric: rows.some((r) => typeof r.columns[key] === 'number'),
-    })),
-    { key: 'age', label: 'Age', value: (r) => r.created_at, render: (r) => <Time at={r.created_at} /> },
-  ];
-}
-
-function ResourceTable({ kind, label, rows }: { kind: Kind; label: string; rows: readonly ResourceRow[] }) {
-  if (rows.length === 0) return <Empty>Nothing matches.</Empty>;
-  return <SortableTable rows={rows} columns={columnsFor(rows, kind)} rowKey={(r) => r.id} caption={`${label} (this page)`} />;
 }
 
 export function ResourcesScreen({ kind }: { kind: Kind }) {
@@ -105,6 +59,9 @@ export function ResourcesScreen({ kind }: { kind: Kind }) {
   return (
     <>
       <h1>{label}</h1>
+      <p className="muted">
+        Kinds the cluster's CRDs add: <Link href="/custom-resources">Custom resources</Link>
+      </p>
       {filters.owner ? (
         <p className="muted">
           Of {filters.owner} <Link href={`/resources/${kind}${filters.namespace ? `?namespace=${filters.namespace}` : ''}`}>(show all)</Link>
@@ -164,7 +121,7 @@ export function ResourcesScreen({ kind }: { kind: Kind }) {
               {data.total} {data.total === 1 ? 'object' : 'objects'}
               {filters.cursor ? ' (a later page)' : ''}
             </p>
-            <ResourceTable kind={kind} label={label} rows={data.items} />
+            <ResourceTable label={label} rows={data.items} hrefOf={(r) => linkOf(r, kind)} />
             <p>
               {filters.cursor ? <button type="button" onClick={() => window.history.back()}>Previous page</button> : null}{' '}
               {data.next_cursor ? <button type="button" onClick={() => navigate(`/resources/${kind}?${new URLSearchParams({ ...filters, cursor: data.next_cursor ?? '' }).toString()}`)}>Next page</button> : null}

@@ -3,6 +3,7 @@ import { mutationOptions, queryOptions, type QueryClient } from '@tanstack/react
 import { api, unwrap, type Answer } from '../client';
 
 export type Subgraph = Answer<'get_graph_subgraph'>;
+export type Entity = Answer<'get_graph_entity_by_id'>;
 
 export const entity = (id: string) =>
   queryOptions({ queryKey: ['graph', 'entity', id], queryFn: () => unwrap(api.GET('/graph/entity/{id}', { params: { path: { id } } })), refetchInterval: 15_000 });
