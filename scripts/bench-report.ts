@@ -350,6 +350,10 @@ export function markdownReport(r: BenchReport): string {
   if (d) {
     lines.push(`| dashboard initial JS (gzip) | ${d.initial_js_gzip_kib} KiB (+ ${d.initial_css_gzip_kib} KiB CSS; all screens ${d.all_js_gzip_kib} KiB) | ≤ ${TARGETS.initialJsKib} KiB (${mark(d.initial_js_gzip_kib <= TARGETS.initialJsKib)}) |`);
     lines.push(`| dashboard cold load of /overview to the table, chromium on loopback | median ${d.cold_load_overview_ms.median} ms, max ${d.cold_load_overview_ms.max} ms over ${d.cold_load_overview_ms.runs} runs | |`);
+    for (const l of d.lists) {
+      const times = l.p50_ms === null ? 'no run answered' : `p50 ${l.p50_ms} ms, p99 ${l.p99_ms} ms`;
+      lines.push(`| dashboard render: ${l.label}, navigation to ${l.rows} rows on screen (of ${l.total}) | ${times} over ${l.runs - l.errors} runs${l.errors > 0 ? `, ${l.errors} failed` : ''} | |`);
+    }
   } else {
     lines.push('| dashboard | not measured (failed or skipped; see the run log) | |');
   }
