@@ -154,6 +154,22 @@ spec:
     await page.context().close();
   });
 
+  it('is usable on a tablet: lists and an object page fit the width, wide tables scroll inside their frame', async () => {
+    const page = await (await newContext(dashboard.browser, 768)).newPage();
+    await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
+    for (const [path, heading] of [['/resources/pods?namespace=shop', 'Pods'], ['/resources/nodes', 'Nodes'], ['/resources/deployments/checkout?namespace=shop', 'Deployment checkout'], ['/admin/audit', 'Audit']] as const) {
+      await page.goto(`${dashboard.ui.url}${path}`);
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await page.locator('tbody tr, [data-testid=object-yaml]').first().waitFor();
+      const overflow = Number(await page.evaluate('document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth'));
+      assert.ok(overflow <= 0, `${path} is ${overflow} px wider than a 768 px window`);
+    }
+    await page.goto(`${dashboard.ui.url}/resources/nodes`);
+    await page.locator('tbody tr').first().waitFor();
+    await screenshot(page, 'tablet-nodes');
+    await page.context().close();
+  });
+
   it('restarts and scales a Deployment from its detail, after saying what will change', async () => {
     await k(['create', 'namespace', 'e2e-actions']);
     await k(['create', 'deployment', 'echo', '-n', 'e2e-actions', '--image=ghcr.io/acme/echo:1.0.0', '--replicas=2']);

@@ -40,4 +40,8 @@ export function formatColumn(key: string, value: string | number | null): string
 }
 
 /** `cpu_requested_m` → `Cpu requested`: the unit is in the value. */
-export const columnLabel = (key: string): string => (key.charAt(0).toUpperCase() + key.replace(/_(m|bytes)$/, '').slice(1)).replaceAll('_', ' ');
+/** A row column's header: `cpu_requested_m` → `CPU requested` (the unit is the cell's to say). */
+export const columnLabel = (key: string): string => {
+  const words = key.replace(/_(m|bytes)$/, '').split('_');
+  return words.map((w, i) => (w === 'cpu' ? 'CPU' : i === 0 ? w.charAt(0).toUpperCase() + w.slice(1) : w)).join(' ');
+};
