@@ -1,4 +1,5 @@
 import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
+import type { TerminalService } from './terminal/service.ts';
 import type { Role, Scope } from '../schema/access.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ClusterView } from '../domain/cluster/model.ts';
@@ -98,6 +99,8 @@ export interface Services {
   capacity: CapacityService;
   /** One object read live, for the detail view (a GET per request). */
   objects: ObjectReader;
+  /** The browser terminal: sessions relayed to the sidecar's shells, and their audit (runtime/terminal/agent-terminal.ts). */
+  terminal: TerminalService;
   /** The CRDs and their objects, from caches started on first use (runtime/kube/custom-resources.ts). */
   customResources: CustomResourceCatalog;
   /** Writes to the cluster (restart, scale, delete, cordon), each checked against the agent's RBAC. */

@@ -156,6 +156,8 @@ interface StreamRouteCore<I extends AnySchema, O extends AnySchema, E extends Ev
 export interface SocketPeer {
   send(text: string): void;
   close(): void;
+  /** Bytes sent but not yet written to the network: a slow client's backlog, for flow control. */
+  buffered(): number;
   readonly signal: AbortSignal;
 }
 
@@ -279,7 +281,11 @@ export function defineRoute<I extends AnySchema, O extends AnySchema, E extends 
           return socketHandler(admitted.value.input, admitted.value.ctx);
         },
       },
-      run: () => Promise.resolve(fail({ code: 'internal', message: `${spec.method} ${spec.path} answers only as a WebSocket` })),
+      // Called without an upgrade: refused as any call is (no principal, a key on a session-only route) before it says so.
+      run(rawInput, ctx) {
+        const admitted = admit(rawInput, ctx);
+        return Promise.resolve(admitted.ok ? fail({ code: 'internal', message: `${spec.method} ${spec.path} answers only as a WebSocket` }) : admitted);
+      },
     };
   }
   if (spec.stream === undefined) {

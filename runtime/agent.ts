@@ -19,6 +19,8 @@ import type { OutboundPolicy } from '../domain/outbound/address.ts';
 import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { createCustomResources } from './kube/custom-resources.ts';
+import { tokenRequestCredentials } from './terminal/session-credentials.ts';
+import { TERMINAL_MAX_PER_USER, TERMINAL_MAX_TOTAL } from './terminal/limits.ts';
 import { kubeletDirect, kubeletThroughProxy, type KubeletScrapeMode } from './kube/kubelet.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
 import { watchedNamespaces, type WatchScope } from './kube/watch-scope.ts';
@@ -92,9 +94,19 @@ export interface AgentOptions {
   };
   /** CAPSTAN_SCANNING_ENABLED, _MODE, _RETENTION_DAYS (`security.scanning.*`). */
   scanning?: ScanningConfig;
+  /** CAPSTAN_TERMINAL_* (`terminal.*`): the sidecar the browser terminal's shells run in; absent: no terminal. */
+  terminal?: AgentTerminalOptions | null;
   /** CAPSTAN_SSO_PUBLIC_URL (`sso.publicUrl`): Admin → SSO's prefill; handlers read it as `settings.ssoPublicUrl`. */
   ssoPublicUrl?: string | null;
   log: Logger;
+}
+
+export interface AgentTerminalOptions {
+  sidecarUrl: string;
+  key: string;
+  /** The ServiceAccount each session's token is minted for (TokenRequest). */
+  serviceAccount: { namespace: string; name: string };
+  reattachGraceSecs: number;
 }
 
 export interface RunningAgent {
@@ -143,6 +155,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     logs: createPodLogs(kubeConfig),
     objects: createObjectReader(kubeConfig),
     customResources,
+    terminal: options.terminal
+      ? { sidecarUrl: options.terminal.sidecarUrl, key: options.terminal.key, credentials: tokenRequestCredentials(kubeConfig, options.terminal.serviceAccount), maxPerUser: TERMINAL_MAX_PER_USER, maxTotal: TERMINAL_MAX_TOTAL, reattachGraceSecs: options.terminal.reattachGraceSecs }
+      : null,
     writes: createClusterWrites(kubeConfig, clock),
     history: historyStore,
     network: scraper ?? networkOff,

@@ -16,6 +16,7 @@ import { licenseRoutes } from '../handlers/license/routes.ts';
 import { logRoutes } from '../handlers/logs/routes.ts';
 import { mcpRoutes } from '../handlers/mcp/routes.ts';
 import { resourceRoutes } from '../handlers/resources/routes.ts';
+import { terminalRoutes } from '../handlers/terminal/routes.ts';
 import { metricsRoutes } from '../handlers/metrics/routes.ts';
 import { namespaceRoutes } from '../handlers/namespaces/routes.ts';
 import { oauthRoutes } from '../handlers/oauth/routes.ts';
@@ -32,6 +33,7 @@ export const routes: readonly Route[] = [
   ...logRoutes,
   ...resourceRoutes,
   ...actionRoutes,
+  ...terminalRoutes,
   ...apiKeyRoutes,
   ...incidentRoutes,
   ...metricsRoutes,

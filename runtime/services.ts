@@ -60,6 +60,7 @@ import { createCapacityService } from './resources/capacity.ts';
 import { createLayoutStore } from './graph/layout-store.ts';
 import { noObjectReader } from './kube/object-reader.ts';
 import { noCustomResources } from './kube/custom-resources.ts';
+import { createTerminal, noTerminal, type TerminalConfig } from './terminal/agent-terminal.ts';
 import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
 import { noClusterWrites } from './kube/writes.ts';
 import type { ClusterWrites } from '../handlers/actions/service.ts';
@@ -100,6 +101,8 @@ export interface ServiceOptions {
   /** One object read live (the resource detail view); none without a cluster. */
   objects?: ObjectReader;
   customResources?: CustomResourceCatalog;
+  /** The browser terminal's sidecar and session credentials (runtime/terminal/agent-terminal.ts); none: no terminal. */
+  terminal?: TerminalConfig | null;
   /** Writes to the cluster (docs/actions.md); none without a cluster. */
   writes?: ClusterWrites;
   history?: HistoryReader;
@@ -212,6 +215,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing(license),
     killSwitches(settingsStore),
   ];
+  const terminal = options.terminal ? createTerminal(options.terminal, db, audit, clock, log.child('terminal')) : null;
   const services: Services = {
     cluster: options.cluster,
     auth,
@@ -235,6 +239,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     capacity: createCapacityService(options.cluster, memo),
     objects: options.objects ?? noObjectReader,
     customResources: options.customResources ?? noCustomResources,
+    terminal: terminal ?? noTerminal,
     writes: options.writes ?? noClusterWrites,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
@@ -265,6 +270,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     reportScheduler,
     scans,
     stop: () => {
+      terminal?.stop();
       crashLogs.close();
       clearInterval(summaryTimer);
       scans.stop();

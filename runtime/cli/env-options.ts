@@ -1,7 +1,9 @@
 // Agent settings read from CAPSTAN_* environment variables (what the Helm chart sets),
 // shared by `capstan agent` and `capstan demo` so both honour the same configuration.
 import { parseCidrList } from '../ip-guard/cidr.ts';
-import type { AgentOptions } from '../agent.ts';
+import { readFileSync } from 'node:fs';
+import type { AgentOptions, AgentTerminalOptions } from '../agent.ts';
+import { DEFAULT_REATTACH_GRACE_SECS } from '../terminal/limits.ts';
 import type { CookieSecure } from '../http/app.ts';
 import { parseProxySecret } from '../http/client-ip.ts';
 import { parseCorsOrigins } from '../http/cors.ts';
@@ -15,7 +17,7 @@ import { configuredUrlProblem, type OutboundPolicy } from '../../domain/outbound
 import { outboundPolicyFromEnv } from '../outbound/client.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'proxySecret' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license' | 'ssoPublicUrl'>;
+type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'proxySecret' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license' | 'ssoPublicUrl' | 'terminal'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions & Pick<AgentOptions, 'outbound'> {
@@ -44,6 +46,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     chatWebhookUrl: parseOutboundUrl(env.CAPSTAN_CHAT_WEBHOOK_URL, 'CAPSTAN_CHAT_WEBHOOK_URL', outbound),
     scanning: parseScanning(env),
     ssoPublicUrl: parseSsoPublicUrl(env.CAPSTAN_SSO_PUBLIC_URL),
+    terminal: parseTerminal(env),
     license: {
       key: nonEmpty(env.CAPSTAN_LICENSE_KEY),
       apiUrl: parseWebhookUrl(env.CAPSTAN_LICENSE_API_URL, 'CAPSTAN_LICENSE_API_URL'),
@@ -156,4 +159,27 @@ function parseCidrs(value: string | undefined, name: string): string[] {
   const parsed = parseCidrList(entries);
   if (!parsed.ok) throw new Error(`${name}: "${parsed.entry}" ${parsed.reason}`);
   return entries;
+}
+
+/**
+ * CAPSTAN_TERMINAL_URL (the sidecar on loopback; empty: no terminal), CAPSTAN_TERMINAL_KEY_FILE
+ * (the key both containers mount), CAPSTAN_TERMINAL_SERVICE_ACCOUNT (`namespace/name`, the
+ * account each session's token is minted for), CAPSTAN_TERMINAL_REATTACH_GRACE_SECS.
+ */
+export function parseTerminal(env: NodeJS.ProcessEnv): AgentTerminalOptions | null {
+  const url = nonEmpty(env.CAPSTAN_TERMINAL_URL);
+  if (url === null) return null;
+  if (!/^ws:\/\/(127\.0\.0\.1|\[::1\]|localhost):[0-9]{1,5}\/?$/.test(url)) throw new Error(`CAPSTAN_TERMINAL_URL must be ws://127.0.0.1:<port> (the sidecar in the same pod), got "${url}"`);
+  const keyFile = nonEmpty(env.CAPSTAN_TERMINAL_KEY_FILE);
+  if (keyFile === null) throw new Error('CAPSTAN_TERMINAL_URL needs CAPSTAN_TERMINAL_KEY_FILE');
+  const key = readFileSync(keyFile, 'utf8').trim();
+  if (key.length < 32) throw new Error(`CAPSTAN_TERMINAL_KEY_FILE must hold at least 32 characters, ${keyFile} holds ${key.length}`);
+  const account = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(env.CAPSTAN_TERMINAL_SERVICE_ACCOUNT ?? '');
+  if (!account) throw new Error(`CAPSTAN_TERMINAL_SERVICE_ACCOUNT must be namespace/name, got "${env.CAPSTAN_TERMINAL_SERVICE_ACCOUNT ?? ''}"`);
+  return {
+    sidecarUrl: url,
+    key,
+    serviceAccount: { namespace: account[1] ?? '', name: account[3] ?? '' },
+    reattachGraceSecs: parsePositive(env.CAPSTAN_TERMINAL_REATTACH_GRACE_SECS, DEFAULT_REATTACH_GRACE_SECS, 'CAPSTAN_TERMINAL_REATTACH_GRACE_SECS'),
+  };
 }

@@ -39,6 +39,11 @@ export function socketOriginRefusal(c: Context<AppEnv>, corsOrigins: readonly st
   return { code: 'cross_site_request', message: `a WebSocket from ${origin} is not accepted here` };
 }
 
+/** The `ws` socket's unsent bytes (hono's WSContext types its raw socket loosely). */
+function bufferedOf(raw: unknown): number {
+  return typeof raw === 'object' && raw !== null && 'bufferedAmount' in raw && typeof raw.bufferedAmount === 'number' ? raw.bufferedAmount : 0;
+}
+
 interface SocketDrive {
   options: StreamOptions;
   log: Logger;
@@ -74,6 +79,7 @@ export async function acceptSocket(c: Context<AppEnv>, answer: SocketAnswer, dri
           if (!state.closed) ws.send(text);
         },
         close: () => ws.close(),
+        buffered: () => bufferedOf(ws.raw),
         signal: abort.signal,
       };
       peer = open;

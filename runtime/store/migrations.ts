@@ -465,4 +465,36 @@ export const migrations: readonly Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    version: 17,
+    name: 'terminal session audit and command records',
+    async up(db) {
+      // Spec §6: the terminal session audit (180 days) and the command record (account,
+      // timestamp, session, namespace, the command redacted; output never stored). Kept by
+      // session id, not by user row, so a deleted account's sessions stay on record.
+      await sql`CREATE TABLE terminal_sessions (
+        id TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL,
+        username TEXT NOT NULL,
+        role TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        client_ip TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        end_reason TEXT
+      )`.execute(db);
+      await sql`CREATE INDEX terminal_sessions_started ON terminal_sessions (started_at)`.execute(db);
+      await sql`CREATE TABLE terminal_commands (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL,
+        user_id INTEGER NOT NULL,
+        username TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        command TEXT NOT NULL
+      )`.execute(db);
+      await sql`CREATE INDEX terminal_commands_at ON terminal_commands (at)`.execute(db);
+      await sql`CREATE INDEX terminal_commands_session ON terminal_commands (session_id, id)`.execute(db);
+    },
+  },
 ];

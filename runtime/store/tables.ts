@@ -360,6 +360,30 @@ export interface TopologyLayoutsTable {
   updated_at: number;
 }
 
+/** One terminal session (spec §6 terminal session audit, 180 days). */
+export interface TerminalSessionsTable {
+  id: string;
+  user_id: number;
+  username: string;
+  role: string;
+  namespace: string;
+  client_ip: string;
+  started_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+
+/** One command run in a terminal session, redacted (spec §2 terminal command record). */
+export interface TerminalCommandsTable {
+  id: Generated<number>;
+  session_id: string;
+  user_id: number;
+  username: string;
+  namespace: string;
+  at: number;
+  command: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -392,4 +416,6 @@ export interface Database {
   sso_groups: SsoGroupsTable;
   sso_admin_emails: SsoAdminEmailsTable;
   topology_layouts: TopologyLayoutsTable;
+  terminal_sessions: TerminalSessionsTable;
+  terminal_commands: TerminalCommandsTable;
 }

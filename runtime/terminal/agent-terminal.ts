@@ -1,0 +1,218 @@
+// The agent's side of the browser terminal: a table of sessions (at most 5 per user and 20 in
+// all, detached ones included), each one WebSocket to the sidecar that the agent keeps while
+// the browser comes and goes. A detached session's output is kept (up to a cap) for the grace
+// period, then the session is ended. Each session gets its own kubectl credential, minted for
+// it (./session-credentials.ts). What happens is recorded: `terminal_session_start` in the
+// general audit log, the session in the terminal session audit, each command (redacted by the
+// sidecar) in the command record. docs/terminal.md.
+import { randomBytes } from 'node:crypto';
+import { WebSocket } from 'ws';
+import type { Kysely } from 'kysely';
+import type { AuditService } from '../../handlers/audit/service.ts';
+import { fail, ok, type Result } from '../../handlers/result.ts';
+import type { StoredTerminalSession, TerminalEvents, TerminalHandle, TerminalOpenRequest, TerminalService } from '../../handlers/terminal/service.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { Logger } from '../log.ts';
+import type { Database } from '../store/tables.ts';
+import { textOf, TERMINAL_KEY_HEADER, type SidecarEvent } from './sidecar.ts';
+import type { SessionCredentials } from './session-credentials.ts';
+
+export interface TerminalConfig {
+  /** The sidecar's WebSocket address (loopback in the pod). */
+  sidecarUrl: string;
+  key: string;
+  credentials: SessionCredentials;
+  maxPerUser: number;
+  maxTotal: number;
+  reattachGraceSecs: number;
+}
+
+/** Spec §6: the terminal session audit and the command record are kept 180 days. */
+export const TERMINAL_RETENTION_MS = 180 * 24 * 60 * 60 * 1000;
+/** Output kept for a detached session (older output is dropped). */
+const DETACHED_OUTPUT_CHARS = 256 * 1024;
+const SIDECAR_OPEN_TIMEOUT_MS = 10_000;
+
+interface Live {
+  id: string;
+  userId: number;
+  socket: WebSocket;
+  events: TerminalEvents | null;
+  detachedOutput: string;
+  grace: NodeJS.Timeout | null;
+  /** Why the agent ended it, when it did (the sidecar only hears `close`). */
+  endReason: string | null;
+}
+
+export interface RunningTerminal extends TerminalService {
+  stop(): void;
+}
+
+export function createTerminal(config: TerminalConfig, db: Kysely<Database>, audit: AuditService, clock: Clock, log: Logger): RunningTerminal {
+  const live = new Map<string, Live>();
+
+  // Sessions an earlier run of the agent left open ended with it (their sidecar connection did).
+  void db
+    .updateTable('terminal_sessions')
+    .set({ ended_at: clock.now().getTime(), end_reason: 'agent_restarted' })
+    .where('ended_at', 'is', null)
+    .execute()
+    .catch((err: unknown) => log.error('could not close the sessions of an earlier run', { error: String(err) }));
+
+  const prune = async (): Promise<void> => {
+    const before = clock.now().getTime() - TERMINAL_RETENTION_MS;
+    await db.deleteFrom('terminal_commands').where('at', '<', before).execute();
+    await db.deleteFrom('terminal_sessions').where('started_at', '<', before).execute();
+  };
+
+  const send = (entry: Live, message: Record<string, unknown>): void => {
+    if (entry.socket.readyState === WebSocket.OPEN) entry.socket.send(JSON.stringify(message));
+  };
+
+  const handle = (entry: Live, reattached: boolean): TerminalHandle => ({
+    id: entry.id,
+    reattached,
+    write: (data) => send(entry, { type: 'input', data }),
+    resize: (cols, rows) => send(entry, { type: 'resize', cols, rows }),
+    pause: () => send(entry, { type: 'pause' }),
+    resume: () => send(entry, { type: 'resume' }),
+    detach: () => {
+      if (live.get(entry.id) !== entry) return;
+      entry.events = null;
+      // Whatever the browser had paused flows again into the detached buffer.
+      send(entry, { type: 'resume' });
+      entry.grace = setTimeout(() => {
+        entry.endReason = 'detached_too_long';
+        send(entry, { type: 'close' });
+      }, config.reattachGraceSecs * 1000);
+    },
+  });
+
+  const ended = (entry: Live, code: number | null, reason: string): void => {
+    if (live.get(entry.id) !== entry) return;
+    live.delete(entry.id);
+    if (entry.grace !== null) clearTimeout(entry.grace);
+    const why = entry.endReason ?? reason;
+    entry.events?.exit(code, why);
+    entry.socket.close();
+    void db
+      .updateTable('terminal_sessions')
+      .set({ ended_at: clock.now().getTime(), end_reason: why })
+      .where('id', '=', entry.id)
+      .execute()
+      .catch((err: unknown) => log.error('could not record the end of a terminal session', { session: entry.id, error: String(err) }));
+  };
+
+  const reattach = (request: TerminalOpenRequest, events: TerminalEvents): Result<TerminalHandle> => {
+    const entry = live.get(request.reattach ?? '');
+    // Someone else's session id, or one that ended, is the same answer: nothing to attach.
+    if (entry === undefined || entry.userId !== request.user.id) return fail({ code: 'not_found', message: 'no such terminal session of yours (it may have ended)' });
+    if (entry.events !== null) return fail({ code: 'conflict', field: 'session', message: 'that session is attached in another tab' });
+    if (entry.grace !== null) clearTimeout(entry.grace);
+    entry.grace = null;
+    entry.events = events;
+    send(entry, { type: 'resize', cols: request.cols, rows: request.rows });
+    const kept = entry.detachedOutput;
+    entry.detachedOutput = '';
+    if (kept !== '') queueMicrotask(() => events.output(kept));
+    return ok(handle(entry, true));
+  };
+
+  /** Opens a session on the sidecar: resolves once it says `opened`, or with why not. */
+  const connect = (id: string, request: TerminalOpenRequest, kubeconfig: string): Promise<Result<WebSocket>> =>
+    new Promise((resolve) => {
+      const socket = new WebSocket(config.sidecarUrl, { headers: { [TERMINAL_KEY_HEADER]: config.key }, handshakeTimeout: SIDECAR_OPEN_TIMEOUT_MS });
+      const timer = setTimeout(() => {
+        socket.terminate();
+        resolve(fail({ code: 'not_ready', message: 'the terminal sidecar did not answer in time' }));
+      }, SIDECAR_OPEN_TIMEOUT_MS);
+      socket.once('open', () => socket.send(JSON.stringify({ type: 'open', session: id, user: request.user.username, userId: request.user.id, namespace: request.namespace, cols: request.cols, rows: request.rows, kubeconfig })));
+      socket.once('message', (raw) => {
+        clearTimeout(timer);
+        const first = JSON.parse(textOf(raw)) as SidecarEvent;
+        if (first.type === 'opened') resolve(ok(socket));
+        else {
+          socket.close();
+          resolve(fail({ code: 'overloaded', message: first.type === 'error' ? first.message : 'the terminal sidecar refused the session', retryAfterSecs: 30 }));
+        }
+      });
+      socket.once('error', (err) => {
+        clearTimeout(timer);
+        resolve(fail({ code: 'not_ready', message: `the terminal sidecar cannot be reached: ${err.message}` }));
+      });
+    });
+
+  return {
+    async open(request, events) {
+      if (request.reattach !== null) return reattach(request, events);
+      const mine = [...live.values()].filter((s) => s.userId === request.user.id).length;
+      if (mine >= config.maxPerUser) return fail({ code: 'rate_limited', message: `at most ${config.maxPerUser} terminal sessions per user may be open at once (detached ones count until their grace period ends); close one first`, retryAfterSecs: config.reattachGraceSecs });
+      if (live.size >= config.maxTotal) return fail({ code: 'rate_limited', message: `at most ${config.maxTotal} terminal sessions may be open at once; try again later`, retryAfterSecs: 60 });
+      const credential = await config.credentials.kubeconfigFor(request);
+      if (!credential.ok) return fail({ code: 'not_ready', message: `no kubectl credential for the session: ${credential.reason}` });
+      const id = randomBytes(18).toString('base64url');
+      const connected = await connect(id, request, credential.kubeconfig);
+      if (!connected.ok) return connected;
+      const socket = connected.value;
+      const entry: Live = { id, userId: request.user.id, socket, events, detachedOutput: '', grace: null, endReason: null };
+      live.set(id, entry);
+      const now = clock.now();
+      await db.insertInto('terminal_sessions').values({ id, user_id: request.user.id, username: request.user.username, role: request.user.role, namespace: request.namespace, client_ip: request.clientIp, started_at: now.getTime(), ended_at: null, end_reason: null }).execute();
+      await audit.record({ actor: request.user.username, category: 'terminal', action: 'terminal_session_start', outcome: 'success', severity: 'info', detail: { session: id, namespace: request.namespace, role: request.user.role, credential: credential.describe } });
+      void prune().catch((err: unknown) => log.warn('terminal audit prune failed', { error: String(err) }));
+      socket.on('message', (raw) => {
+        let event: SidecarEvent;
+        try {
+          event = JSON.parse(textOf(raw)) as SidecarEvent;
+        } catch {
+          return;
+        }
+        if (event.type === 'output') {
+          if (entry.events !== null) entry.events.output(event.data);
+          else entry.detachedOutput = (entry.detachedOutput + event.data).slice(-DETACHED_OUTPUT_CHARS);
+        } else if (event.type === 'command') {
+          void db
+            .insertInto('terminal_commands')
+            .values({ session_id: id, user_id: request.user.id, username: request.user.username, namespace: request.namespace, at: clock.now().getTime(), command: event.command })
+            .execute()
+            .catch((err: unknown) => log.error('could not record a terminal command', { session: id, error: String(err) }));
+        } else if (event.type === 'exit') ended(entry, event.code, event.reason);
+      });
+      socket.on('close', () => ended(entry, null, 'sidecar_gone'));
+      return ok(handle(entry, false));
+    },
+
+    async recent(limit) {
+      const sessions = await db.selectFrom('terminal_sessions').selectAll().orderBy('started_at', 'desc').limit(limit).execute();
+      const ids = sessions.map((s) => s.id);
+      const commands = ids.length === 0 ? [] : await db.selectFrom('terminal_commands').select(['session_id', 'at', 'command']).where('session_id', 'in', ids).orderBy('id').execute();
+      return sessions.map(
+        (s): StoredTerminalSession => ({
+          id: s.id,
+          username: s.username,
+          role: s.role,
+          namespace: s.namespace,
+          clientIp: s.client_ip,
+          startedAt: new Date(s.started_at),
+          endedAt: s.ended_at === null ? null : new Date(s.ended_at),
+          endReason: s.end_reason,
+          commands: commands.filter((c) => c.session_id === s.id).map((c) => ({ at: new Date(c.at), command: c.command })),
+        }),
+      );
+    },
+
+    stop() {
+      for (const entry of [...live.values()]) {
+        entry.endReason = 'agent_stopping';
+        send(entry, { type: 'close' });
+        ended(entry, null, 'agent_stopping');
+      }
+    },
+  };
+}
+
+/** The terminal when the install has none (terminal sidecar not configured). */
+export const noTerminal: TerminalService = {
+  open: () => Promise.resolve(fail({ code: 'not_ready', message: 'this install runs no terminal sidecar (CAPSTAN_TERMINAL_URL is not set)' })),
+  recent: () => Promise.resolve([]),
+};

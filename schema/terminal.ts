@@ -1,0 +1,45 @@
+// The browser terminal's WebSocket (`GET /terminal/ws`): what the upgrade request carries and
+// the JSON text frames each side sends. docs/terminal.md.
+import * as v from 'valibot';
+import { NamespaceName } from './common.ts';
+
+const dimension = (what: string, min: number, max: number) =>
+  v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, `${what} must be ${min}–${max}`), v.transform(Number), v.minValue(min, `${what} must be ${min}–${max}`), v.maxValue(max, `${what} must be ${min}–${max}`));
+
+export const TerminalSocketInput = v.object({
+  /** kubectl's namespace in the new session (default `default`); a hidden one is 403 as everywhere. */
+  namespace: v.optional(NamespaceName),
+  cols: v.optional(dimension('cols', 10, 500), '80'),
+  rows: v.optional(dimension('rows', 5, 300), '24'),
+  /** Re-attach this session of yours (its id from the `session` message) instead of opening a new one. */
+  session: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16,64}$/, 'session is not a terminal session id'))),
+});
+
+/** What the browser sends. */
+export const TerminalClientMessage = v.variant('type', [
+  v.object({ type: v.literal('input'), data: v.pipe(v.string(), v.maxLength(64 * 1024)) }),
+  v.object({ type: v.literal('resize'), cols: v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(500)), rows: v.pipe(v.number(), v.integer(), v.minValue(5), v.maxValue(300)) }),
+]);
+
+/** What the agent sends. */
+export const TerminalServerMessage = v.variant('type', [
+  /** First: the session's id (keep it to re-attach) and whether this is a re-attach. */
+  v.object({ type: v.literal('session'), id: v.string(), reattached: v.boolean() }),
+  v.object({ type: v.literal('output'), data: v.string() }),
+  /** The shell ended: it exited, was idle past terminal.idleTimeoutSecs, or was not re-attached in time. */
+  v.object({ type: v.literal('exit'), code: v.nullable(v.number()), reason: v.string() }),
+]);
+
+export const TerminalSession = v.object({
+  id: v.string(),
+  username: v.string(),
+  role: v.string(),
+  namespace: v.string(),
+  client_ip: v.string(),
+  started_at: v.string(),
+  ended_at: v.nullable(v.string()),
+  end_reason: v.nullable(v.string()),
+  commands: v.array(v.object({ at: v.string(), command: v.string() })),
+});
+
+export const TerminalSessionList = v.object({ sessions: v.array(TerminalSession) });
