@@ -4,7 +4,7 @@
 // of it: the diagnosis, its related objects in the cluster model, its resource history and
 // its security findings, each from its own route (so a key without that scope sees the rest).
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
 import { ApiError } from '../api/client';
 import { why } from '../api/queries/diagnosis';
@@ -18,7 +18,9 @@ import { ObjectActions } from '../components/object-actions';
 import { WhyView } from '../components/why';
 import { WorkloadFindings } from '../components/workload-findings';
 import { WORKLOAD_KINDS } from '../security/view';
-import { HistoryCharts } from './history';
+
+// The charts (uPlot) load with the history section, not with the app.
+const HistoryCharts = lazy(() => import('./history').then((m) => ({ default: m.HistoryCharts })));
 
 /** What every object's page shows, whatever its kind. */
 export type ObjectDetailData = Pick<ResourceDetail, 'row' | 'yaml' | 'yaml_error' | 'events'>;
@@ -121,7 +123,11 @@ function HistorySection({ kind, namespace, name }: { kind: string; namespace: st
       <h2 id="object-history">History</h2>
       {pod ? (
         <QueryView query={query} what="the pod's history">
-          {(data) => <HistoryCharts data={data} />}
+          {(data) => (
+            <Suspense fallback={<Loading what="the charts" />}>
+              <HistoryCharts data={data} />
+            </Suspense>
+          )}
         </QueryView>
       ) : (
         <p className="muted">Resource history is kept per pod and per namespace.</p>
