@@ -19,6 +19,8 @@ export const TerminalSocketInput = v.object({
 export const TerminalClientMessage = v.variant('type', [
   v.object({ type: v.literal('input'), data: v.pipe(v.string(), v.maxLength(64 * 1024)) }),
   v.object({ type: v.literal('resize'), cols: v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(500)), rows: v.pipe(v.number(), v.integer(), v.minValue(5), v.maxValue(300)) }),
+  /** End the session now (a closed tab), rather than leave it waiting to be re-attached. */
+  v.object({ type: v.literal('close') }),
 ]);
 
 /** What the agent sends. */

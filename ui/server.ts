@@ -13,10 +13,15 @@ import { CLIENT_IP_HEADER, PROXY_SECRET_HEADER, resolveClientIp, resolveClientIp
 
 export const DEFAULT_DIST = fileURLToPath(new URL('./web/dist', import.meta.url));
 
-/** Strict: only our own scripts, styles and API; never framed. */
+/**
+ * Strict: only our own scripts, styles and API; never framed. One exception: `<style>` elements
+ * a script creates (style-src-elem). The terminal's xterm.js writes its row geometry, font and
+ * 256-colour palette into one at run time, measured from the font, so no stylesheet of ours can
+ * hold them. Scripts stay 'self' only, and inline style attributes stay refused (style-src-attr).
+ */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-elem 'self' 'unsafe-inline'; style-src-attr 'none'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',

@@ -17,6 +17,8 @@ export interface TerminalHandle {
   resume(): void;
   /** The browser went away: the shell waits the grace period to be re-attached, its output kept. */
   detach(): void;
+  /** The person closed it: the shell ends now. */
+  end(): void;
 }
 
 export interface TerminalOpenRequest {

@@ -72,8 +72,10 @@ export async function openTerminal(input: Out<typeof TerminalSocketInput>, ctx: 
         return;
       }
       if (!parsed.success) return;
-      if (parsed.output.type === 'input') session.write(parsed.output.data);
-      else session.resize(parsed.output.cols, parsed.output.rows);
+      const message = parsed.output;
+      if (message.type === 'input') session.write(message.data);
+      else if (message.type === 'resize') session.resize(message.cols, message.rows);
+      else session.end();
     },
   });
 }

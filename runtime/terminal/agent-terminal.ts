@@ -76,6 +76,10 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
     resize: (cols, rows) => send(entry, { type: 'resize', cols, rows }),
     pause: () => send(entry, { type: 'pause' }),
     resume: () => send(entry, { type: 'resume' }),
+    end: () => {
+      entry.endReason = 'closed';
+      send(entry, { type: 'close' });
+    },
     detach: () => {
       if (live.get(entry.id) !== entry) return;
       entry.events = null;

@@ -51,7 +51,13 @@ describe('capstan ui server', () => {
     const csp = SECURITY_HEADERS['Content-Security-Policy'] ?? '';
     assert.match(csp, /script-src 'self'/);
     assert.match(csp, /frame-ancestors 'none'/);
-    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.doesNotMatch(csp, /unsafe-eval/);
+    // Inline code never runs; the one inline allowance is <style> elements a script creates (xterm.js's), never style attributes.
+    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name = '', ...values]) => [name, values]));
+    assert.deepEqual(directives.get('script-src'), ["'self'"]);
+    assert.deepEqual(directives.get('style-src'), ["'self'"]);
+    assert.deepEqual(directives.get('style-src-attr'), ["'none'"]);
+    assert.deepEqual([...directives].filter(([, values]) => values.includes("'unsafe-inline'")).map(([name]) => name), ['style-src-elem']);
     const asset = await fetch(`${ui.url}/assets/app.js`);
     assert.equal(asset.status, 200);
     assert.match(asset.headers.get('cache-control') ?? '', /immutable/);

@@ -23,6 +23,7 @@ import { ChatDock } from './copilot/chat-dock';
 import { useChat } from './copilot/use-chat';
 
 // Screens most visits never open load on demand, keeping the first load small.
+const TerminalScreen = lazy(() => import('./screens/terminal').then((m) => ({ default: m.TerminalScreen })));
 const HistoryScreen = lazy(() => import('./screens/history').then((m) => ({ default: m.HistoryScreen })));
 const Apps = lazy(() => import('./screens/apps').then((m) => ({ default: m.Apps })));
 const AppDetail = lazy(() => import('./screens/apps').then((m) => ({ default: m.AppDetail })));
@@ -99,6 +100,7 @@ function screensFor(me: Me): { label: string; href: string; section?: string }[]
     { label: 'Resources', href: '/resources/deployments', section: '/resources' },
     { label: 'Security', href: '/security' },
     { label: 'History', href: '/history' },
+    { label: 'Terminal', href: '/terminal' },
     { label: 'Applications', href: '/apps' },
     { label: 'Copilot answers', href: '/copilot/answers' },
     { label: 'AI Context', href: '/ai/context' },
@@ -168,6 +170,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/custom-resources/:group/:plural/:name">{(p) => <CustomObjectScreen group={p.group} plural={p.plural} name={decodeURIComponent(p.name)} />}</Route>
             <Route path="/security" component={SecurityScreen} />
             <Route path="/history" component={HistoryScreen} />
+            <Route path="/terminal" component={TerminalScreen} />
             <Route path="/apps" component={Apps} />
             <Route path="/apps/new" component={NewApp} />
             <Route path="/apps/:id">{(p) => <AppDetail id={p.id} />}</Route>
