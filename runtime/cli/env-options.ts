@@ -1,7 +1,9 @@
 // Agent settings read from CAPSTAN_* environment variables (what the Helm chart sets),
 // shared by `capstan agent` and `capstan demo` so both honour the same configuration.
 import { parseCidrList } from '../ip-guard/cidr.ts';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { AgentOptions, AgentTerminalOptions } from '../agent.ts';
 import { DEFAULT_REATTACH_GRACE_SECS } from '../terminal/limits.ts';
 import type { CookieSecure } from '../http/app.ts';
@@ -172,6 +174,14 @@ export function parseTerminal(env: NodeJS.ProcessEnv): AgentTerminalOptions | nu
   if (!/^ws:\/\/(127\.0\.0\.1|\[::1\]|localhost):[0-9]{1,5}\/?$/.test(url)) throw new Error(`CAPSTAN_TERMINAL_URL must be ws://127.0.0.1:<port> (the sidecar in the same pod), got "${url}"`);
   const keyFile = nonEmpty(env.CAPSTAN_TERMINAL_KEY_FILE);
   if (keyFile === null) throw new Error('CAPSTAN_TERMINAL_URL needs CAPSTAN_TERMINAL_KEY_FILE');
+  // CAPSTAN_TERMINAL_KEY_MAKE=true (the chart): a fresh key per start, written where the
+  // sidecar's read-only mount of the same volume finds it; no Secret to seed or keep.
+  if (env.CAPSTAN_TERMINAL_KEY_MAKE === 'true') {
+    mkdirSync(dirname(keyFile), { recursive: true });
+    // The last start's file is read-only (0440) even to us: replaced, not rewritten.
+    rmSync(keyFile, { force: true });
+    writeFileSync(keyFile, randomBytes(32).toString('hex'), { mode: 0o440 });
+  }
   const key = readFileSync(keyFile, 'utf8').trim();
   if (key.length < 32) throw new Error(`CAPSTAN_TERMINAL_KEY_FILE must hold at least 32 characters, ${keyFile} holds ${key.length}`);
   const account = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(env.CAPSTAN_TERMINAL_SERVICE_ACCOUNT ?? '');

@@ -18,8 +18,15 @@ function wholeNumber(value: string | undefined, fallback: number, name: string):
 export async function runTerminalCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const keyFile = env.CAPSTAN_TERMINAL_KEY_FILE;
   if (!keyFile) throw new Error('CAPSTAN_TERMINAL_KEY_FILE is required: the key the agent authenticates with');
-  const key = readFileSync(keyFile, 'utf8').trim();
-  if (key.length < 32) throw new Error(`CAPSTAN_TERMINAL_KEY_FILE must hold at least 32 characters`);
+  // Read per connection: the agent may write a new one when it restarts.
+  const key = (): string | null => {
+    try {
+      const text = readFileSync(keyFile, 'utf8').trim();
+      return text.length >= 32 ? text : null;
+    } catch {
+      return null;
+    }
+  };
   const listen = parseListen(env.CAPSTAN_TERMINAL_LISTEN ?? DEFAULT_SIDECAR_LISTEN);
   if (listen.hostname !== '127.0.0.1' && listen.hostname !== '::1') throw new Error(`CAPSTAN_TERMINAL_LISTEN must be a loopback address (the agent is in the same pod), got "${listen.hostname}"`);
   const log = createLogger('capstan-terminal');

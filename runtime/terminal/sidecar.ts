@@ -26,8 +26,12 @@ export const TERMINAL_KEY_HEADER = 'x-capstan-terminal-key';
 
 export interface SidecarOptions {
   listen: { hostname: string; port: number };
-  /** The key the agent sends (both containers mount the same Secret). */
-  key: string;
+  /**
+   * The key the agent sends, read again for every connection: the agent writes a fresh one
+   * each time it starts (the chart shares it through a volume), and the sidecar outlives it.
+   * Null: no key yet, every connection refused.
+   */
+  key: () => string | null;
   /** Where users' homes and sessions' directories live (the terminal PVC). */
   home: string;
   /** 0: never; otherwise a session with no PTY input or output this long is ended. */
@@ -248,7 +252,8 @@ export async function startSidecar(options: SidecarOptions): Promise<RunningSide
   });
   server.on('upgrade', (req: IncomingMessage, socket, head) => {
     const given = req.headers[TERMINAL_KEY_HEADER];
-    if (typeof given !== 'string' || !sameKey(given, options.key)) {
+    const key = options.key();
+    if (typeof given !== 'string' || key === null || !sameKey(given, key)) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }

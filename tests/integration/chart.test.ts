@@ -124,6 +124,7 @@ interface Grant {
   group: string;
   resource: string;
   verb: string;
+  resourceNames?: string[];
 }
 
 function grants(objects: KubeObject[]): Grant[] {
@@ -132,7 +133,7 @@ function grants(objects: KubeObject[]): Grant[] {
     .flatMap((o) =>
       ((o.rules as Rule[] | undefined) ?? []).flatMap((r) =>
         (r.apiGroups ?? ['']).flatMap((group) =>
-          (r.resources ?? []).flatMap((resource) => r.verbs.map((verb) => ({ role: `${o.kind}/${o.metadata.name}`, namespace: o.kind === 'Role' ? (o.metadata.namespace ?? null) : null, group, resource, verb }))),
+          (r.resources ?? []).flatMap((resource) => r.verbs.map((verb) => ({ role: `${o.kind}/${o.metadata.name}`, namespace: o.kind === 'Role' ? (o.metadata.namespace ?? null) : null, group, resource, verb, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) }))),
         ),
       ),
     );
@@ -140,6 +141,8 @@ function grants(objects: KubeObject[]): Grant[] {
 
 const isWrite = (g: Grant) => WRITE_VERBS.has(g.verb) || g.resource === 'pods/exec' || g.resource === '*';
 const OWN_SECRETS = (g: Grant) => g.role === 'Role/capstan-own-namespace' && g.namespace === NAMESPACE && g.resource === 'secrets';
+/** terminal.enabled: minting the terminal account's tokens, that one account only (docs/terminal.md). */
+const TERMINAL_TOKENS = (g: Grant) => g.role === 'Role/capstan-terminal-tokens' && g.resource === 'serviceaccounts/token' && g.verb === 'create' && g.resourceNames?.join() === 'capstan-terminal';
 const key = (g: Grant) => `${g.group}/${g.resource}:${g.verb}`;
 
 /** Spec §5's writes with rbac.allowWrites, and nothing else (pods/exec get: exec over WebSocket). */
@@ -221,6 +224,8 @@ const EXPLICIT: Case[] = [
   { name: 'namespaced RBAC with writes and Secret namespaces', values: { tenantNamespaces: TENANTS, rbac: { clusterWide: false, allowWrites: true, secretsNamespaces: ['shop'] } } },
   { name: 'tenant namespaces with cluster-wide reads and writes', values: { tenantNamespaces: TENANTS, rbac: { allowWrites: true } } },
   { name: 'kubelet scrape via the API server proxy', values: { metrics: { kubeletScrape: { viaProxy: true } } } },
+  { name: 'terminal sidecar', values: { terminal: { enabled: true, idleTimeoutSecs: 900 } } },
+  { name: 'terminal sidecar with namespaced RBAC', values: { terminal: { enabled: true }, tenantNamespaces: TENANTS, rbac: { clusterWide: false } } },
   { name: 'license key alone (license Secret, no registry so no pull Secret)', values: { license: { key: 'lic-123' }, imagePullSecrets: [{ name: 'mine' }] } },
   { name: 'license key and registry (license and pull Secrets)', values: { license: { key: 'lic-123', registry: 'registry.example.com' } } },
   { name: 'PodDisruptionBudget minAvailable', values: { podDisruptionBudget: { enabled: true, minAvailable: 1 } } },
@@ -250,7 +255,7 @@ function checkInvariants(c: Case, objects: KubeObject[]): void {
   const viaProxy = lookupPath(values, 'metrics.kubeletScrape.viaProxy') === true && lookupPath(values, 'metrics.kubeletScrape.enabled') === true;
   assert.equal(all.some((g) => g.resource === 'nodes/proxy'), viaProxy, 'nodes/proxy exactly when metrics.kubeletScrape.viaProxy');
   if (lookupPath(values, 'rbac.allowWrites') !== true) {
-    assert.deepEqual(all.filter((g) => isWrite(g) && !OWN_SECRETS(g)).map(key), [], 'no write verb without rbac.allowWrites');
+    assert.deepEqual(all.filter((g) => isWrite(g) && !OWN_SECRETS(g) && !TERMINAL_TOKENS(g)).map(key), [], 'no write verb without rbac.allowWrites');
   }
   assert.equal(all.some((g) => g.group === 'aquasecurity.github.io'), lookupPath(values, 'security.scanning.enabled') === true, 'scanner reports readable exactly with security.scanning.enabled');
   if (lookupPath(values, 'security.scanning.enabled') === true) {
@@ -522,6 +527,66 @@ describe('RBAC', () => {
   });
 });
 
+describe('the terminal sidecar (terminal.enabled; docs/terminal.md)', () => {
+  interface Container {
+    name: string;
+    command?: string[];
+    env?: { name: string; value?: string; valueFrom?: object }[];
+    envFrom?: object[];
+    securityContext?: { runAsUser?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] } };
+    volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+  }
+  const podOf = (objects: KubeObject[]) => (get(objects, 'Deployment', 'capstan-agent', NAMESPACE) as Deployment).spec.template.spec as unknown as { automountServiceAccountToken?: boolean; shareProcessNamespace?: boolean; securityContext: { runAsUser?: number }; containers: Container[]; volumes: { name: string; projected?: { sources: { serviceAccountToken?: object }[] } }[] };
+
+  it('off by default: one container, the token mounted as before', async () => {
+    const pod = podOf(await render({}));
+    assert.deepEqual(pod.containers.map((c) => c.name), ['agent']);
+    assert.equal(pod.automountServiceAccountToken, true);
+  });
+
+  it('renders the hardening facts: its own user, no token, no agent data, no Secret, loopback only', async () => {
+    const objects = await render({ terminal: { enabled: true, idleTimeoutSecs: 900 } });
+    const pod = podOf(objects);
+    const agent = pod.containers.find((c) => c.name === 'agent');
+    const terminal = pod.containers.find((c) => c.name === 'terminal');
+    assert.ok(agent && terminal);
+    assert.equal(pod.automountServiceAccountToken, false, 'no token mounted into every container');
+    assert.notEqual(pod.shareProcessNamespace, true, 'each container its own process namespace');
+    const tokenVolumes = pod.volumes.filter((v) => v.projected?.sources.some((s) => s.serviceAccountToken !== undefined)).map((v) => v.name);
+    assert.deepEqual(tokenVolumes, ['agent-token']);
+    assert.ok((agent.volumeMounts ?? []).some((m) => m.name === 'agent-token' && m.mountPath === '/var/run/secrets/kubernetes.io/serviceaccount'), 'the agent keeps its token');
+    assert.deepEqual((terminal.volumeMounts ?? []).map((m) => m.name).sort(), ['terminal-home', 'terminal-key', 'terminal-tmp'], 'only its home, the key and /tmp: no agent data, no token');
+    assert.equal((terminal.volumeMounts ?? []).find((m) => m.name === 'terminal-key')?.readOnly, true);
+    assert.deepEqual(terminal.envFrom ?? [], [], 'none of the agent\'s ConfigMap or Secret');
+    assert.deepEqual((terminal.env ?? []).filter((e) => e.valueFrom !== undefined), [], 'no value from a Secret');
+    const env = Object.fromEntries((terminal.env ?? []).map((e) => [e.name, e.value]));
+    assert.equal(env.CAPSTAN_TERMINAL_LISTEN, '127.0.0.1:7682');
+    assert.equal(env.CAPSTAN_TERMINAL_IDLE_TIMEOUT_SECS, '900');
+    assert.deepEqual(terminal.command, ['/usr/local/bin/node', '/app/bin/capstan.js', 'terminal']);
+    assert.notEqual(terminal.securityContext?.runAsUser, pod.securityContext.runAsUser, 'a user other than the agent\'s');
+    assert.equal(terminal.securityContext?.readOnlyRootFilesystem, true);
+    assert.equal(terminal.securityContext.allowPrivilegeEscalation, false);
+    assert.deepEqual(terminal.securityContext.capabilities?.drop, ['ALL']);
+    const agentEnv = Object.fromEntries((agent.env ?? []).map((e) => [e.name, e.value]));
+    assert.equal(agentEnv.CAPSTAN_TERMINAL_URL, 'ws://127.0.0.1:7682');
+    assert.equal(agentEnv.CAPSTAN_TERMINAL_SERVICE_ACCOUNT, `${NAMESPACE}/capstan-terminal`);
+    assert.equal((await render({ terminal: { enabled: true, readOnlyRootFilesystem: false } })).length > 0, true);
+  });
+
+  it('the agent may mint tokens for the terminal account only; the account reads, never writes', async () => {
+    const all = grants(await render({ terminal: { enabled: true } }));
+    const minting = all.filter((g) => g.resource === 'serviceaccounts/token');
+    assert.deepEqual(minting.map((g) => `${g.role} ${g.namespace} ${g.verb} ${(g.resourceNames ?? []).join(',')}`), [`Role/capstan-terminal-tokens ${NAMESPACE} create capstan-terminal`]);
+    const objects = await render({ terminal: { enabled: true } });
+    const binding = get(objects, 'ClusterRoleBinding', 'capstan-terminal-view') as KubeObject & { roleRef: { name: string }; subjects: { name: string }[] };
+    assert.equal(binding.roleRef.name, 'view');
+    assert.deepEqual(binding.subjects.map((s) => s.name), ['capstan-terminal']);
+    const namespaced = await render({ terminal: { enabled: true }, tenantNamespaces: TENANTS, rbac: { clusterWide: false } });
+    assert.equal(namespaced.filter((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'capstan-terminal-view').length, 0);
+    assert.deepEqual(namespaced.filter((o) => o.kind === 'RoleBinding' && o.metadata.name === 'capstan-terminal-view').map((o) => o.metadata.namespace).sort(), [...TENANTS].sort());
+  });
+});
+
 describe('what the chart renders', () => {
   it('routes the terminal WebSocket to the agent and the rest to the dashboard, TLS by ingress class', async () => {
     type Ingress = KubeObject & { spec: { ingressClassName?: string; tls?: { hosts: string[]; secretName?: string }[]; rules: { host: string; http: { paths: { path: string; pathType: string; backend: { service: { name: string } } }[] } }[] } };
@@ -703,7 +768,8 @@ describe('Pod Security Admission (docs/install.md: the namespace labels)', () =>
   it('the chart\'s pods pass the restricted level enforced on their namespace, with no warning', async () => {
     await k(['create', 'namespace', PSA_NAMESPACE]);
     await k(['label', 'namespace', PSA_NAMESPACE, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted', 'pod-security.kubernetes.io/audit=restricted']);
-    const result = await helm(['template', 'capstan', CHART_DIR, '-n', PSA_NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile({ global: { hostname: HOST } })]);
+    // With the terminal sidecar: its container meets the level too.
+    const result = await helm(['template', 'capstan', CHART_DIR, '-n', PSA_NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile({ global: { hostname: HOST }, terminal: { enabled: true } })]);
     assert.ok(result.ok, result.stderr);
     const objects = parseAllDocuments(result.stdout).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
     const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');

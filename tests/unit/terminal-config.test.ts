@@ -1,7 +1,7 @@
 // The agent's terminal settings (CAPSTAN_TERMINAL_*): refused with the variable named when
 // unusable, so the agent never starts with a terminal half-configured.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -27,5 +27,14 @@ describe('parseTerminal', () => {
     ['an account without namespace', { ...base, CAPSTAN_TERMINAL_SERVICE_ACCOUNT: 'capstan-terminal' }, /namespace\/name/],
     ['a zero grace', { ...base, CAPSTAN_TERMINAL_REATTACH_GRACE_SECS: '0' }, /CAPSTAN_TERMINAL_REATTACH_GRACE_SECS/],
   ];
+  it('CAPSTAN_TERMINAL_KEY_MAKE writes a fresh key each start, readable by the group only', () => {
+    const made = join(dir, 'made', 'key');
+    const first = parseTerminal({ ...base, CAPSTAN_TERMINAL_KEY_FILE: made, CAPSTAN_TERMINAL_KEY_MAKE: 'true' });
+    const second = parseTerminal({ ...base, CAPSTAN_TERMINAL_KEY_FILE: made, CAPSTAN_TERMINAL_KEY_MAKE: 'true' });
+    assert.ok(first && second);
+    assert.equal(first.key.length, 64);
+    assert.notEqual(first.key, second.key, 'a restart makes a new key, over the read-only old file');
+    assert.equal(statSync(made).mode & 0o777, 0o440);
+  });
   for (const [what, env, message] of REFUSED) it(`refuses ${what}`, () => assert.throws(() => parseTerminal(env), message));
 });
