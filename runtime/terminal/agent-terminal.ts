@@ -122,22 +122,45 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
     return ok(handle(entry, true));
   };
 
-  /** Opens a session on the sidecar: resolves once it says `opened`, or with why not. */
-  const connect = (id: string, request: TerminalOpenRequest, kubeconfig: string): Promise<Result<WebSocket>> =>
+  /**
+   * Opens a session on the sidecar: resolves once it says `opened`, or with why not. Frames
+   * after `opened` (the first prompt) are queued until `listen` is called, so none is lost
+   * while the session is being recorded.
+   */
+  const connect = (id: string, request: TerminalOpenRequest, kubeconfig: string): Promise<Result<{ socket: WebSocket; listen: (handler: (event: SidecarEvent) => void) => void }>> =>
     new Promise((resolve) => {
       const socket = new WebSocket(config.sidecarUrl, { headers: { [TERMINAL_KEY_HEADER]: config.key }, handshakeTimeout: SIDECAR_OPEN_TIMEOUT_MS });
       const timer = setTimeout(() => {
         socket.terminate();
         resolve(fail({ code: 'not_ready', message: 'the terminal sidecar did not answer in time' }));
       }, SIDECAR_OPEN_TIMEOUT_MS);
+      let opened = false;
+      const queued: SidecarEvent[] = [];
+      let forward: ((event: SidecarEvent) => void) | null = null;
+      const listen = (handler: (event: SidecarEvent) => void) => {
+        forward = handler;
+        for (const event of queued.splice(0)) handler(event);
+      };
       socket.once('open', () => socket.send(JSON.stringify({ type: 'open', session: id, user: request.user.username, userId: request.user.id, namespace: request.namespace, cols: request.cols, rows: request.rows, kubeconfig })));
-      socket.once('message', (raw) => {
+      socket.on('message', (raw) => {
+        let event: SidecarEvent;
+        try {
+          event = JSON.parse(textOf(raw)) as SidecarEvent;
+        } catch {
+          return;
+        }
+        if (opened) {
+          if (forward === null) queued.push(event);
+          else forward(event);
+          return;
+        }
         clearTimeout(timer);
-        const first = JSON.parse(textOf(raw)) as SidecarEvent;
-        if (first.type === 'opened') resolve(ok(socket));
-        else {
+        if (event.type === 'opened') {
+          opened = true;
+          resolve(ok({ socket, listen }));
+        } else {
           socket.close();
-          resolve(fail({ code: 'overloaded', message: first.type === 'error' ? first.message : 'the terminal sidecar refused the session', retryAfterSecs: 30 }));
+          resolve(fail({ code: 'overloaded', message: event.type === 'error' ? event.message : 'the terminal sidecar refused the session', retryAfterSecs: 30 }));
         }
       });
       socket.once('error', (err) => {
@@ -157,20 +180,16 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
       const id = randomBytes(18).toString('base64url');
       const connected = await connect(id, request, credential.kubeconfig);
       if (!connected.ok) return connected;
-      const socket = connected.value;
+      const { socket, listen } = connected.value;
       const entry: Live = { id, userId: request.user.id, socket, events, detachedOutput: '', grace: null, endReason: null };
       live.set(id, entry);
+      socket.on('close', () => ended(entry, null, 'sidecar_gone'));
       const now = clock.now();
+      // Recorded before any of its events is handled (they wait in listen's queue).
       await db.insertInto('terminal_sessions').values({ id, user_id: request.user.id, username: request.user.username, role: request.user.role, namespace: request.namespace, client_ip: request.clientIp, started_at: now.getTime(), ended_at: null, end_reason: null }).execute();
       await audit.record({ actor: request.user.username, category: 'terminal', action: 'terminal_session_start', outcome: 'success', severity: 'info', detail: { session: id, namespace: request.namespace, role: request.user.role, credential: credential.describe } });
       void prune().catch((err: unknown) => log.warn('terminal audit prune failed', { error: String(err) }));
-      socket.on('message', (raw) => {
-        let event: SidecarEvent;
-        try {
-          event = JSON.parse(textOf(raw)) as SidecarEvent;
-        } catch {
-          return;
-        }
+      listen((event) => {
         if (event.type === 'output') {
           if (entry.events !== null) entry.events.output(event.data);
           else entry.detachedOutput = (entry.detachedOutput + event.data).slice(-DETACHED_OUTPUT_CHARS);
@@ -182,7 +201,6 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
             .catch((err: unknown) => log.error('could not record a terminal command', { session: id, error: String(err) }));
         } else if (event.type === 'exit') ended(entry, event.code, event.reason);
       });
-      socket.on('close', () => ended(entry, null, 'sidecar_gone'));
       return ok(handle(entry, false));
     },
 
