@@ -1,5 +1,6 @@
 import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
 import type { TerminalService } from './terminal/service.ts';
+import type { TaskService } from './tasks/service.ts';
 import type { Role, Scope } from '../schema/access.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ClusterView } from '../domain/cluster/model.ts';
@@ -99,6 +100,8 @@ export interface Services {
   capacity: CapacityService;
   /** One object read live, for the detail view (a GET per request). */
   objects: ObjectReader;
+  /** The Tasks tray's rows (runtime/tasks/store.ts); long operations record themselves through it. */
+  tasks: TaskService;
   /** The browser terminal: sessions relayed to the sidecar's shells, and their audit (runtime/terminal/agent-terminal.ts). */
   terminal: TerminalService;
   /** The CRDs and their objects, from caches started on first use (runtime/kube/custom-resources.ts). */

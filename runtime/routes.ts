@@ -17,6 +17,7 @@ import { logRoutes } from '../handlers/logs/routes.ts';
 import { mcpRoutes } from '../handlers/mcp/routes.ts';
 import { resourceRoutes } from '../handlers/resources/routes.ts';
 import { terminalRoutes } from '../handlers/terminal/routes.ts';
+import { taskRoutes } from '../handlers/tasks/routes.ts';
 import { metricsRoutes } from '../handlers/metrics/routes.ts';
 import { namespaceRoutes } from '../handlers/namespaces/routes.ts';
 import { oauthRoutes } from '../handlers/oauth/routes.ts';
@@ -34,6 +35,7 @@ export const routes: readonly Route[] = [
   ...resourceRoutes,
   ...actionRoutes,
   ...terminalRoutes,
+  ...taskRoutes,
   ...apiKeyRoutes,
   ...incidentRoutes,
   ...metricsRoutes,

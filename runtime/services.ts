@@ -61,6 +61,7 @@ import { createLayoutStore } from './graph/layout-store.ts';
 import { noObjectReader } from './kube/object-reader.ts';
 import { noCustomResources } from './kube/custom-resources.ts';
 import { createTerminal, noTerminal, type TerminalConfig } from './terminal/agent-terminal.ts';
+import { createTaskStore } from './tasks/store.ts';
 import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
 import { noClusterWrites } from './kube/writes.ts';
 import type { ClusterWrites } from '../handlers/actions/service.ts';
@@ -197,7 +198,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   await settingsStore.get('scanning');
   const scannerReports = createScannerReportsService(options.cluster, memo, operatorReportsInUse(scanning.mode, settingsStore));
   const posture = createPostureService(options.cluster, memo, scannerReports);
-  const scans = createScanRunner({ db, clock, config: scanning, collect: scanCollector(posture, scannerReports), operatorReportsServed: () => operatorReportsServed(options.cluster), schedule: options.scanSchedule, log: log.child('scans') });
+  const tasks = await createTaskStore(db, clock, log.child('tasks'));
+  const scans = createScanRunner({ db, clock, tasks, config: scanning, collect: scanCollector(posture, scannerReports), operatorReportsServed: () => operatorReportsServed(options.cluster), schedule: options.scanSchedule, log: log.child('scans') });
   // Summaries of an interval that ended quietly (no request came to trigger them) are written by this timer.
   const summaryTimer = setInterval(() => {
     unauthenticatedSummary.flushIfDue().catch((err: unknown) => log.error('unauthenticated summary failed', { error: err instanceof Error ? err.message : String(err) }));
@@ -240,6 +242,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     objects: options.objects ?? noObjectReader,
     customResources: options.customResources ?? noCustomResources,
     terminal: terminal ?? noTerminal,
+    tasks,
     writes: options.writes ?? noClusterWrites,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,

@@ -11,6 +11,7 @@ import { namespaceCounts } from '../../domain/security/scan-summary.ts';
 import type { ScanRun, ScanService, StoredScan } from '../../handlers/security/scan-service.ts';
 import type { NamespaceScanCounts, ScanningConfig, ScanSource } from '../../schema/security-scan.ts';
 import type { VulnFinding } from '../../schema/security.ts';
+import type { TaskRecorder } from '../../handlers/tasks/service.ts';
 import type { Logger } from '../log.ts';
 import type { Db } from '../store/database.ts';
 import type { ScanNamespaceCountsTable } from '../store/tables.ts';
@@ -37,6 +38,8 @@ export interface ScanRunnerOptions {
   clock: Clock;
   config: ScanningConfig;
   collect: ScanCollector;
+  /** Each run is a Task in the tray (docs/tasks.md); none in tests that do not look. */
+  tasks?: TaskRecorder;
   operatorReportsServed?: () => boolean;
   /** Starts a collection after POST answered: the next turn of the event loop by default; tests run it when they choose. */
   schedule?: (collect: () => void) => void;
@@ -51,6 +54,9 @@ export interface ScanRunner extends ScanService {
   sweep(): Promise<void>;
   stop(): void;
 }
+
+/** A scan's Task id. */
+const taskId = (scanId: string): string => `security_scan:${scanId}`;
 
 export function createScanRunner(o: ScanRunnerOptions): ScanRunner {
   const { db, clock, log } = o;
@@ -164,10 +170,12 @@ export function createScanRunner(o: ScanRunnerOptions): ScanRunner {
   const collectOne = async (run: { id: string; source: ScanSource }) => {
     try {
       await store(run.id, await o.collect(run.source));
+      await o.tasks?.finish(taskId(run.id), { kind: 'success', detail: 'The scan finished; its findings are in Security.' });
     } catch (err) {
       const message = (err instanceof Error ? err.message : String(err)).slice(0, ERROR_CHARS);
       log.error('scan failed', { scan_id: run.id, error: message });
       await db.updateTable('scan_runs').set({ status: 'failed', finished_at: clock.now().getTime(), error: message }).where('id', '=', run.id).where('status', '=', 'running').execute();
+      await o.tasks?.finish(taskId(run.id), { kind: 'error', reason: 'ScanFailed', detail: message, consequence: 'No new findings were stored; Security still shows the last finished scan.' });
     }
   };
 
@@ -208,6 +216,7 @@ export function createScanRunner(o: ScanRunnerOptions): ScanRunner {
         const id = randomBytes(8).toString('hex');
         const run: ScanRun = { id, status: 'running', job_name: `capstan-scan-${id}`, source, requested_by: requestedBy, started_at: now, finished_at: null, error: null };
         await db.insertInto('scan_runs').values(run).execute();
+        await o.tasks?.start({ id: taskId(id), kind: 'security_scan', actor: requestedBy, detail: `A security scan (${source}) collecting the posture and the scanner's findings.` });
         // On the insert path, as every append-only table here prunes (spec §6); the run's rows cascade.
         await db.deleteFrom('scan_runs').where('started_at', '<', now - o.config.retentionDays * DAY_MS).execute();
         schedule(() => void sweep().catch((err: unknown) => log.error('scan sweep failed', { error: err instanceof Error ? err.message : String(err) })));

@@ -497,4 +497,28 @@ export const migrations: readonly Migration[] = [
       await sql`CREATE INDEX terminal_commands_session ON terminal_commands (session_id, id)`.execute(db);
     },
   },
+  {
+    version: 18,
+    name: 'tasks and when each admin last opened the tray',
+    async up(db) {
+      // Spec §2 Task row, §3 Task states (domain/tasks/task.ts). Rows are never removed by a
+      // mute or a dismiss; they go with the audit-like retention of the tasks themselves.
+      await sql`CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        state TEXT NOT NULL,
+        reason TEXT,
+        detail TEXT NOT NULL,
+        consequence TEXT,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER
+      )`.execute(db);
+      await sql`CREATE INDEX tasks_started ON tasks (started_at)`.execute(db);
+      await sql`CREATE TABLE task_tray_opened (
+        user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+        opened_at INTEGER NOT NULL
+      )`.execute(db);
+    },
+  },
 ];

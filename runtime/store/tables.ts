@@ -384,6 +384,25 @@ export interface TerminalCommandsTable {
   command: string;
 }
 
+/** One long operation (domain/tasks/task.ts). */
+export interface TasksTable {
+  id: string;
+  kind: string;
+  actor: string;
+  state: string;
+  reason: string | null;
+  detail: string;
+  consequence: string | null;
+  started_at: number;
+  ended_at: number | null;
+}
+
+/** When each admin last opened the Tasks tray: the badge counts what ended since. */
+export interface TaskTrayOpenedTable {
+  user_id: number;
+  opened_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -418,4 +437,6 @@ export interface Database {
   topology_layouts: TopologyLayoutsTable;
   terminal_sessions: TerminalSessionsTable;
   terminal_commands: TerminalCommandsTable;
+  tasks: TasksTable;
+  task_tray_opened: TaskTrayOpenedTable;
 }

@@ -101,6 +101,28 @@ describe('POST /security/scan and GET /security/scan/{id}', () => {
     h.services.stop();
   });
 
+  it('each run is a Task: running, then finished with who started it; the badge counts it until the tray is opened', async () => {
+    const h = await harness();
+    const res = await h.call('POST', '/api/agent/security/scan', { cookie: h.admin });
+    const id = String(res.body.id);
+    const tray = async () => (await h.call('GET', '/api/agent/tasks', { cookie: h.admin })).body as { tasks: { id: string; kind: string; actor: string; state: string; reason: string | null }[]; unseen: number };
+    assert.deepEqual((await tray()).tasks.map((t) => [t.id, t.kind, t.actor, t.state]), [[`security_scan:${id}`, 'security_scan', 'admin', 'running']]);
+    assert.equal((await tray()).unseen, 0, 'a running task is not news yet');
+    h.clock.advance(1000);
+    await h.runQueued();
+    assert.equal((await tray()).tasks[0]?.state, 'finished');
+    assert.equal((await tray()).unseen, 1);
+    assert.equal((await tray()).unseen, 1, 'reading the tray does not clear the badge');
+    h.clock.advance(1000);
+    assert.deepEqual((await h.call('POST', '/api/agent/tasks/opened', { cookie: h.admin })).body, { unseen: 0 });
+    assert.equal((await tray()).unseen, 0);
+    assert.equal((await tray()).tasks.length, 1, 'opening the tray removes no row');
+    assert.equal((await h.call('GET', '/api/agent/tasks', { cookie: h.viewer })).status, 403, 'admins only');
+    const key = String((await h.call('POST', '/api/agent/me/api-keys', { cookie: h.admin, body: { name: 'k', scopes: ['scanning:read'] } })).body.key);
+    assert.equal((await h.call('GET', '/api/agent/tasks', { key })).status, 403, 'no API key reaches the tray');
+    h.services.stop();
+  });
+
   it('collects a run still running when it is read', async () => {
     const h = await harness();
     const id = String((await h.call('POST', '/api/agent/security/scan', { cookie: h.admin })).body.id);
