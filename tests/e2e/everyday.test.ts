@@ -198,6 +198,27 @@ spec:
     }
   });
 
+  it('shows a finished scan in the Tasks tray, with its badge until the tray is opened', async () => {
+    const page = await (await newContext(dashboard.browser)).newPage();
+    await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);
+    const started = await page.request.post(`${dashboard.ui.url}/api/agent/security/scan`, { headers: { origin: dashboard.ui.url } });
+    assert.equal(started.status(), 200, await started.text());
+    const tasks = page.getByRole('button', { name: /^Tasks/ });
+    await tasks.getByText('1').waitFor({ timeout: 30_000 });
+    await tasks.click();
+    const tray = page.getByRole('region', { name: 'Tasks' });
+    await tray.getByRole('cell', { name: 'security scan' }).first().waitFor();
+    await tray.getByText('finished').first().waitFor();
+    await tray.getByRole('cell', { name: 'admin' }).first().waitFor();
+    await assertAccessible(page, 'tasks tray');
+    await screenshot(page, 'tasks-tray');
+    await tasks.click();
+    await page.reload();
+    await page.getByRole('button', { name: 'Tasks', exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Tasks/ }).textContent(), 'Tasks', 'opening the tray cleared the badge');
+    await page.context().close();
+  });
+
   it('saves a topology layout as your own, then forgets it', async () => {
     const page = await (await newContext(dashboard.browser)).newPage();
     await signIn(page, dashboard.ui.url, 'admin', ADMIN_PASSWORD);

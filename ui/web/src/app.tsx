@@ -13,6 +13,7 @@ import { IncidentStory } from './screens/incident-story';
 import { LogsScreen } from './screens/logs';
 import { CommandPalette } from './components/command-palette';
 import { ResourcesScreen } from './screens/resources';
+import { TasksTray } from './components/tasks-tray';
 import { CustomKindsScreen, CustomObjectScreen, CustomObjectsScreen } from './screens/custom-resources';
 import { ResourceDetailScreen } from './screens/resource-detail';
 import { KINDS, type Kind } from './api/queries/resources';
@@ -140,6 +141,7 @@ function Shell({ me }: { me: Me }) {
           <button type="button" onClick={() => setPalette('')} aria-keyshortcuts="Control+K Meta+K">
             Go to… <kbd>Ctrl K</kbd>
           </button>
+          {me.role === 'admin' ? <TasksTray /> : null}
           <button type="button" onClick={() => setDocked(!docked)} aria-expanded={docked} aria-controls="copilot-dock">
             {docked ? 'Hide the copilot' : 'Ask the copilot'}
           </button>
