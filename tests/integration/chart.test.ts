@@ -2,153 +2,17 @@
 // defaults, every sizing preset and a matrix that flips every boolean and enum of the schema,
 // each rendered set accepted by `kubectl apply --dry-run=server` in capstan-system; the schema
 // refusing bad values by field; the cross-value refusals (service-only mode without trusted
-// proxies, ...); the RBAC the spec allows and nothing more; and one real install, upgrade and
-// uninstall for what only a live cluster shows (the seeded Secrets kept).
+// proxies, ...); and one real install, upgrade and uninstall for what only a live cluster shows
+// (the seeded Secrets kept). The RBAC rendered per mode: chart-rbac.test.ts.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { schemaLeaves, type SchemaNode } from '../../scripts/generate-chart-readme.ts';
-import { CHART_DIR, helmResult as helm, k, kJson, testCluster, WRITE_VERBS } from '../support/cluster.ts';
+import { CHART_DIR, helmResult as helm, k, kJson, testCluster } from '../support/cluster.ts';
+import { dryRunApply, find, get, grants, HOST, isWrite, key, kubectlWithWarnings, kubeVersion, NAMESPACE, OFFLINE_SECRETS, OWN_SECRETS, refusal, render, TENANTS, TERMINAL_TOKENS, toManifest, valuesFile, type Deployment, type KubeObject, type PodSpec, type Values, type WithData } from '../support/chart-render.ts';
 import { waitForCrdsEstablished } from '../../dev/localcluster/kubectl.ts';
-
-const NAMESPACE = 'capstan-system';
-/** Namespaces of the demo scenario, so Roles and RoleBindings there pass admission. */
-const TENANTS = ['shop', 'payments'];
-const HOST = 'capstan.example.com';
-
-type Values = { [key: string]: unknown };
-
-interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
-  [key: string]: unknown;
-}
-
-interface Rule {
-  apiGroups?: string[];
-  resources?: string[];
-  verbs: string[];
-  resourceNames?: string[];
-}
-
-interface PodSpec {
-  automountServiceAccountToken?: boolean;
-  securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type: string }; appArmorProfile?: { type: string; localhostProfile?: string } };
-  containers: { name: string; image: string; args?: string[]; env?: { name: string; value?: string }[]; securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } }; volumeMounts?: { name: string; mountPath: string }[]; readinessProbe?: { httpGet?: { path: string } }; livenessProbe?: { httpGet?: { path: string } } }[];
-  volumes?: { name: string; emptyDir?: object; persistentVolumeClaim?: { claimName: string } }[];
-}
-
-type WithData = KubeObject & { data: Record<string, string> };
-
-interface Deployment extends KubeObject {
-  spec: { replicas: number; strategy: { type: string }; template: { metadata: { annotations?: Record<string, string> }; spec: PodSpec } };
-}
-
-const tmp = mkdtempSync(join(tmpdir(), 'capstan-chart-test-'));
-let kubeVersion = '';
-
-let fileCount = 0;
-function valuesFile(values: Values): string {
-  const path = join(tmp, `values-${fileCount++}.json`);
-  writeFileSync(path, JSON.stringify(values));
-  return path;
-}
-
-/**
- * `helm template` has no cluster to read the seeded Secrets back from, so the chart refuses to
- * render without these (a new encryption key on every GitOps sync would leave the sealed data
- * unreadable); every offline render here gives them, the GitOps tests below leave them out.
- */
-const OFFLINE_SECRETS: Values = { security: { encryptionKey: 'e'.repeat(32), adminPassword: 'gitops-admin-password', uiProxySecret: 'u'.repeat(40) } };
-
-/** `helm template` of the chart with these values (and extra -f files); rejects with helm's stderr. */
-async function render(values: Values, extraFiles: string[] = [], options: { kubeVersion?: string } = {}): Promise<KubeObject[]> {
-  const files = [valuesFile(OFFLINE_SECRETS), ...extraFiles, valuesFile(values)].flatMap((f) => ['-f', f]);
-  const result = await helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', options.kubeVersion ?? kubeVersion, ...files]);
-  if (!result.ok) throw new Error(`helm template failed: ${result.stderr}`);
-  return parseAllDocuments(result.stdout)
-    .map((d) => d.toJS() as KubeObject | null)
-    .filter((o): o is KubeObject => o !== null);
-}
-
-/** The error helm gives for values it refuses (schema or a template `fail`). */
-async function refusal(values: Values): Promise<string> {
-  const result = await helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile(values)]);
-  assert.equal(result.ok, false, `helm accepted ${JSON.stringify(values)}`);
-  return result.stderr;
-}
-
-function toManifest(objects: KubeObject[]): string {
-  return objects.map((o) => JSON.stringify(o)).join('\n---\n');
-}
-
-/** kubectl with its stderr, where the API server's warnings (deprecations, Pod Security) arrive. */
-function kubectlWithWarnings(args: string[], input: string): Promise<{ ok: boolean; stdout: string; stderr: string }> {
-  const { kubeconfig, binDir } = testCluster();
-  return new Promise((resolve) => {
-    const child = execFile(join(binDir, 'kubectl'), ['--kubeconfig', kubeconfig, ...args], { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => resolve({ ok: err === null, stdout, stderr }));
-    child.stdin?.end(input);
-  });
-}
-
-/** Applies with --dry-run=server; returns the API server's warnings (none is the rule for the chart on this server's version). */
-async function dryRunApply(objects: KubeObject[]): Promise<string> {
-  const result = await kubectlWithWarnings(['apply', '--dry-run=server', '-f', '-'], toManifest(objects));
-  assert.ok(result.ok, result.stderr);
-  const lines = result.stdout.trim().split('\n');
-  assert.equal(lines.length, objects.length, `one line per object:\n${result.stdout}`);
-  for (const line of lines) assert.match(line, /\(server dry run\)$/);
-  return result.stderr;
-}
-
-function find(objects: KubeObject[], kind: string, name: string, namespace?: string): KubeObject | undefined {
-  return objects.find((o) => o.kind === kind && o.metadata.name === name && (namespace === undefined || o.metadata.namespace === namespace));
-}
-
-/** The rendered object, which must exist; callers say which shape they read it as. */
-function get(objects: KubeObject[], kind: string, name: string, namespace?: string): KubeObject {
-  const found = find(objects, kind, name, namespace);
-  assert.ok(found, `${kind} ${namespace ?? ''}/${name} is rendered`);
-  return found;
-}
-
-/** Every RBAC rule rendered, with where it applies. */
-interface Grant {
-  role: string;
-  namespace: string | null;
-  group: string;
-  resource: string;
-  verb: string;
-  resourceNames?: string[];
-}
-
-function grants(objects: KubeObject[]): Grant[] {
-  return objects
-    .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
-    .flatMap((o) =>
-      ((o.rules as Rule[] | undefined) ?? []).flatMap((r) =>
-        (r.apiGroups ?? ['']).flatMap((group) =>
-          (r.resources ?? []).flatMap((resource) => r.verbs.map((verb) => ({ role: `${o.kind}/${o.metadata.name}`, namespace: o.kind === 'Role' ? (o.metadata.namespace ?? null) : null, group, resource, verb, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) }))),
-        ),
-      ),
-    );
-}
-
-const isWrite = (g: Grant) => WRITE_VERBS.has(g.verb) || g.resource === 'pods/exec' || g.resource === '*';
-const OWN_SECRETS = (g: Grant) => g.role === 'Role/capstan-own-namespace' && g.namespace === NAMESPACE && g.resource === 'secrets';
-/** terminal.enabled: minting the terminal account's tokens, that one account only (docs/terminal.md). */
-const TERMINAL_TOKENS = (g: Grant) => g.role === 'Role/capstan-terminal-tokens' && g.resource === 'serviceaccounts/token' && g.verb === 'create' && g.resourceNames?.join() === 'capstan-terminal';
-const key = (g: Grant) => `${g.group}/${g.resource}:${g.verb}`;
-
-/** Spec §5's writes with rbac.allowWrites, and nothing else (pods/exec get: exec over WebSocket). */
-const SPEC_WRITES = ['/pods:create', '/pods:delete', '/pods/exec:create', '/pods/exec:get', '/secrets:create', '/secrets:update', '/secrets:patch', 'apps/deployments:patch', 'apps/deployments:update', '/namespaces:create'].sort();
-/** What a namespaced Role may hold that a cluster-scoped ClusterRole must not when rbac.clusterWide=false. */
-const CLUSTER_SCOPED = new Set(['/nodes', '/namespaces', '/persistentvolumes', '/nodes/metrics', '/nodes/proxy', 'storage.k8s.io/storageclasses', 'networking.k8s.io/ingressclasses', 'apiextensions.k8s.io/customresourcedefinitions', 'rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings']);
 
 function merge(...layers: Values[]): Values {
   const out: Values = {};
@@ -303,7 +167,6 @@ function checkInvariants(c: Case, objects: KubeObject[]): void {
 before(async () => {
   const { binDir } = testCluster();
   assert.ok(existsSync(join(binDir, 'helm')), `no helm in ${binDir}: scripts/build-control-plane.sh builds it`);
-  kubeVersion = (await kJson<{ serverVersion: { gitVersion: string } }>(['version'])).serverVersion.gitVersion.replace(/^v/, '');
   // Another file (chart-install.test.ts) installs into the same namespace and leaves it
   // terminating; objects cannot be created in it until it is gone.
   await k(['delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait=true', '--timeout=100s']);
@@ -340,7 +203,6 @@ before(async () => {
 after(async () => {
   await k(['delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait=true', '--timeout=100s']);
   await k(['delete', 'crd', 'managedcertificates.networking.gke.io', 'frontendconfigs.networking.gke.io', '--ignore-not-found']);
-  rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('helm lint', () => {
@@ -451,139 +313,6 @@ describe('values that contradict each other are refused with a message', () => {
     const objects = await render({ ingress: { enabled: false }, global: { hostname: HOST }, security: { trustedProxyCidrs: '10.42.0.0/16' } });
     assert.deepEqual(objects.filter((o) => o.kind === 'Service').map((o) => o.metadata.name).sort(), ['capstan-agent', 'capstan-ui']);
     assert.equal(objects.filter((o) => o.kind === 'Ingress' || o.kind === 'ManagedCertificate').length, 0);
-  });
-});
-
-describe('RBAC', () => {
-  it('default: spec §5\'s reads, no write verb on workloads, Secret writes only in its own namespace', async () => {
-    const all = grants(await render({}));
-    const reads = new Set(all.filter((g) => g.role === 'ClusterRole/capstan-reader').map((g) => `${g.group}/${g.resource}`));
-    for (const r of ['/pods', '/pods/log', '/services', '/configmaps', '/events', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'networking.k8s.io/ingresses', 'batch/jobs', 'batch/cronjobs', '/nodes', '/namespaces']) {
-      assert.ok(reads.has(r), `capstan-reader reads ${r}`);
-    }
-    // Every informer's resource (runtime/kube/cluster-cache.ts) and the metrics poller's.
-    for (const r of ['/persistentvolumes', '/persistentvolumeclaims', 'apps/replicasets', '/resourcequotas', '/limitranges', 'discovery.k8s.io/endpointslices', 'networking.k8s.io/ingressclasses', 'storage.k8s.io/storageclasses', 'autoscaling/horizontalpodautoscalers', 'policy/poddisruptionbudgets', 'metrics.k8s.io/pods']) {
-      assert.ok(reads.has(r), `capstan-reader reads ${r}`);
-    }
-    assert.deepEqual(all.filter((g) => g.role === 'Role/capstan-node-leases').map((g) => `${g.namespace} ${key(g)}`), ['kube-node-lease coordination.k8s.io/leases:get', 'kube-node-lease coordination.k8s.io/leases:list', 'kube-node-lease coordination.k8s.io/leases:watch']);
-    assert.deepEqual(all.filter(isWrite).map((g) => `${g.role} ${g.namespace} ${key(g)}`), [`Role/capstan-own-namespace ${NAMESPACE} /secrets:create`, `Role/capstan-own-namespace ${NAMESPACE} /secrets:update`, `Role/capstan-own-namespace ${NAMESPACE} /secrets:patch`]);
-    assert.deepEqual(all.filter((g) => g.resource === 'secrets' && !OWN_SECRETS(g)).map((g) => `${g.role} ${g.verb}`), ['ClusterRole/capstan-secrets-reader get', 'ClusterRole/capstan-secrets-reader list', 'ClusterRole/capstan-secrets-reader watch']);
-    assert.ok(all.some((g) => g.resource === 'nodes/metrics'), 'the direct kubelet scrape (on by default) reads nodes/metrics');
-  });
-
-  it('allowWrites: exactly the spec\'s writes, cluster-wide', async () => {
-    const writes = grants(await render({ rbac: { allowWrites: true } })).filter((g) => isWrite(g) && !OWN_SECRETS(g));
-    assert.deepEqual(writes.map(key).sort(), SPEC_WRITES);
-    assert.ok(writes.every((g) => g.role === 'ClusterRole/capstan-writer'));
-  });
-
-  it('allowWrites with tenant namespaces: the namespaced writes as a Role in each, namespace create cluster-wide', async () => {
-    const writes = grants(await render({ rbac: { allowWrites: true }, tenantNamespaces: TENANTS })).filter((g) => isWrite(g) && !OWN_SECRETS(g));
-    assert.deepEqual(writes.filter((g) => g.namespace === null).map((g) => `${g.role} ${key(g)}`), ['ClusterRole/capstan-writer /namespaces:create']);
-    for (const ns of TENANTS) {
-      assert.deepEqual(writes.filter((g) => g.namespace === ns).map(key).sort(), SPEC_WRITES.filter((w) => w !== '/namespaces:create'));
-    }
-  });
-
-  it('clusterWide=false: a reader Role per tenant namespace, a ClusterRole with cluster-scoped reads only, the agent told to watch per namespace', async () => {
-    const objects = await render({ rbac: { clusterWide: false }, tenantNamespaces: TENANTS });
-    const all = grants(objects);
-    const clusterReads = all.filter((g) => g.role === 'ClusterRole/capstan-reader');
-    const namespacedInCluster = clusterReads.filter((g) => !CLUSTER_SCOPED.has(`${g.group}/${g.resource}`) && g.group !== 'aquasecurity.github.io');
-    assert.deepEqual(namespacedInCluster.map(key), [], 'no namespaced workload read left in the ClusterRole');
-    assert.ok(!clusterReads.some((g) => g.group === 'aquasecurity.github.io' && !g.resource.startsWith('cluster')), 'namespaced scanner reports moved too');
-    assert.ok(!all.some((g) => g.role.startsWith('ClusterRole/') && g.resource === 'secrets'), 'no cluster-wide Secret read');
-    for (const ns of TENANTS) {
-      const role = new Set(all.filter((g) => g.role === 'Role/capstan-reader' && g.namespace === ns).map((g) => `${g.group}/${g.resource}`));
-      for (const r of ['/pods', '/pods/log', '/configmaps', '/events', 'apps/deployments', 'apps/replicasets', 'batch/jobs', 'metrics.k8s.io/pods']) assert.ok(role.has(r), `Role capstan-reader in ${ns} reads ${r}`);
-      assert.ok(all.some((g) => g.role === 'Role/capstan-secrets-reader' && g.namespace === ns && g.verb === 'list'), `Secrets readable in ${ns}`);
-      get(objects, 'RoleBinding', 'capstan-reader', ns);
-    }
-    const config = (get(objects, 'ConfigMap', 'capstan-agent-config', NAMESPACE) as WithData).data;
-    assert.equal(config.CAPSTAN_WATCH_SCOPE, 'namespaces');
-    assert.equal(config.CAPSTAN_TENANT_NAMESPACES, TENANTS.join(','));
-  });
-
-  it('viaProxy alone adds nodes/proxy (and drops the direct scrape\'s nodes/metrics)', async () => {
-    const before = new Set(grants(await render({})).map((g) => `${g.role} ${key(g)}`));
-    const after = new Set(grants(await render({ metrics: { kubeletScrape: { viaProxy: true } } })).map((g) => `${g.role} ${key(g)}`));
-    assert.deepEqual([...after].filter((g) => !before.has(g)), ['ClusterRole/capstan-reader /nodes/proxy:get']);
-    assert.deepEqual([...before].filter((g) => !after.has(g)), ['ClusterRole/capstan-reader /nodes/metrics:get']);
-  });
-
-  it('customResourceGroups: get/list/watch on every resource of exactly those groups, nothing else', async () => {
-    const before = new Set(grants(await render({})).map((g) => `${g.role} ${key(g)}`));
-    const after = grants(await render({ rbac: { customResourceGroups: ['cert-manager.io', 'example.com'] } })).map((g) => `${g.role} ${key(g)}`);
-    const added = after.filter((g) => !before.has(g)).sort();
-    assert.deepEqual(added, ['cert-manager.io', 'example.com'].flatMap((group) => ['get', 'list', 'watch'].map((verb) => `ClusterRole/capstan-reader ${group}/*:${verb}`)).sort());
-    assert.ok(before.has('ClusterRole/capstan-reader apiextensions.k8s.io/customresourcedefinitions:list'), 'which custom kinds exist is read in every install');
-  });
-
-  it('readSecrets=false withholds every Secret read but its own namespace\'s; secretsNamespaces narrows it', async () => {
-    const none = grants(await render({ rbac: { readSecrets: false } }));
-    assert.deepEqual(none.filter((g) => g.resource === 'secrets' && !OWN_SECRETS(g)), []);
-    const scoped = grants(await render({ rbac: { secretsNamespaces: ['shop'] } }));
-    assert.deepEqual([...new Set(scoped.filter((g) => g.resource === 'secrets' && !OWN_SECRETS(g)).map((g) => `${g.role} ${g.namespace}`))], ['Role/capstan-secrets-reader shop']);
-  });
-});
-
-describe('the terminal sidecar (terminal.enabled; docs/terminal.md)', () => {
-  interface Container {
-    name: string;
-    command?: string[];
-    env?: { name: string; value?: string; valueFrom?: object }[];
-    envFrom?: object[];
-    securityContext?: { runAsUser?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] } };
-    volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
-  }
-  const podOf = (objects: KubeObject[]) => (get(objects, 'Deployment', 'capstan-agent', NAMESPACE) as Deployment).spec.template.spec as unknown as { automountServiceAccountToken?: boolean; shareProcessNamespace?: boolean; securityContext: { runAsUser?: number }; containers: Container[]; volumes: { name: string; projected?: { sources: { serviceAccountToken?: object }[] } }[] };
-
-  it('off by default: one container, the token mounted as before', async () => {
-    const pod = podOf(await render({}));
-    assert.deepEqual(pod.containers.map((c) => c.name), ['agent']);
-    assert.equal(pod.automountServiceAccountToken, true);
-  });
-
-  it('renders the hardening facts: its own user, no token, no agent data, no Secret, loopback only', async () => {
-    const objects = await render({ terminal: { enabled: true, idleTimeoutSecs: 900 } });
-    const pod = podOf(objects);
-    const agent = pod.containers.find((c) => c.name === 'agent');
-    const terminal = pod.containers.find((c) => c.name === 'terminal');
-    assert.ok(agent && terminal);
-    assert.equal(pod.automountServiceAccountToken, false, 'no token mounted into every container');
-    assert.notEqual(pod.shareProcessNamespace, true, 'each container its own process namespace');
-    const tokenVolumes = pod.volumes.filter((v) => v.projected?.sources.some((s) => s.serviceAccountToken !== undefined)).map((v) => v.name);
-    assert.deepEqual(tokenVolumes, ['agent-token']);
-    assert.ok((agent.volumeMounts ?? []).some((m) => m.name === 'agent-token' && m.mountPath === '/var/run/secrets/kubernetes.io/serviceaccount'), 'the agent keeps its token');
-    assert.deepEqual((terminal.volumeMounts ?? []).map((m) => m.name).sort(), ['terminal-home', 'terminal-key', 'terminal-tmp'], 'only its home, the key and /tmp: no agent data, no token');
-    assert.equal((terminal.volumeMounts ?? []).find((m) => m.name === 'terminal-key')?.readOnly, true);
-    assert.deepEqual(terminal.envFrom ?? [], [], 'none of the agent\'s ConfigMap or Secret');
-    assert.deepEqual((terminal.env ?? []).filter((e) => e.valueFrom !== undefined), [], 'no value from a Secret');
-    const env = Object.fromEntries((terminal.env ?? []).map((e) => [e.name, e.value]));
-    assert.equal(env.CAPSTAN_TERMINAL_LISTEN, '127.0.0.1:7682');
-    assert.equal(env.CAPSTAN_TERMINAL_IDLE_TIMEOUT_SECS, '900');
-    assert.deepEqual(terminal.command, ['/usr/local/bin/node', '/app/bin/capstan.js', 'terminal']);
-    assert.notEqual(terminal.securityContext?.runAsUser, pod.securityContext.runAsUser, 'a user other than the agent\'s');
-    assert.equal(terminal.securityContext?.readOnlyRootFilesystem, true);
-    assert.equal(terminal.securityContext.allowPrivilegeEscalation, false);
-    assert.deepEqual(terminal.securityContext.capabilities?.drop, ['ALL']);
-    const agentEnv = Object.fromEntries((agent.env ?? []).map((e) => [e.name, e.value]));
-    assert.equal(agentEnv.CAPSTAN_TERMINAL_URL, 'ws://127.0.0.1:7682');
-    assert.equal(agentEnv.CAPSTAN_TERMINAL_SERVICE_ACCOUNT, `${NAMESPACE}/capstan-terminal`);
-    assert.equal((await render({ terminal: { enabled: true, readOnlyRootFilesystem: false } })).length > 0, true);
-  });
-
-  it('the agent may mint tokens for the terminal account only; the account reads, never writes', async () => {
-    const all = grants(await render({ terminal: { enabled: true } }));
-    const minting = all.filter((g) => g.resource === 'serviceaccounts/token');
-    assert.deepEqual(minting.map((g) => `${g.role} ${g.namespace} ${g.verb} ${(g.resourceNames ?? []).join(',')}`), [`Role/capstan-terminal-tokens ${NAMESPACE} create capstan-terminal`]);
-    const objects = await render({ terminal: { enabled: true } });
-    const binding = get(objects, 'ClusterRoleBinding', 'capstan-terminal-view') as KubeObject & { roleRef: { name: string }; subjects: { name: string }[] };
-    assert.equal(binding.roleRef.name, 'view');
-    assert.deepEqual(binding.subjects.map((s) => s.name), ['capstan-terminal']);
-    const namespaced = await render({ terminal: { enabled: true }, tenantNamespaces: TENANTS, rbac: { clusterWide: false } });
-    assert.equal(namespaced.filter((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'capstan-terminal-view').length, 0);
-    assert.deepEqual(namespaced.filter((o) => o.kind === 'RoleBinding' && o.metadata.name === 'capstan-terminal-view').map((o) => o.metadata.namespace).sort(), [...TENANTS].sort());
   });
 });
 
@@ -701,7 +430,7 @@ describe('what the chart renders', () => {
 });
 
 describe('GitOps: rendering without a cluster (helm template, Argo CD) keeps no random secret', () => {
-  const offline = (values: Values) => helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(values)]);
+  const offline = async (values: Values) => helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', await kubeVersion(), '-f', valuesFile(values)]);
 
   it('refuses to render without the seeded secrets, naming each value still missing', async () => {
     const none = await offline({});
@@ -769,7 +498,7 @@ describe('Pod Security Admission (docs/install.md: the namespace labels)', () =>
     await k(['create', 'namespace', PSA_NAMESPACE]);
     await k(['label', 'namespace', PSA_NAMESPACE, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted', 'pod-security.kubernetes.io/audit=restricted']);
     // With the terminal sidecar: its container meets the level too.
-    const result = await helm(['template', 'capstan', CHART_DIR, '-n', PSA_NAMESPACE, '--kube-version', kubeVersion, '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile({ global: { hostname: HOST }, terminal: { enabled: true } })]);
+    const result = await helm(['template', 'capstan', CHART_DIR, '-n', PSA_NAMESPACE, '--kube-version', await kubeVersion(), '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile({ global: { hostname: HOST }, terminal: { enabled: true } })]);
     assert.ok(result.ok, result.stderr);
     const objects = parseAllDocuments(result.stdout).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
     const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');
