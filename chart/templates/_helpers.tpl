@@ -5,6 +5,12 @@ capstan-reader), so they do not carry the release name: one Capstan per cluster.
 {{- define "capstan.agentName" -}}capstan-agent{{- end -}}
 {{- define "capstan.uiName" -}}capstan-ui{{- end -}}
 {{- define "capstan.serviceAccountName" -}}capstan{{- end -}}
+{{- /* Expert mode (expertMode.enabled; docs/expert-mode.md): the spec's capstan-expert-exec and capstan-expert. */ -}}
+{{- define "capstan.expertName" -}}capstan-expert-exec{{- end -}}
+{{- define "capstan.expertServiceAccountName" -}}capstan-expert{{- end -}}
+{{- /* The audience of the agent's token for the expert pod; the expert pod accepts no other. */ -}}
+{{- define "capstan.expertAudience" -}}capstan-expert{{- end -}}
+{{- define "capstan.expertPort" -}}7690{{- end -}}
 
 {{- define "capstan.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
@@ -32,6 +38,20 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s@%s" .image.repository .image.digest -}}
 {{- else -}}
 {{- printf "%s:%s" .image.repository (.image.tag | default .root.Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The expert pod's image: the agent's own image (digest included) unless expertMode.image or
+expertMode.tag is set; then expertMode.image (default image.repository) at expertMode.tag
+(default image.tag, then the chart's appVersion).
+*/}}
+{{- define "capstan.expertImage" -}}
+{{- $expert := .Values.expertMode -}}
+{{- if or $expert.image $expert.tag -}}
+{{- printf "%s:%s" ($expert.image | default .Values.image.repository) ($expert.tag | default .Values.image.tag | default .Chart.AppVersion) -}}
+{{- else -}}
+{{- include "capstan.image" (dict "root" . "image" .Values.image) -}}
 {{- end -}}
 {{- end -}}
 

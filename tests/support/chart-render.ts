@@ -67,10 +67,10 @@ export function valuesFile(values: Values): string {
  */
 export const OFFLINE_SECRETS: Values = { security: { encryptionKey: 'e'.repeat(32), adminPassword: 'gitops-admin-password', uiProxySecret: 'u'.repeat(40) } };
 
-/** `helm template` of the chart with these values (and extra -f files); rejects with helm's stderr. */
-export async function render(values: Values, extraFiles: string[] = [], options: { kubeVersion?: string } = {}): Promise<KubeObject[]> {
+/** `helm template` of the chart with these values (and extra -f files), released into NAMESPACE unless told; rejects with helm's stderr. */
+export async function render(values: Values, extraFiles: string[] = [], options: { kubeVersion?: string; namespace?: string } = {}): Promise<KubeObject[]> {
   const files = [valuesFile(OFFLINE_SECRETS), ...extraFiles, valuesFile(values)].flatMap((f) => ['-f', f]);
-  const result = await helm(['template', 'capstan', CHART_DIR, '-n', NAMESPACE, '--kube-version', options.kubeVersion ?? (await kubeVersion()), ...files]);
+  const result = await helm(['template', 'capstan', CHART_DIR, '-n', options.namespace ?? NAMESPACE, '--kube-version', options.kubeVersion ?? (await kubeVersion()), ...files]);
   if (!result.ok) throw new Error(`helm template failed: ${result.stderr}`);
   return parseAllDocuments(result.stdout)
     .map((d) => d.toJS() as KubeObject | null)
