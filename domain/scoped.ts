@@ -12,6 +12,7 @@ import { scopePosture, scopeScannerReports, type ScopedPosture, type ScopedScann
 import { scopeCustomResources, type CustomResourceCatalog } from './resources/custom.ts';
 import type { ScannerReportStatus } from './security/trivy-reports.ts';
 import type { VulnFinding } from '../schema/security.ts';
+import { scopeHelmReleases, type HelmReleaseSource } from './helm/release.ts';
 
 /** The whole-cluster sources, before any caller's visibility (the runtime's services). */
 export interface WholeCluster {
@@ -20,6 +21,7 @@ export interface WholeCluster {
   posture: { current(): Evaluation };
   scannerReports: { current(): { vulns: readonly VulnFinding[]; status: ScannerReportStatus } };
   customResources: CustomResourceCatalog;
+  helmReleases: HelmReleaseSource;
 }
 
 export interface ScopedAnswers {
@@ -28,6 +30,7 @@ export interface ScopedAnswers {
   posture: ScopedPosture;
   scannerReports: ScopedScannerReports;
   customResources: CustomResourceCatalog;
+  helmReleases: HelmReleaseSource;
 }
 
 /** `whole` cut to `tenantNamespaces` (empty: every non-system namespace; spec §1 "Namespace blocklist"). */
@@ -40,5 +43,6 @@ export function scopeAnswers(whole: WholeCluster, tenantNamespaces: readonly str
     posture: scopePosture(() => whole.posture.current(), inScope),
     scannerReports: scopeScannerReports(() => whole.scannerReports.current(), inScope),
     customResources: scopeCustomResources(whole.customResources, inScope),
+    helmReleases: scopeHelmReleases(whole.helmReleases, inScope),
   };
 }

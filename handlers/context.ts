@@ -28,6 +28,8 @@ import type { OutboundUrls, RuntimeSettings, Secrets } from './settings/service.
 import type { LdapDirectory, SsoService } from './sso/service.ts';
 import type { OidcService } from './sso/oidc-service.ts';
 import type { SamlService } from './sso/saml-service.ts';
+import type { HelmService } from './helm/service.ts';
+import type { HelmReleaseSource } from '../domain/helm/release.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
 // arrives through these services, which the runtime implements and tests replace. Each
@@ -106,6 +108,10 @@ export interface Services {
   terminal: TerminalService;
   /** The CRDs and their objects, from caches started on first use (runtime/kube/custom-resources.ts). */
   customResources: CustomResourceCatalog;
+  /** Helm through the expert pod: values, the dry run, the writes as Tasks (runtime/helm/helm-service.ts). */
+  helm: HelmService;
+  /** The Helm release list over the whole cluster (unscoped: handlers get it cut, `HandlerContext.helmReleases`). */
+  helmReleases: HelmReleaseSource;
   /** Writes to the cluster (restart, scale, delete, cordon), each checked against the agent's RBAC. */
   writes: ClusterWrites;
   /** The whole-cluster diagnosis (unscoped: handlers get it cut, `HandlerContext.diagnosis`). */
@@ -140,7 +146,7 @@ export interface Services {
  * signed in. The cluster and the answers derived from it come already cut to the namespaces
  * the caller may see (domain/scoped.ts, applied by the runtime): no handler cuts anything.
  */
-export interface HandlerContext extends Omit<Services, 'diagnosis' | 'posture' | 'scannerReports' | 'customResources'> {
+export interface HandlerContext extends Omit<Services, 'diagnosis' | 'posture' | 'scannerReports' | 'customResources' | 'helmReleases'> {
   /** The cluster already cut to the namespaces the caller may see (the runtime wraps `Services.cluster`). */
   cluster: ScopedClusterView;
   /** The whole-cluster diagnosis as the caller may read it (root causes in hidden namespaces unnamed). */
@@ -151,6 +157,8 @@ export interface HandlerContext extends Omit<Services, 'diagnosis' | 'posture' |
   scannerReports: ScopedScannerReports;
   /** Custom resources without the objects of namespaces the caller may not see. */
   customResources: CustomResourceCatalog;
+  /** Helm releases of the namespaces the caller may see. */
+  helmReleases: HelmReleaseSource;
   request: RequestInfo;
   principal: Principal | null;
 }

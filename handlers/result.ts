@@ -10,6 +10,12 @@ export type AppError =
   | { code: 'forbidden'; message: string }
   /** An admin closed the MCP surface (the kill switch). */
   | { code: 'mcp_disabled'; message: string }
+  /** Expert mode is off at run time, or the chart did not install the expert pod: every Helm route answers this. */
+  | { code: 'expert_mode_disabled'; message: string }
+  /** The expert pod did not answer, or refused the agent (docs/expert-mode.md). */
+  | { code: 'expert_unavailable'; message: string }
+  /** The switch is on but the chart no longer installs the expert pod (expertMode.enabled was turned off). */
+  | { code: 'expert_not_installed'; message: string }
   /** AI Guardrails' master switch is off: every AI-backed call is refused (MCP read tools keep working). */
   | { code: 'ai_disabled'; message: string }
   /** A daily AI allowance is spent (the Free tier's chat prompts, a viewer's runs, a token cap): `upgrade` says what lifts it. */

@@ -65,7 +65,7 @@ export type Access = PublicAccess | CredentialAccess;
 export type ContextFor<A extends Access> = A extends { auth: 'credential' } ? (A extends { scope: null } ? SessionContext : AuthedContext) : HandlerContext;
 
 /** A runtime setting that closes every route declaring it (403 with the switch's code). */
-export type KillSwitch = 'mcp';
+export type KillSwitch = 'mcp' | 'expert_mode';
 
 /**
  * Probes (the kubelet's liveness and readiness checks) are exempt from IP access, load

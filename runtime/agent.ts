@@ -20,6 +20,7 @@ import { openDatabase } from './store/database.ts';
 import { createTransport, loadKubeConfig } from './kube/client.ts';
 import { createCustomResources } from './kube/custom-resources.ts';
 import { tokenRequestCredentials } from './terminal/session-credentials.ts';
+import { expertHop } from './helm/expert-client.ts';
 import { TERMINAL_MAX_PER_USER, TERMINAL_MAX_TOTAL } from './terminal/limits.ts';
 import { kubeletDirect, kubeletThroughProxy, type KubeletScrapeMode } from './kube/kubelet.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
@@ -96,6 +97,8 @@ export interface AgentOptions {
   scanning?: ScanningConfig;
   /** CAPSTAN_TERMINAL_* (`terminal.*`): the sidecar the browser terminal's shells run in; absent: no terminal. */
   terminal?: AgentTerminalOptions | null;
+  /** CAPSTAN_EXPERT_URL and _TOKEN_FILE (`expertMode.enabled`): the expert pod and the projected token the agent calls it with; absent: no Helm. */
+  expert?: { url: string; tokenFile: string } | null;
   /** CAPSTAN_SSO_PUBLIC_URL (`sso.publicUrl`): Admin → SSO's prefill; handlers read it as `settings.ssoPublicUrl`. */
   ssoPublicUrl?: string | null;
   log: Logger;
@@ -155,6 +158,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     logs: createPodLogs(kubeConfig),
     objects: createObjectReader(kubeConfig),
     customResources,
+    expertHop: options.expert ? expertHop(options.expert) : null,
     terminal: options.terminal
       ? { sidecarUrl: options.terminal.sidecarUrl, key: options.terminal.key, credentials: tokenRequestCredentials(kubeConfig, options.terminal.serviceAccount), maxPerUser: TERMINAL_MAX_PER_USER, maxTotal: TERMINAL_MAX_TOTAL, reattachGraceSecs: options.terminal.reattachGraceSecs }
       : null,

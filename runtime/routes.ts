@@ -11,6 +11,7 @@ import { copilotRoutes } from '../handlers/copilot/routes.ts';
 import { diagnosisRoutes } from '../handlers/diagnosis/routes.ts';
 import { graphRoutes } from '../handlers/graph/routes.ts';
 import { healthRoutes } from '../handlers/health/routes.ts';
+import { helmRoutes } from '../handlers/helm/routes.ts';
 import { incidentRoutes } from '../handlers/incidents/routes.ts';
 import { licenseRoutes } from '../handlers/license/routes.ts';
 import { logRoutes } from '../handlers/logs/routes.ts';
@@ -36,6 +37,7 @@ export const routes: readonly Route[] = [
   ...actionRoutes,
   ...terminalRoutes,
   ...taskRoutes,
+  ...helmRoutes,
   ...apiKeyRoutes,
   ...incidentRoutes,
   ...metricsRoutes,

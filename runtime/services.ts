@@ -62,6 +62,8 @@ import { noObjectReader } from './kube/object-reader.ts';
 import { noCustomResources } from './kube/custom-resources.ts';
 import { createTerminal, noTerminal, type TerminalConfig } from './terminal/agent-terminal.ts';
 import { createTaskStore } from './tasks/store.ts';
+import type { ExpertHop } from './helm/expert-client.ts';
+import { helmRuntime } from './helm/helm-service.ts';
 import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
 import { noClusterWrites } from './kube/writes.ts';
 import type { ClusterWrites } from '../handlers/actions/service.ts';
@@ -102,6 +104,8 @@ export interface ServiceOptions {
   /** One object read live (the resource detail view); none without a cluster. */
   objects?: ObjectReader;
   customResources?: CustomResourceCatalog;
+  /** The expert pod's hop (runtime/helm/expert-client.ts); none: the chart did not install it, Helm answers expert_mode_disabled. */
+  expertHop?: ExpertHop | null;
   /** The browser terminal's sidecar and session credentials (runtime/terminal/agent-terminal.ts); none: no terminal. */
   terminal?: TerminalConfig | null;
   /** Writes to the cluster (docs/actions.md); none without a cluster. */
@@ -217,6 +221,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing(license),
     killSwitches(settingsStore),
   ];
+  const helm = helmRuntime({ hop: options.expertHop ?? null, outbound: outboundClient, tasks, clock, log: log.child('helm') });
   const terminal = options.terminal ? createTerminal(options.terminal, db, audit, clock, log.child('terminal')) : null;
   const services: Services = {
     cluster: options.cluster,
@@ -243,6 +248,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     customResources: options.customResources ?? noCustomResources,
     terminal: terminal ?? noTerminal,
     tasks,
+    helm: helm.service,
+    helmReleases: helm.releases,
     writes: options.writes ?? noClusterWrites,
     history: options.history ?? noHistory(clock),
     network: options.network ?? networkOff,
@@ -274,6 +281,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     scans,
     stop: () => {
       terminal?.stop();
+      helm.close();
       crashLogs.close();
       clearInterval(summaryTimer);
       scans.stop();

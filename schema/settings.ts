@@ -55,6 +55,9 @@ export const McpSettings = v.object({
 });
 export type McpSettings = v.InferOutput<typeof McpSettings>;
 
+/** The runtime expert-mode switch: off (the default), every Helm route answers 403 expert_mode_disabled (docs/expert-mode.md). */
+export const ExpertModeSettings = v.object({ enabled: v.boolean() });
+
 /** AI Settings as stored: the provider key sealed with the at-rest key, never shown. */
 export const AiSettings = v.object({
   provider: v.nullable(ProviderName),
@@ -78,6 +81,7 @@ export const SETTING_SCHEMAS = {
   audit_stream: AuditStreamSettings,
   activity: ActivitySettings,
   mcp: McpSettings,
+  expert_mode: ExpertModeSettings,
   ai: AiSettings,
   ai_guardrails: AiGuardrails,
   ai_reports: ReportSchedule,

@@ -19,7 +19,7 @@ import { configuredUrlProblem, type OutboundPolicy } from '../../domain/outbound
 import { outboundPolicyFromEnv } from '../outbound/client.ts';
 import * as v from 'valibot';
 
-type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'proxySecret' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license' | 'ssoPublicUrl' | 'terminal'>;
+type EnvOptions = Pick<AgentOptions, 'watchScope' | 'apiDocs' | 'chatWebhookUrl' | 'kubeletScrape' | 'accounts' | 'settingDefaults' | 'encryptionKey' | 'cookieSecure' | 'trustedProxyCidrs' | 'proxySecret' | 'corsOrigins' | 'shedding' | 'rateLimits' | 'scanning' | 'license' | 'ssoPublicUrl' | 'terminal' | 'expert'>;
 
 /** Throws naming the variable when a value is unusable, so the agent never starts half-configured. */
 export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOptions & Pick<AgentOptions, 'outbound'> {
@@ -49,6 +49,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
     scanning: parseScanning(env),
     ssoPublicUrl: parseSsoPublicUrl(env.CAPSTAN_SSO_PUBLIC_URL),
     terminal: parseTerminal(env),
+    expert: parseExpert(env),
     license: {
       key: nonEmpty(env.CAPSTAN_LICENSE_KEY),
       apiUrl: parseWebhookUrl(env.CAPSTAN_LICENSE_API_URL, 'CAPSTAN_LICENSE_API_URL'),
@@ -192,4 +193,17 @@ export function parseTerminal(env: NodeJS.ProcessEnv): AgentTerminalOptions | nu
     serviceAccount: { namespace: account[1] ?? '', name: account[3] ?? '' },
     reattachGraceSecs: parsePositive(env.CAPSTAN_TERMINAL_REATTACH_GRACE_SECS, DEFAULT_REATTACH_GRACE_SECS, 'CAPSTAN_TERMINAL_REATTACH_GRACE_SECS'),
   };
+}
+
+/**
+ * CAPSTAN_EXPERT_URL (the expert pod's Service; empty: no expert mode) and
+ * CAPSTAN_EXPERT_TOKEN_FILE (the token the kubelet projects for the expert's audience).
+ */
+export function parseExpert(env: NodeJS.ProcessEnv): { url: string; tokenFile: string } | null {
+  const url = nonEmpty(env.CAPSTAN_EXPERT_URL);
+  if (url === null) return null;
+  if (!/^http:\/\/[a-z0-9.-]+(:[0-9]{1,5})?\/?$/.test(url)) throw new Error(`CAPSTAN_EXPERT_URL must be http://<service>:<port>, got "${url}"`);
+  const tokenFile = nonEmpty(env.CAPSTAN_EXPERT_TOKEN_FILE);
+  if (tokenFile === null) throw new Error('CAPSTAN_EXPERT_URL needs CAPSTAN_EXPERT_TOKEN_FILE (the projected token for the expert audience)');
+  return { url: url.replace(/\/$/, ''), tokenFile };
 }

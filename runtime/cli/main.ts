@@ -8,6 +8,7 @@ const COMMANDS: Record<string, Command> = {
   agent: { summary: 'Run the REST agent (default :8080)', run: async (args) => (await import('./agent-command.ts')).runAgentCommand(args) },
   ui: { summary: 'Serve the dashboard (default :3000), proxying /api/agent/* to the agent', run: async (args) => (await import('./ui-command.ts')).runUiCommand(args) },
   terminal: { summary: 'Run the terminal sidecar: shells in PTYs for the agent, on loopback', run: async (args) => (await import('./terminal-command.ts')).runTerminalCommand(args) },
+  expert: { summary: 'Run the expert pod: Helm operations with the cluster-admin account, for the agent alone', run: async (args) => (await import('./expert-command.ts')).runExpertCommand(args) },
   'recover-admin': { summary: 'Reset an admin password, second factor, IP bans and password sign-in (run in the agent pod)', run: async (args) => (await import('./recovery-commands.ts')).runRecoverAdminCommand(args) },
   'enable-local-login': { summary: 'Turn password sign-in back on (--admin-only for admins only)', run: async (args) => (await import('./recovery-commands.ts')).runEnableLocalLoginCommand(args) },
 };

@@ -31,6 +31,8 @@ export interface InformerOptions<T> {
    * not kept and `truncated()` says so until a LIST fits again. Unbounded when absent.
    */
   maxObjects?: number;
+  /** Only objects with these labels (`owner=helm`: Helm's release Secrets, nothing else of the kind). */
+  labelSelector?: string;
 }
 
 interface ObjectMeta {
@@ -109,6 +111,10 @@ export class Informer<T> {
     return this.snapshot;
   }
 
+  private selector(): Record<string, string> {
+    return this.options.labelSelector === undefined ? {} : { labelSelector: this.options.labelSelector };
+  }
+
   private async relist(): Promise<void> {
     if (this.stopped) return;
     const { transport, path, slim, pageSize = 500 } = this.options;
@@ -118,7 +124,7 @@ export class Informer<T> {
       let resourceVersion = '';
       this.overflowed = false;
       do {
-        const params: Record<string, string> = { limit: String(pageSize) };
+        const params: Record<string, string> = { limit: String(pageSize), ...this.selector() };
         if (continueToken) params.continue = continueToken;
         const page = await transport.list(path, params, this.requestOptions());
         for (const raw of page.items) this.put(fresh, raw, slim);
@@ -158,6 +164,7 @@ export class Informer<T> {
     const { transport, path, slim, watchTimeoutSecs = 300 } = this.options;
     let gone = false;
     const params = {
+      ...this.selector(),
       resourceVersion: this.resourceVersion,
       allowWatchBookmarks: 'true',
       timeoutSeconds: String(watchTimeoutSecs),

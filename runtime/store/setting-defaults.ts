@@ -38,6 +38,7 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     audit_stream: { webhook_url: d.auditWebhookUrl, webhook_token_sealed: d.auditWebhookToken === null ? null : secrets.seal(d.auditWebhookToken) },
     activity: { retention_days: d.activityRetentionDays },
     mcp: { enabled: true },
+    expert_mode: { enabled: false },
     ai: { provider: null, model: 'default', base_url: null, api_key_sealed: null },
     ai_guardrails: DEFAULT_GUARDRAILS,
     ai_reports: DEFAULT_REPORT_SCHEDULE,

@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import type { TerminalOpenRequest } from '../../handlers/terminal/service.ts';
 import { refusalMessage, type KubeAccess } from '../kube/client.ts';
 import { WRITES_USER_AGENT } from '../kube/writes.ts';
+import { pemData } from '../kube/ephemeral-kubeconfig.ts';
 
 export type SessionCredential = { ok: true; kubeconfig: string; describe: string } | { ok: false; reason: string };
 
@@ -22,13 +23,6 @@ export interface SessionCredentials {
 
 /** Spec: a session's token lives at most an hour (the API server's minimum is 10 minutes). */
 export const SESSION_TOKEN_SECS = 3600;
-
-/** https options' `ca` (PEM text, a buffer, or several) as kubeconfig's base64 certificate-authority-data. */
-function caData(ca: RequestOptions['ca']): string | undefined {
-  if (ca === undefined) return undefined;
-  const parts = Array.isArray(ca) ? ca : [ca];
-  return Buffer.from(parts.map((p) => (typeof p === 'string' ? p : Buffer.from(p).toString('utf8'))).join('\n')).toString('base64');
-}
 
 export function tokenRequestCredentials(kc: KubeAccess, account: { namespace: string; name: string }, timeoutMs = 5000): SessionCredentials {
   return {
@@ -56,7 +50,7 @@ export function tokenRequestCredentials(kc: KubeAccess, account: { namespace: st
         // The CA the agent trusts the API server by, embedded: the sidecar cannot read the agent's mounts.
         const tls: RequestOptions = {};
         await kc.applyToHTTPSOptions(tls);
-        const ca = caData(tls.ca);
+        const ca = pemData(tls.ca);
         const insecure = tls.rejectUnauthorized === false;
         const kubeconfig = stringify({
           apiVersion: 'v1',

@@ -91,6 +91,8 @@ describe('API keys', () => {
 
   it('answers every credential route x every scope x admin and viewer owners as the route table declares', async () => {
     const h = await harness();
+    // Past the expert-mode switch (its own test: tests/integration/helm.test.ts), so every Helm route shows its policy.
+    await h.services.runtimeSettings.set('expert_mode', { enabled: true });
     const keys = new Map<string, string>();
     for (const [owner, cookie] of [['admin', h.admin], ['viewer', h.viewer]] as const) {
       for (const scope of ALL_SCOPES) keys.set(`${owner}:${scope}`, (await h.mint(cookie, [scope])).key);

@@ -243,7 +243,13 @@ describe('route-table invariants', () => {
   }
 
   it('closes exactly the MCP surface with the MCP kill switch', () => {
-    assert.deepEqual(everyRoute.filter((r) => r.killSwitch !== null).map((r) => `${key(r)} ${String(r.killSwitch)}`).sort(), ['GET /mcp/tools mcp', 'POST /mcp mcp', 'POST /mcp/tools/call mcp']);
+    assert.deepEqual(everyRoute.filter((r) => r.killSwitch === 'mcp').map(key).sort(), ['GET /mcp/tools', 'POST /mcp', 'POST /mcp/tools/call']);
+  });
+
+  it('closes every Helm route, and nothing else, with the expert-mode switch', () => {
+    const closed = everyRoute.filter((r) => r.killSwitch === 'expert_mode');
+    assert.deepEqual(closed, everyRoute.filter((r) => r.path.startsWith('/helm/')));
+    assert.ok(closed.length >= 7);
   });
 
   it('declares exactly /healthz and /readyz probes, public and unaudited', () => {

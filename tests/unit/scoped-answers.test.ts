@@ -16,6 +16,7 @@ import type { ScannerReportStatus } from '../../domain/security/trivy-reports.ts
 import { postureFor } from '../../domain/security/visible.ts';
 import type { CustomKind, CustomObject, CustomResourceCatalog } from '../../domain/resources/custom.ts';
 import { scopeAnswers, type WholeCluster } from '../../domain/scoped.ts';
+import { groupReleases, type HelmListAnswer, type HelmRevision } from '../../domain/helm/release.ts';
 import type { VulnFinding } from '../../schema/security.ts';
 import { draft, pod } from '../support/diagnosis.ts';
 import { pvDefaults } from '../support/objects.ts';
@@ -65,13 +66,17 @@ const vuln = (namespace: string): VulnFinding => ({
 const STATUS: ScannerReportStatus = { vulnerabilityreports: 'read', configauditreports: 'read' };
 
 /** The whole cluster as the runtime's services hand it out: `state` swaps a source for a new object. */
-function whole(state: { diagnosis: ClusterDiagnosis; evaluation: Evaluation; vulns: VulnFinding[] }): WholeCluster {
+const revision = (namespace: string, name: string): HelmRevision => ({ name, namespace, revision: 1, status: 'deployed', chart: 'c', chartVersion: '1.0.0', appVersion: '1', updated: null, description: '' });
+const HELM: HelmListAnswer = { ok: true, releases: groupReleases([revision('shop', 'web'), revision('blog', 'db'), revision('kube-system', 'dns')]) };
+
+function whole(state: { diagnosis: ClusterDiagnosis; evaluation: Evaluation; vulns: VulnFinding[]; helm?: HelmListAnswer }): WholeCluster {
   return {
     cluster,
     diagnosis: { current: () => state.diagnosis },
     posture: { current: () => state.evaluation },
     scannerReports: { current: () => ({ vulns: state.vulns, status: STATUS }) },
     customResources: CUSTOM,
+    helmReleases: { list: () => Promise.resolve(state.helm ?? HELM) },
   };
 }
 
@@ -175,6 +180,25 @@ describe('scoped custom resources', () => {
   it('passes refusals through unchanged', async () => {
     const scoped = scopeAnswers(whole({ diagnosis: diagnosisOf([]), evaluation: EVALUATION, vulns: [] }), []).customResources;
     assert.deepEqual(await scoped.objects('example.com', 'gadgets'), { ok: false, status: 'unknown_kind', reason: 'none' });
+  });
+});
+
+describe('scoped Helm releases', () => {
+  const TENANTS: { name: string; tenants: string[]; releases: string[] }[] = [
+    { name: 'no tenant list: every non-system namespace', tenants: [], releases: ['blog/db', 'shop/web'] },
+    { name: 'tenant list [shop]', tenants: ['shop'], releases: ['shop/web'] },
+    { name: 'tenant list naming a system namespace: still hidden', tenants: ['kube-system'], releases: [] },
+  ];
+  for (const row of TENANTS) {
+    it(row.name, async () => {
+      const listed = await scopeAnswers(whole({ diagnosis: diagnosisOf([]), evaluation: EVALUATION, vulns: [] }), row.tenants).helmReleases.list();
+      assert.ok(listed.ok);
+      assert.deepEqual(listed.releases.map((r) => `${r.current.namespace}/${r.current.name}`), row.releases);
+    });
+  }
+  it('passes a refusal through unchanged', async () => {
+    const refused: HelmListAnswer = { ok: false, reason: 'the expert pod did not answer', notInstalled: false };
+    assert.deepEqual(await scopeAnswers(whole({ diagnosis: diagnosisOf([]), evaluation: EVALUATION, vulns: [], helm: refused }), []).helmReleases.list(), refused);
   });
 });
 

@@ -9,6 +9,7 @@ import { keepWhileOpen } from '../streams.ts';
 
 const CLOSED: Readonly<Record<KillSwitch, AppError>> = {
   mcp: { code: 'mcp_disabled', message: 'an admin has closed the MCP surface' },
+  expert_mode: { code: 'expert_mode_disabled', message: 'expert mode is off: an admin turns it on under Admin → Expert mode' },
 };
 
 /**
