@@ -1,5 +1,5 @@
 # The two commands the README promises. Each installs what it needs on a fresh clone.
-.PHONY: demo test deps browser scanner ldap dex samlidp simplesamlphp check bench images
+.PHONY: demo test deps browser scanner ldap dex samlidp simplesamlphp registry check bench images
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -39,6 +39,11 @@ samlidp:
 # (tests/support/simplesamlphp.ts); installed once when missing.
 simplesamlphp:
 	@bash scripts/ensure-simplesamlphp.sh
+
+# The saved-Helm-config tests pull charts from Debian's docker-registry on loopback
+# (tests/support/registry.ts); installed once when missing.
+registry:
+	@bash scripts/ensure-registry.sh
 
 # tests/run.ts prepares what the files need (the control plane, chromium, slapd, SimpleSAMLphp,
 # dex, samlidp, trivy: the targets above, each once and cached) while the unit tests run.

@@ -28,7 +28,7 @@ import type { OutboundUrls, RuntimeSettings, Secrets } from './settings/service.
 import type { LdapDirectory, SsoService } from './sso/service.ts';
 import type { OidcService } from './sso/oidc-service.ts';
 import type { SamlService } from './sso/saml-service.ts';
-import type { HelmService } from './helm/service.ts';
+import type { HelmConfigStore, HelmService } from './helm/service.ts';
 import type { HelmReleaseSource } from '../domain/helm/release.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
@@ -110,6 +110,8 @@ export interface Services {
   customResources: CustomResourceCatalog;
   /** Helm through the expert pod: values, the dry run, the writes as Tasks (runtime/helm/helm-service.ts). */
   helm: HelmService;
+  /** Saved Helm repositories and registries, passwords sealed (runtime/helm/config-store.ts). */
+  helmConfigs: HelmConfigStore;
   /** The Helm release list over the whole cluster (unscoped: handlers get it cut, `HandlerContext.helmReleases`). */
   helmReleases: HelmReleaseSource;
   /** Writes to the cluster (restart, scale, delete, cordon), each checked against the agent's RBAC. */

@@ -64,6 +64,7 @@ import { createTerminal, noTerminal, type TerminalConfig } from './terminal/agen
 import { createTaskStore } from './tasks/store.ts';
 import type { ExpertHop } from './helm/expert-client.ts';
 import { helmRuntime } from './helm/helm-service.ts';
+import { createHelmConfigStore } from './helm/config-store.ts';
 import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
 import { noClusterWrites } from './kube/writes.ts';
 import type { ClusterWrites } from '../handlers/actions/service.ts';
@@ -221,7 +222,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     licensing(license),
     killSwitches(settingsStore),
   ];
-  const helm = helmRuntime({ hop: options.expertHop ?? null, outbound: outboundClient, tasks, clock, log: log.child('helm') });
+  const helmConfigs = createHelmConfigStore(db, clock, secrets);
+  const helm = helmRuntime({ hop: options.expertHop ?? null, outbound: outboundClient, configs: helmConfigs, tasks, clock, log: log.child('helm') });
   const terminal = options.terminal ? createTerminal(options.terminal, db, audit, clock, log.child('terminal')) : null;
   const services: Services = {
     cluster: options.cluster,
@@ -249,6 +251,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     terminal: terminal ?? noTerminal,
     tasks,
     helm: helm.service,
+    helmConfigs,
     helmReleases: helm.releases,
     writes: options.writes ?? noClusterWrites,
     history: options.history ?? noHistory(clock),

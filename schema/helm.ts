@@ -52,13 +52,61 @@ export const HelmValues = v.pipe(
   v.check((values) => JSON.stringify(values).length <= 64 * 1024, 'values must be at most 64 KiB as JSON'),
 );
 
-/** Where a chart comes from: a chart repository (its index.yaml lists the chart) and a version (the newest when absent). */
-export const ChartSource = v.object({
-  repo_url: v.pipe(v.string(), v.url('chart.repo_url must be an http(s) URL'), v.regex(/^https?:\/\//, 'chart.repo_url must be an http(s) URL'), v.maxLength(2048)),
-  name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][-A-Za-z0-9_.]*$/, 'chart.name must be a chart name'), v.maxLength(250)),
-  version: v.optional(v.pipe(v.string(), v.regex(/^v?[0-9A-Za-z.+-]+$/, 'chart.version must be a version'), v.maxLength(100))),
-});
+const HttpUrl = (field: string) => v.pipe(v.string(), v.url(`${field} must be an http(s) URL`), v.regex(/^https?:\/\//, `${field} must be an http(s) URL`), v.maxLength(2048));
+/** An OCI registry location: `oci://host[:port]/path` (the chart's name is appended). */
+const OciUrl = (field: string) => v.pipe(v.string(), v.regex(/^oci:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*\/?$/, `${field} must be oci://host[:port]/path`), v.maxLength(2048));
+
+/**
+ * Where a chart comes from, exactly one of: a chart repository (`repo_url`, whose index.yaml
+ * lists the chart; the newest version when none is given), an OCI registry (`oci_url`, a version
+ * required), or a saved Helm config (`config_id`: its URL and credentials, docs/helm.md).
+ */
+export const ChartSource = v.pipe(
+  v.object({
+    repo_url: v.optional(HttpUrl('chart.repo_url')),
+    oci_url: v.optional(OciUrl('chart.oci_url')),
+    config_id: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    name: v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/, 'chart.name must be a chart name (lowercase letters, digits, - _ .)'), v.maxLength(250)),
+    version: v.optional(v.pipe(v.string(), v.regex(/^v?[0-9A-Za-z.+-]+$/, 'chart.version must be a version'), v.maxLength(100))),
+    /** An OCI registry over plain HTTP (Helm's --plain-http): its credentials cross the network in the clear. */
+    plain_http: v.optional(v.boolean(), false),
+  }),
+  v.check((c) => [c.repo_url, c.oci_url, c.config_id].filter((x) => x !== undefined).length === 1, 'chart needs exactly one of repo_url, oci_url or config_id'),
+);
 export type ChartSource = v.InferOutput<typeof ChartSource>;
+
+/** How a saved config's password is shown: never itself (spec "shown masked as •••• in API responses"). */
+export const PASSWORD_MASK = '••••';
+
+/** A saved Helm config (repository or registry, with credentials), admin sessions only: docs/helm.md "Saved configs". */
+export const HelmConfigInput = v.object({
+  name: v.pipe(v.string(), v.trim(), v.minLength(1, 'name is required'), v.maxLength(63, 'name must be at most 63 characters')),
+  url: v.union([HttpUrl('url'), OciUrl('url')], 'url must be an http(s) chart repository or oci://host[:port]/path'),
+  username: v.optional(v.pipe(v.string(), v.maxLength(256, 'username must be at most 256 characters'))),
+  /** Write-only: sealed at rest, never answered. On update, absent keeps the saved one and "" removes it. */
+  password: v.optional(v.pipe(v.string(), v.maxLength(1024, 'password must be at most 1024 characters'))),
+  /** An OCI registry over plain HTTP (Helm's --plain-http). */
+  plain_http: v.optional(v.boolean(), false),
+});
+export type HelmConfigInput = v.InferOutput<typeof HelmConfigInput>;
+export const HelmConfigId = v.object({ id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, 'id must be a number'), v.transform(Number)) });
+export const HelmConfigUpdate = v.object({ ...HelmConfigId.entries, ...HelmConfigInput.entries });
+
+export const HelmConfigOut = v.object({
+  id: v.number(),
+  name: v.string(),
+  kind: v.picklist(['repository', 'oci']),
+  url: v.string(),
+  username: v.nullable(v.string()),
+  plain_http: v.boolean(),
+  /** `••••` when a password is saved, null when none. */
+  password: v.nullable(v.literal(PASSWORD_MASK)),
+  created_by: v.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export const HelmConfigList = v.object({ configs: v.array(HelmConfigOut) });
+export const HelmConfigDeleted = v.object({ deleted: v.literal(true), id: v.number() });
 
 export const HelmInstallInput = v.object({
   namespace: NamespaceName,

@@ -102,13 +102,14 @@ const STEPS: Record<Need, () => Promise<void>> = {
   chromium: () => script('scripts/ensure-browser.sh'),
   slapd: () => script('scripts/ensure-slapd.sh'),
   simplesamlphp: () => script('scripts/ensure-simplesamlphp.sh'),
+  registry: () => script('scripts/ensure-registry.sh'),
   dex: () => script('scripts/build-dex.sh'),
   samlidp: () => script('scripts/build-samlidp.sh'),
   trivy: () => script('scripts/build-trivy.sh', ['db']),
 };
 const CHAINS: Need[][] = [
   ['binaries', 'cluster', 'dex', 'samlidp', 'trivy'],
-  ['chromium', 'slapd', 'simplesamlphp'],
+  ['chromium', 'slapd', 'simplesamlphp', 'registry'],
 ];
 
 async function runChain(chain: Need[]): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Result } from '../result.ts';
-import type { HelmDiffInput, HelmInstallInput, HelmRollbackInput, HelmUpgradeInput } from '../../schema/helm.ts';
+import type { HelmConfigInput, HelmDiffInput, HelmInstallInput, HelmRollbackInput, HelmUpgradeInput } from '../../schema/helm.ts';
 import type { Out } from '../../schema/common.ts';
 import type { HelmDiff } from '../../schema/helm.ts';
 
@@ -22,4 +22,27 @@ export interface HelmService {
   diff(input: HelmDiffInput): Promise<Result<Out<typeof HelmDiff>>>;
   /** Starts `write` as a Task by `actor`; answers the Task's id at once. */
   start(write: HelmWrite, actor: string): Promise<Result<{ taskId: string }>>;
+}
+
+/** A saved Helm repository or registry as handlers see it: the password never, only whether one is saved. */
+export interface HelmConfig {
+  id: number;
+  name: string;
+  kind: 'repository' | 'oci';
+  url: string;
+  username: string | null;
+  plainHttp: boolean;
+  hasPassword: boolean;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Saved Helm configs (runtime/helm/config-store.ts): passwords sealed at rest, never answered. */
+export interface HelmConfigStore {
+  list(): Promise<HelmConfig[]>;
+  create(input: HelmConfigInput, actor: string): Promise<Result<HelmConfig>>;
+  /** `password` absent keeps the saved one; "" removes it. */
+  update(id: number, input: HelmConfigInput): Promise<Result<HelmConfig>>;
+  remove(id: number): Promise<Result<{ id: number }>>;
 }

@@ -1,12 +1,15 @@
 // A chart package fetched by the agent, through the one outbound client (pinned resolution, no
-// redirects, refused ranges, size cap, timeout), from a chart repository: its index.yaml names
-// the package's URL and SHA-256 digest, which is checked before the package goes to the expert
-// pod. The expert pod itself never fetches anything from outside the cluster.
+// redirects, refused ranges, size cap, timeout), from a chart repository (its index.yaml names
+// the package's URL and SHA-256 digest, checked before the package goes to the expert pod) or
+// an OCI registry (./oci-pull.ts), with a saved config's credentials when the source names one.
+// The expert pod itself never fetches anything from outside the cluster.
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
 import { CHART_PACKAGE_MAX_BYTES } from '../../schema/expert.ts';
 import type { ChartSource } from '../../schema/helm.ts';
 import type { OutboundClient } from '../outbound/client.ts';
+import type { ConfigCredentials } from './config-store.ts';
+import { pullOciChart } from './oci-pull.ts';
 
 /** A repository's index can be large (every version of every chart it serves). */
 const INDEX_MAX_BYTES = 32 * 1024 * 1024;
@@ -21,17 +24,43 @@ interface IndexEntry {
   digest?: string;
 }
 
-export async function fetchChart(outbound: OutboundClient, source: ChartSource): Promise<FetchedChart> {
-  const problem = outbound.urlProblem(source.repo_url, 'base');
-  if (problem !== null) return { ok: false, field: 'chart.repo_url', message: problem };
-  const base = source.repo_url.endsWith('/') ? source.repo_url : `${source.repo_url}/`;
+/** Where a source points, with the credentials of the saved config it names (looked up by the caller). */
+export type ResolvedSource = { name: string; version?: string } & ConfigCredentials & { field: string };
+
+/** The source's location and credentials: its own URL, or its saved config's; null when the config is gone. */
+export async function resolveSource(source: ChartSource, credentialsOf: (id: number) => Promise<ConfigCredentials | null>): Promise<ResolvedSource | null> {
+  if (source.config_id !== undefined) {
+    const saved = await credentialsOf(source.config_id);
+    return saved === null ? null : { ...saved, name: source.name, ...(source.version === undefined ? {} : { version: source.version }), field: 'chart.config_id' };
+  }
+  const url = source.repo_url ?? source.oci_url ?? '';
+  return { url, username: null, password: null, plainHttp: source.plain_http, name: source.name, ...(source.version === undefined ? {} : { version: source.version }), field: source.repo_url !== undefined ? 'chart.repo_url' : 'chart.oci_url' };
+}
+
+export async function fetchChart(outbound: OutboundClient, source: ResolvedSource): Promise<FetchedChart> {
+  if (source.url.startsWith('oci://')) {
+    if (source.version === undefined) return { ok: false, field: 'chart.version', message: 'a chart from an OCI registry needs its version' };
+    const pulled = await pullOciChart(outbound, { url: source.url, name: source.name, version: source.version, plainHttp: source.plainHttp, username: source.username, password: source.password });
+    return pulled.ok ? { ok: true, name: source.name, version: source.version, packageBase64: pulled.bytes.toString('base64') } : { ok: false, field: source.field, message: pulled.message };
+  }
+  return fetchFromRepository(outbound, source);
+}
+
+async function fetchFromRepository(outbound: OutboundClient, source: ResolvedSource): Promise<FetchedChart> {
+  const problem = outbound.urlProblem(source.url, 'base');
+  if (problem !== null) return { ok: false, field: source.field, message: problem };
+  const base = source.url.endsWith('/') ? source.url : `${source.url}/`;
+  const basic = source.username !== null || source.password !== null ? `Basic ${Buffer.from(`${source.username ?? ''}:${source.password ?? ''}`).toString('base64')}` : null;
+  // Helm's rule too: a repository's credentials go to its own origin only, never to a package hosted elsewhere.
+  const auth = (url: URL): Record<string, string> => (basic !== null && url.origin === new URL(base).origin ? { authorization: basic } : {});
   let index: { entries?: Record<string, IndexEntry[]> };
   try {
-    const response = await outbound.fetcher({ timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: INDEX_MAX_BYTES })(new URL('index.yaml', base));
-    if (!response.ok) return { ok: false, field: 'chart.repo_url', message: `the repository answered ${String(response.status)} for index.yaml` };
+    const indexUrl = new URL('index.yaml', base);
+    const response = await outbound.fetcher({ timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: INDEX_MAX_BYTES })(indexUrl, { headers: auth(indexUrl) });
+    if (!response.ok) return { ok: false, field: source.field, message: `the repository answered ${String(response.status)} for index.yaml` };
     index = (parse(await response.text()) ?? {}) as typeof index;
   } catch (err) {
-    return { ok: false, field: 'chart.repo_url', message: `the repository's index.yaml could not be read: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, field: source.field, message: `the repository's index.yaml could not be read: ${err instanceof Error ? err.message : String(err)}` };
   }
   const versions = index.entries?.[source.name] ?? [];
   if (versions.length === 0) return { ok: false, field: 'chart.name', message: `the repository has no chart "${source.name}"` };
@@ -40,20 +69,20 @@ export async function fetchChart(outbound: OutboundClient, source: ChartSource):
   if (!entry || typeof entry.version !== 'string') return { ok: false, field: 'chart.version', message: `the repository has no version ${source.version ?? ''} of "${source.name}"` };
   const url = entry.urls?.[0];
   if (!url) return { ok: false, field: 'chart.name', message: `the index names no package for ${source.name} ${entry.version}` };
-  const packageUrl = new URL(url, base).toString();
-  const packageProblem = outbound.urlProblem(packageUrl, 'endpoint');
-  if (packageProblem !== null) return { ok: false, field: 'chart.repo_url', message: `the package URL ${packageUrl}: ${packageProblem}` };
+  const packageUrl = new URL(url, base);
+  const packageProblem = outbound.urlProblem(packageUrl.toString(), 'endpoint');
+  if (packageProblem !== null) return { ok: false, field: source.field, message: `the package URL ${packageUrl.toString()}: ${packageProblem}` };
   let bytes: Buffer;
   try {
-    const response = await outbound.fetcher({ timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: CHART_PACKAGE_MAX_BYTES })(packageUrl);
-    if (!response.ok) return { ok: false, field: 'chart.repo_url', message: `the repository answered ${String(response.status)} for ${packageUrl}` };
+    const response = await outbound.fetcher({ timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: CHART_PACKAGE_MAX_BYTES })(packageUrl, { headers: auth(packageUrl) });
+    if (!response.ok) return { ok: false, field: source.field, message: `the repository answered ${String(response.status)} for ${packageUrl.toString()}` };
     bytes = Buffer.from(await response.arrayBuffer());
   } catch (err) {
-    return { ok: false, field: 'chart.repo_url', message: `the chart package could not be fetched: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, field: source.field, message: `the chart package could not be fetched: ${err instanceof Error ? err.message : String(err)}` };
   }
   if (typeof entry.digest === 'string' && entry.digest !== '') {
     const digest = createHash('sha256').update(bytes).digest('hex');
-    if (digest !== entry.digest.replace(/^sha256:/, '')) return { ok: false, field: 'chart.repo_url', message: `the package of ${source.name} ${entry.version} does not match the digest in index.yaml` };
+    if (digest !== entry.digest.replace(/^sha256:/, '')) return { ok: false, field: source.field, message: `the package of ${source.name} ${entry.version} does not match the digest in index.yaml` };
   }
   return { ok: true, name: source.name, version: entry.version, packageBase64: bytes.toString('base64') };
 }

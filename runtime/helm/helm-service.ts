@@ -13,7 +13,9 @@ import type { TaskOutcome } from '../../domain/tasks/task.ts';
 import type { WireOperation, WireRevision } from '../../schema/expert.ts';
 import type { Logger } from '../log.ts';
 import type { OutboundClient } from '../outbound/client.ts';
-import { fetchChart } from './chart-fetch.ts';
+import { fetchChart, resolveSource } from './chart-fetch.ts';
+import type { RuntimeHelmConfigs } from './config-store.ts';
+import type { ChartSource } from '../../schema/helm.ts';
 import { ExpertRefusal, type ExpertHop } from './expert-client.ts';
 
 /** How long one release list from the expert pod is reused. */
@@ -51,7 +53,7 @@ export interface HelmRuntime {
   close(): void;
 }
 
-export function helmRuntime(options: { hop: ExpertHop | null; outbound: OutboundClient; tasks: TaskRecorder; clock: Clock; log: Logger }): HelmRuntime {
+export function helmRuntime(options: { hop: ExpertHop | null; outbound: OutboundClient; configs: RuntimeHelmConfigs; tasks: TaskRecorder; clock: Clock; log: Logger }): HelmRuntime {
   const { hop, clock, log } = options;
   let cached: { at: number; answer: HelmListAnswer } | null = null;
   let inFlight: Promise<HelmListAnswer> | null = null;
@@ -81,8 +83,10 @@ export function helmRuntime(options: { hop: ExpertHop | null; outbound: Outbound
     },
   };
 
-  const withChart = async (write: { chart: { repo_url: string; name: string; version?: string } }): Promise<{ ok: true; name: string; version: string; packageBase64: string } | { ok: false; error: AppError }> => {
-    const chart = await fetchChart(options.outbound, write.chart);
+  const withChart = async (write: { chart: ChartSource }): Promise<{ ok: true; name: string; version: string; packageBase64: string } | { ok: false; error: AppError }> => {
+    const source = await resolveSource(write.chart, (id) => options.configs.credentialsOf(id));
+    if (source === null) return { ok: false, error: { code: 'invalid_input', field: 'chart.config_id', message: `no Helm config ${String(write.chart.config_id)}` } };
+    const chart = await fetchChart(options.outbound, source);
     return chart.ok ? chart : { ok: false, error: { code: 'invalid_input', field: chart.field, message: chart.message } };
   };
 

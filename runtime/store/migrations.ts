@@ -521,4 +521,24 @@ export const migrations: readonly Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    version: 19,
+    name: 'saved Helm configs, their passwords sealed',
+    async up(db) {
+      // docs/helm.md "Saved configs": the password is sealed with the at-rest key and read only
+      // by the agent itself, for the one fetch it authenticates; no route answers it.
+      await sql`CREATE TABLE helm_configs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL UNIQUE,
+        url TEXT NOT NULL,
+        username TEXT,
+        password_sealed TEXT,
+        plain_http INTEGER NOT NULL DEFAULT 0,
+        created_by TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`.execute(db);
+    },
+  },
 ];

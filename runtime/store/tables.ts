@@ -403,6 +403,21 @@ export interface TaskTrayOpenedTable {
   opened_at: number;
 }
 
+/** A saved Helm repository or registry (runtime/helm/config-store.ts); the password sealed. */
+export interface HelmConfigsTable {
+  id: Generated<number>;
+  name: string;
+  /** The name lowercased: unique, so two configs never differ by case only. */
+  name_key: string;
+  url: string;
+  username: string | null;
+  password_sealed: string | null;
+  plain_http: number;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -439,4 +454,5 @@ export interface Database {
   terminal_commands: TerminalCommandsTable;
   tasks: TasksTable;
   task_tray_opened: TaskTrayOpenedTable;
+  helm_configs: HelmConfigsTable;
 }

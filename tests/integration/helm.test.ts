@@ -6,22 +6,22 @@
 // test-plan: shares-cluster
 import assert from 'node:assert/strict';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { auditLogPath } from '../../dev/localcluster/cluster.ts';
 import type { RunningAgent } from '../../runtime/agent.ts';
-import { k, kJson, serviceAccountKubeconfig, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
-import { serveChartRepository, startExpertProcess, type ChartRepository, type StartedExpert } from '../support/expert.ts';
+import { k, kJson, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
+import { provisionExpert, serveChartRepository, type ChartRepository, type ProvisionedExpert, type StartedExpert } from '../support/expert.ts';
 
 const SYS = 'it-helm-sys';
 const NS = 'it-helm';
 const PASSWORD = 'helm-admin-password';
 /** A chart value that must never come back: not in an answer, a Task, the agent's files or the expert's log. */
 const VALUE_SECRET = 'hunter2-helm-value-secret';
-const EXPERT_USER = `system:serviceaccount:${SYS}:capstan-expert`;
 
+let provisioned: ProvisionedExpert;
 let expert: StartedExpert;
 let repo: ChartRepository;
 let agent: RunningAgent;
@@ -107,9 +107,7 @@ async function releaseBecomes(name: string, want: (r: ReleaseOut | undefined) =>
 
 const chart = (version: string) => ({ repo_url: repo.url, name: 'hello', version });
 
-async function token(account: string, audience: string): Promise<string> {
-  return (await k(['create', 'token', account, '-n', SYS, `--audience=${audience}`, '--duration=1h'])).trim();
-}
+const token = (account: string, audience: string) => provisioned.token(account, audience);
 
 interface AuditEntry {
   verb: string;
@@ -143,24 +141,19 @@ async function startAgent(): Promise<void> {
 
 describe('Helm through the expert pod', () => {
   before(async () => {
-    await k(['create', 'namespace', SYS]);
     await k(['create', 'namespace', NS]);
-    for (const account of ['capstan', 'capstan-expert', 'intruder']) await k(['create', 'serviceaccount', account, '-n', SYS]);
-    await k(['create', 'clusterrolebinding', 'it-helm-expert', '--clusterrole=cluster-admin', `--serviceaccount=${SYS}:capstan-expert`]);
     repo = await serveChartRepository(helmBin(), join(import.meta.dirname, '../fixtures/charts/hello'), ['0.1.0', '0.2.0']);
-    expert = await startExpertProcess({ kubeconfig: await serviceAccountKubeconfig('capstan-expert', SYS), caller: `${SYS}:capstan`, helm: helmBin(), path: '/usr/bin:/bin' });
-    const dir = mkdtempSync(join(tmpdir(), 'capstan-expert-token-'));
-    tokenFile = join(dir, 'token');
-    writeFileSync(tokenFile, await token('capstan', 'capstan-expert'), { mode: 0o600 });
+    provisioned = await provisionExpert(SYS);
+    expert = provisioned.expert;
+    tokenFile = provisioned.tokenFile;
     dataDir = mkdtempSync(join(tmpdir(), 'capstan-helm-agent-'));
     await startAgent();
   });
   after(async () => {
     await agent.close();
-    await expert.stop();
+    await provisioned.remove();
     await repo.close();
-    await k(['delete', 'clusterrolebinding', 'it-helm-expert', '--ignore-not-found']);
-    await k(['delete', 'namespace', NS, SYS, '--wait=false']);
+    await k(['delete', 'namespace', NS, '--wait=false']);
   });
 
   it("the hop answers only the agent's token for the expert audience, checked by TokenReview", async () => {
@@ -235,8 +228,8 @@ describe('Helm through the expert pod', () => {
 
     const writes = writesTo('configmaps', 'web-greeting');
     assert.deepEqual([...new Set(writes.map((w) => w.verb))].sort(), ['create', 'delete', 'patch']);
-    assert.deepEqual([...new Set(writes.map((w) => w.user.username))], [EXPERT_USER], 'only the expert account wrote');
-    assert.ok(writesTo('secrets', 'web-creds').every((w) => w.user.username === EXPERT_USER));
+    assert.deepEqual([...new Set(writes.map((w) => w.user.username))], [provisioned.expertUser], 'only the expert account wrote');
+    assert.ok(writesTo('secrets', 'web-creds').every((w) => w.user.username === provisioned.expertUser));
   });
 
   it('a release stuck in pending-upgrade is diagnosed, upgrades fail, and the rollback it offers recovers it', async () => {

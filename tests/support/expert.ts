@@ -2,11 +2,12 @@
 // its container, and a chart repository served over loopback (packages made by the real helm,
 // index.yaml by `helm repo index`), for the Helm tests.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { promisify } from 'node:util';
+import { k, serviceAccountKubeconfig, testCluster } from './cluster.ts';
 
 const run = promisify(execFile);
 
@@ -90,4 +91,42 @@ export async function serveChartRepository(helm: string, chartDir: string, versi
   const url = `http://127.0.0.1:${String(typeof address === 'object' && address !== null ? address.port : 0)}`;
   await run(helm, ['repo', 'index', dir, '--url', url], { env });
   return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+export interface ProvisionedExpert {
+  expert: StartedExpert;
+  /** The agent's token for the expert audience, as the kubelet would project it. */
+  tokenFile: string;
+  /** `system:serviceaccount:<sys>:capstan-expert`: who the API server's audit log shows writing. */
+  expertUser: string;
+  /** A token of `account` in the release namespace for `audience` (TokenRequest). */
+  token(account: string, audience: string): Promise<string>;
+  remove(): Promise<void>;
+}
+
+/**
+ * What `expertMode.enabled` sets up, on the suite's API server: in namespace `sys`, the agent's
+ * ServiceAccount `capstan`, `capstan-expert` bound to cluster-admin, and `intruder` (an account
+ * that is neither); `capstan expert` running as capstan-expert and accepting `sys:capstan`; and
+ * the agent's token for the expert audience in a file.
+ */
+export async function provisionExpert(sys: string): Promise<ProvisionedExpert> {
+  await k(['create', 'namespace', sys]);
+  for (const account of ['capstan', 'capstan-expert', 'intruder']) await k(['create', 'serviceaccount', account, '-n', sys]);
+  await k(['create', 'clusterrolebinding', `${sys}-expert`, '--clusterrole=cluster-admin', `--serviceaccount=${sys}:capstan-expert`]);
+  const token = async (account: string, audience: string) => (await k(['create', 'token', account, '-n', sys, `--audience=${audience}`, '--duration=1h'])).trim();
+  const expert = await startExpertProcess({ kubeconfig: await serviceAccountKubeconfig('capstan-expert', sys), caller: `${sys}:capstan`, helm: join(testCluster().binDir, 'helm'), path: '/usr/bin:/bin' });
+  const tokenFile = join(mkdtempSync(join(tmpdir(), 'capstan-expert-token-')), 'token');
+  writeFileSync(tokenFile, await token('capstan', 'capstan-expert'), { mode: 0o600 });
+  return {
+    expert,
+    tokenFile,
+    expertUser: `system:serviceaccount:${sys}:capstan-expert`,
+    token,
+    async remove() {
+      await expert.stop();
+      await k(['delete', 'clusterrolebinding', `${sys}-expert`, '--ignore-not-found']);
+      await k(['delete', 'namespace', sys, '--wait=false']);
+    },
+  };
 }
