@@ -40,6 +40,10 @@ const AuditEventView = lazy(() => import('./screens/audit').then((m) => ({ defau
 const AnswerList = lazy(() => import('./screens/copilot-answers').then((m) => ({ default: m.AnswerList })));
 const StoredAnswerView = lazy(() => import('./screens/copilot-answers').then((m) => ({ default: m.StoredAnswerView })));
 const AdminAi = lazy(() => import('./screens/admin-ai').then((m) => ({ default: m.AdminAi })));
+const AdminExpertMode = lazy(() => import('./screens/admin').then((m) => ({ default: m.AdminExpertMode })));
+const HelmScreen = lazy(() => import('./screens/helm').then((m) => ({ default: m.HelmScreen })));
+const HelmReleaseScreen = lazy(() => import('./screens/helm-release').then((m) => ({ default: m.HelmReleaseScreen })));
+const HelmInstallScreen = lazy(() => import('./screens/helm-install').then((m) => ({ default: m.HelmInstallScreen })));
 const AdminLicense = lazy(() => import('./screens/admin-license').then((m) => ({ default: m.AdminLicense })));
 const AdminSso = lazy(() => import('./screens/admin-sso').then((m) => ({ default: m.AdminSso })));
 const AiContextList = lazy(() => import('./screens/ai-context').then((m) => ({ default: m.AiContextList })));
@@ -102,6 +106,7 @@ function screensFor(me: Me): { label: string; href: string; section?: string }[]
     { label: 'Security', href: '/security' },
     { label: 'History', href: '/history' },
     { label: 'Terminal', href: '/terminal' },
+    { label: 'Helm', href: '/helm' },
     { label: 'Applications', href: '/apps' },
     { label: 'Copilot answers', href: '/copilot/answers' },
     { label: 'AI Context', href: '/ai/context' },
@@ -113,6 +118,7 @@ function screensFor(me: Me): { label: string; href: string; section?: string }[]
           { label: 'AI', href: '/admin/ai' },
           { label: 'SSO', href: '/admin/sso' },
           { label: 'License', href: '/admin/license' },
+          { label: 'Expert mode', href: '/admin/expert-mode' },
         ]
       : []),
   ];
@@ -173,6 +179,9 @@ function Shell({ me }: { me: Me }) {
             <Route path="/security" component={SecurityScreen} />
             <Route path="/history" component={HistoryScreen} />
             <Route path="/terminal" component={TerminalScreen} />
+            <Route path="/helm" component={HelmScreen} />
+            <Route path="/helm/install" component={HelmInstallScreen} />
+            <Route path="/helm/releases/:namespace/:name">{(p) => <HelmReleaseScreen namespace={decodeURIComponent(p.namespace)} name={decodeURIComponent(p.name)} />}</Route>
             <Route path="/apps" component={Apps} />
             <Route path="/apps/new" component={NewApp} />
             <Route path="/apps/:id">{(p) => <AppDetail id={p.id} />}</Route>
@@ -186,6 +195,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/admin/ai" component={AdminAi} />
             <Route path="/admin/sso" component={AdminSso} />
             <Route path="/admin/license" component={AdminLicense} />
+            <Route path="/admin/expert-mode" component={AdminExpertMode} />
             <Route path="/copilot/answers" component={AnswerList} />
             <Route path="/copilot/answers/:id">{(p) => <StoredAnswerView id={p.id} />}</Route>
             <Route path="/ai/context" component={AiContextList} />

@@ -1,11 +1,13 @@
-// Admin: local users, and access control (idle timeout, IP allow/deny lists, bans, OAuth
-// clients). Containers hold the queries and mutations; the views below them only render.
+// Admin: local users, access control (idle timeout, IP allow/deny lists, bans, OAuth
+// clients) and expert mode (the runtime switch Helm closes with). Containers hold the queries
+// and mutations; the views below them only render.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { ipAccess, liftBan, updateIpLists, type Ban } from '../api/queries/ip-access';
 import { deleteOAuthClient, oauthClients, type OAuthClient } from '../api/queries/oauth';
 import { securitySettings, updateSecuritySettings } from '../api/queries/settings';
 import { createUser, updateUser, users, type Role, type User, type UserChange, seats, type Seats } from '../api/queries/users';
+import { ExpertModeSwitch } from '../components/expert-mode-switch';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { ActionError, failureOf, QueryView, type Failure } from '../components/states';
 import { Time } from '../components/time';
@@ -282,6 +284,16 @@ export function AdminAccess() {
       <IdleTimeout />
       <IpAccess />
       <OAuthClients />
+    </>
+  );
+}
+
+/** Admin → Expert mode (docs/expert-mode.md): the switch Helm's routes close with. */
+export function AdminExpertMode() {
+  return (
+    <>
+      <h1>Expert mode</h1>
+      <ExpertModeSwitch />
     </>
   );
 }
