@@ -46,8 +46,8 @@ export const AuditFilters = v.object({
 
 export const AuditTimelineInput = v.object({
   ...AuditFilters.entries,
-  /** The `next_cursor` of the previous page. */
-  cursor: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a next_cursor value'), v.transform(Number))),
+  /** The `next_cursor` of the previous page (opaque; a bare number, the older form, is a general-log id). */
+  cursor: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d\.\d+)?$/, 'must be a next_cursor value'))),
   limit: v.optional(Count(500), '100'),
 });
 
@@ -60,6 +60,8 @@ export const AuditEvent = v.object({
   category: v.string(),
   severity: Severity,
   action: v.string(),
+  /** Which table the event is read from (spec §2 "Unified audit timeline event"): ids are unique within a source. */
+  source: v.picklist(['audit_log', 'access_log', 'terminal_session', 'terminal_command']),
   status: v.nullable(v.number()),
   outcome: v.string(),
   namespace: v.nullable(v.string()),
@@ -68,7 +70,7 @@ export const AuditEvent = v.object({
 });
 export type AuditEvent = v.InferOutput<typeof AuditEvent>;
 
-export const AuditPage = v.object({ events: v.array(AuditEvent), next_cursor: v.nullable(v.number()) });
+export const AuditPage = v.object({ events: v.array(AuditEvent), next_cursor: v.nullable(v.string()) });
 export type AuditPage = v.InferOutput<typeof AuditPage>;
 
 export const AuditEventInput = v.object({ id: v.pipe(v.string(), v.regex(/^\d+$/, 'id must be a number'), v.transform(Number)) });

@@ -8,7 +8,7 @@ import type { AuditEvent, AuditPage, AuditQuery, ChainReport, PurgeRequest } fro
 import type { AuditLogTable } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
 import { capDetail } from './detail-cap.ts';
-import { countMatching, selectMatching, storedEvent, toEvent } from './audit-query.ts';
+import { countMatching, cursorOf, selectMatching, storedEvent, toEvent } from './audit-query.ts';
 import { auditRows, ChainWalk, keyedRowHash, nextAuditId } from './chain.ts';
 
 export const AUDIT_RETENTION_MS = 365 * 24 * 60 * 60 * 1000;
@@ -204,7 +204,7 @@ export class AuditLog implements AuditService {
     const rows = await selectMatching(this.db, query, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { events: page, next_cursor: rows.length > limit && last ? last.id : null };
+    return { events: page, next_cursor: rows.length > limit && last ? cursorOf(last) : null };
   }
 
   async event(id: number): Promise<AuditEvent | null> {

@@ -7,6 +7,7 @@ import type { AuditEvent, AuditQuery } from '../../schema/audit.ts';
 import { Severity } from '../../schema/common.ts';
 import type { AccessLogTable, AuditLogTable, Database } from '../store/tables.ts';
 import type { Db } from '../store/database.ts';
+import { terminalCommands, terminalSessionEnds, type TimelinePosition, type TimelineSource } from './terminal-sources.ts';
 
 const Detail = v.record(v.string(), v.string());
 
@@ -40,6 +41,7 @@ export function storedEvent(row: AuditLogTable): AuditEvent {
     category: row.category,
     severity: severity.success ? severity.output : 'info',
     action: row.action,
+    source: 'audit_log',
     status: row.status === 0 ? null : row.status,
     outcome: row.outcome,
     namespace: row.namespace,
@@ -48,7 +50,7 @@ export function storedEvent(row: AuditLogTable): AuditEvent {
 }
 
 function accessEvent(row: Selectable<AccessLogTable>): AuditEvent {
-  return { id: row.id, ts: new Date(row.ts).toISOString(), actor: row.actor, category: 'access', severity: 'info', action: row.action, status: row.status, outcome: 'success', namespace: null, detail: {} };
+  return { id: row.id, ts: new Date(row.ts).toISOString(), actor: row.actor, category: 'access', severity: 'info', action: row.action, source: 'access_log', status: row.status, outcome: 'success', namespace: null, detail: {} };
 }
 
 const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -87,24 +89,56 @@ function filterCommon<Q extends AuditSelect | AccessSelect>(q: Q, query: AuditQu
   return out as Q;
 }
 
-/** Newest first, ids below `cursor`. */
+const SOURCES: readonly TimelineSource[] = [terminalSessionEnds, terminalCommands];
+const RANK_OF: Readonly<Record<AuditEvent['source'], number>> = { audit_log: 0, access_log: 0, terminal_session: terminalSessionEnds.rank, terminal_command: terminalCommands.rank };
+
+/** Where an event sits in the timeline's order, as the next page's cursor. */
+export function cursorOf(event: AuditEvent): string {
+  return `${String(Date.parse(event.ts))}.${String(RANK_OF[event.source])}.${String(event.id)}`;
+}
+
+/** A cursor's place; the older bare-number form names a general-log row, found by its id. */
+async function positionOf(db: Db, cursor: string | undefined): Promise<TimelinePosition | null> {
+  if (cursor === undefined) return null;
+  const parts = cursor.split('.').map(Number);
+  if (parts.length === 3) return { ts: parts[0] ?? 0, rank: parts[1] ?? 0, id: parts[2] ?? 0 };
+  const id = parts[0] ?? 0;
+  const row = await db.selectFrom('audit_log').select('ts').where('id', '=', id).executeTakeFirst();
+  // A purged row's id still orders: nothing newer than it is returned again.
+  return { ts: row?.ts ?? Number.MAX_SAFE_INTEGER, rank: 0, id };
+}
+
+/** The general log's rows after `before` (rank 0: the first source at any one instant). */
+function auditAfter(q: AuditSelect, before: TimelinePosition | null): AuditSelect {
+  if (before === null) return q;
+  if (before.rank > 0) return q.where('ts', '<=', before.ts);
+  return q.where((eb) => eb.or([eb('ts', '<', before.ts), eb.and([eb('ts', '=', before.ts), eb('id', '<', before.id)])]));
+}
+
+const newestFirst = (a: AuditEvent, b: AuditEvent): number => Date.parse(b.ts) - Date.parse(a.ts) || RANK_OF[b.source] - RANK_OF[a.source] || b.id - a.id;
+
+/**
+ * Newest first, after `cursor`: the general log merged with the terminal's tables (spec §2
+ * "Unified audit timeline event"), each source asked for `limit` rows past the cursor, so
+ * the merge of them holds the next `limit` of the whole timeline.
+ */
 export async function selectMatching(db: Db, query: AuditQuery, limit: number): Promise<AuditEvent[]> {
   if (readsAccessLog(query)) {
-    let q = filterCommon(db.selectFrom('access_log').selectAll() as AccessSelect, query);
-    if (query.cursor !== undefined) q = q.where('id', '<', query.cursor);
-    const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+    const rows = await filterCommon(db.selectFrom('access_log').selectAll() as AccessSelect, query).orderBy('id', 'desc').limit(limit).execute();
     return (rows as Selectable<AccessLogTable>[]).map(accessEvent);
   }
-  let q = filterAudit(db.selectFrom('audit_log').selectAll() as AuditSelect, query);
-  if (query.cursor !== undefined) q = q.where('id', '<', query.cursor);
-  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
-  return (rows as AuditLogTable[]).map(toEvent);
+  const before = await positionOf(db, query.cursor);
+  const general = await auditAfter(filterAudit(db.selectFrom('audit_log').selectAll() as AuditSelect, query), before).orderBy('ts', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  const others = await Promise.all(SOURCES.map((s) => s.select(db, query, before, limit)));
+  return [...(general as AuditLogTable[]).map(toEvent), ...others.flat()].sort(newestFirst).slice(0, limit);
 }
 
 export async function countMatching(db: Db, query: AuditQuery): Promise<number> {
-  const q = readsAccessLog(query)
-    ? filterCommon(db.selectFrom('access_log') as AccessSelect, query).select((eb) => eb.fn.countAll<number>().as('n'))
-    : filterAudit(db.selectFrom('audit_log') as AuditSelect, query).select((eb) => eb.fn.countAll<number>().as('n'));
-  const row = await q.executeTakeFirst();
-  return row?.n ?? 0;
+  if (readsAccessLog(query)) {
+    const row = await filterCommon(db.selectFrom('access_log') as AccessSelect, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return row?.n ?? 0;
+  }
+  const row = await filterAudit(db.selectFrom('audit_log') as AuditSelect, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const others = await Promise.all(SOURCES.map((s) => s.count(db, query)));
+  return (row?.n ?? 0) + others.reduce((a, b) => a + b, 0);
 }

@@ -187,7 +187,7 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
       const now = clock.now();
       // Recorded before any of its events is handled (they wait in listen's queue).
       await db.insertInto('terminal_sessions').values({ id, user_id: request.user.id, username: request.user.username, role: request.user.role, namespace: request.namespace, client_ip: request.clientIp, started_at: now.getTime(), ended_at: null, end_reason: null }).execute();
-      await audit.record({ actor: request.user.username, category: 'terminal', action: 'terminal_session_start', outcome: 'success', severity: 'info', detail: { session: id, namespace: request.namespace, role: request.user.role, credential: credential.describe } });
+      await audit.record({ actor: request.user.username, category: 'terminal', action: 'terminal_session_start', outcome: 'success', severity: 'info', detail: { terminal: id, namespace: request.namespace, role: request.user.role, credential: credential.describe } });
       void prune().catch((err: unknown) => log.warn('terminal audit prune failed', { error: String(err) }));
       listen((event) => {
         if (event.type === 'output') {

@@ -131,6 +131,10 @@ describe('the browser terminal', () => {
     assert.ok(session);
     assert.deepEqual(session.commands.map((c) => c.command), ['curl -s -u alice:[REDACTED] http://127.0.0.1:9/ ; echo done-1', 'PGPASSWORD=[REDACTED] true; echo done-2']);
     assert.equal(session.namespace, NS);
+    // The unified audit timeline reads the command record too, under category terminal, with the session's start.
+    const timeline = (await (await fetch(`${agent.url}/api/agent/admin/audit/events?category=terminal`, { headers: { cookie } })).json()) as { events: { source: string; action: string; detail: Record<string, string> }[] };
+    const ofSession = timeline.events.filter((e) => e.detail.terminal === t.session);
+    assert.deepEqual(ofSession.map((e) => `${e.source} ${e.action} ${e.detail.command ?? ''}`.trim()), ['terminal_command terminal_command PGPASSWORD=[REDACTED] true; echo done-2', 'terminal_command terminal_command curl -s -u alice:[REDACTED] http://127.0.0.1:9/ ; echo done-1', 'audit_log terminal_session_start']);
     assert.deepEqual(filesContaining(sidecar.home, TYPED_SECRET), [], 'history and session files hold the redacted line only');
     assert.deepEqual(filesContaining(dataDir, TYPED_SECRET), [], 'nor does the database (or its WAL)');
   });

@@ -104,7 +104,7 @@ describe('audit timeline', () => {
     assert.deepEqual([csv.headers.get('x-total-matched'), csv.headers.get('x-truncated')], ['5', 'true']);
     const lines = csv.text.trimEnd().split('\r\n');
     assert.match(lines[0] ?? '', /^TRUNCATED: 2 of 5/);
-    assert.equal(lines[1], 'id,ts,actor,category,severity,action,status,outcome,namespace,detail');
+    assert.equal(lines[1], 'id,ts,actor,category,severity,action,status,outcome,namespace,detail,source');
     assert.equal(lines.length, 4);
 
     const json = await h.call('GET', '/admin/audit/export?category=login', { cookie: h.admin });
@@ -173,5 +173,79 @@ describe('audit timeline', () => {
     assert.equal((await h.call('GET', '/admin/audit/events', { cookie: await h.signIn('viewer') })).status, 403);
     const key = String((await h.call('POST', '/me/api-keys', { cookie: h.admin, body: { name: 'k', scopes: ['activity:read'] } })).body.key);
     assert.equal((await h.call('GET', '/admin/audit/export', { key })).body.error, 'api_key_forbidden');
+  });
+});
+
+describe('the unified timeline: the terminal session audit and command record beside the general log', () => {
+  async function withTerminal() {
+    const h = await withHistory();
+    const at = (minutesAgo: number) => h.clock.now().getTime() - minutesAgo * 60_000;
+    const admin = await h.services.db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow();
+    await h.services.db
+      .insertInto('terminal_sessions')
+      .values([
+        { id: 's-open', user_id: admin.id, username: 'admin', role: 'admin', namespace: 'shop', client_ip: '203.0.113.5', started_at: at(8), ended_at: null, end_reason: null },
+        { id: 's-done', user_id: admin.id, username: 'admin', role: 'admin', namespace: 'payments', client_ip: '203.0.113.5', started_at: at(9), ended_at: at(1), end_reason: 'closed' },
+      ])
+      .execute();
+    await h.services.db
+      .insertInto('terminal_commands')
+      .values([
+        { session_id: 's-done', user_id: admin.id, username: 'admin', namespace: 'payments', at: at(7), command: 'kubectl get pods' },
+        { session_id: 's-open', user_id: admin.id, username: 'admin', namespace: 'shop', at: at(3), command: 'curl -u alice:[REDACTED] http://shop' },
+      ])
+      .execute();
+    return h;
+  }
+  type Merged = Event & { source: string; ts: string };
+  const view = (events: Event[]) => (events as Merged[]).filter((e) => !e.action.startsWith('GET /admin/audit')).map((e) => `${e.source} ${e.action}`);
+
+  it('merges them newest first, under category terminal, with the account, address and namespace of the session', async () => {
+    const h = await withTerminal();
+    const { events } = await h.events();
+    assert.deepEqual(view(events), [
+      'audit_log POST /activity/retention',
+      'terminal_session terminal_session_end',
+      'terminal_command terminal_command',
+      'terminal_command terminal_command',
+      'audit_log POST /admin/users',
+      'audit_log GET /namespaces',
+      'audit_log POST /auth/login',
+      'audit_log POST /auth/login',
+    ]);
+    const command = (events as Merged[]).find((e) => e.source === 'terminal_command' && e.namespace === 'shop');
+    assert.deepEqual([command?.category, command?.actor, command?.detail.command, command?.detail.terminal], ['terminal', 'admin@203.0.113.5', 'curl -u alice:[REDACTED] http://shop', 's-open']);
+    assert.equal((events as Merged[]).find((e) => e.source === 'terminal_session')?.detail.reason, 'closed');
+  });
+
+  it('filters them like the general log: category, namespace, actor, action, text, severity, outcome', async () => {
+    const h = await withTerminal();
+    const actions = async (query: string) => view((await h.events(query)).events);
+    assert.deepEqual(await actions('?category=terminal'), ['terminal_session terminal_session_end', 'terminal_command terminal_command', 'terminal_command terminal_command']);
+    assert.deepEqual(await actions('?category=terminal&namespace=payments'), ['terminal_session terminal_session_end', 'terminal_command terminal_command']);
+    assert.deepEqual(await actions('?q=kubectl'), ['terminal_command terminal_command']);
+    assert.deepEqual(await actions('?action=terminal_session'), ['terminal_session terminal_session_end']);
+    assert.deepEqual(await actions('?actor=admin@203.0.113.9&category=terminal'), []);
+    assert.deepEqual(await actions('?category=terminal&severity=warning'), []);
+    assert.deepEqual(await actions('?category=terminal&outcome=denied'), []);
+    assert.deepEqual(await actions('?category=write'), ['audit_log POST /activity/retention']);
+  });
+
+  it('pages across sources without skipping or repeating, and exports and counts them', async () => {
+    const h = await withTerminal();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await h.events(`?limit=3${cursor === null ? '' : `&cursor=${cursor}`}`)) as unknown as { events: Merged[]; next_cursor: string | null };
+      seen.push(...page.events.filter((e) => !e.action.startsWith('GET /admin/audit')).map((e) => `${e.source}#${String(e.id)}`));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    assert.equal(new Set(seen).size, seen.length, 'no event twice');
+    // Each page read is itself audited (newer than every row paged through): left out of both.
+    const whole = ((await h.events('?limit=500')).events as Merged[]).filter((e) => !e.action.startsWith('GET /admin/audit')).map((e) => `${e.source}#${String(e.id)}`);
+    assert.deepEqual(seen, whole);
+    assert.equal(whole.length, 8);
+    const exported = await h.call('GET', '/admin/audit/export?format=json&category=terminal', { cookie: h.admin });
+    assert.equal((exported.body as { total_matched: number }).total_matched, 3);
   });
 });

@@ -15103,6 +15103,8 @@ export interface operations {
                             /** @enum {string} */
                             severity: "critical" | "warning" | "info";
                             action: string;
+                            /** @enum {string} */
+                            source: "audit_log" | "access_log" | "terminal_session" | "terminal_command";
                             status: number | null;
                             outcome: string;
                             namespace: string | null;
@@ -15110,7 +15112,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                         }[];
-                        next_cursor: number | null;
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -15179,6 +15181,8 @@ export interface operations {
                             /** @enum {string} */
                             severity: "critical" | "warning" | "info";
                             action: string;
+                            /** @enum {string} */
+                            source: "audit_log" | "access_log" | "terminal_session" | "terminal_command";
                             status: number | null;
                             outcome: string;
                             namespace: string | null;
@@ -15195,6 +15199,8 @@ export interface operations {
                             /** @enum {string} */
                             severity: "critical" | "warning" | "info";
                             action: string;
+                            /** @enum {string} */
+                            source: "audit_log" | "access_log" | "terminal_session" | "terminal_command";
                             status: number | null;
                             outcome: string;
                             namespace: string | null;
@@ -15298,6 +15304,8 @@ export interface operations {
                             /** @enum {string} */
                             severity: "critical" | "warning" | "info";
                             action: string;
+                            /** @enum {string} */
+                            source: "audit_log" | "access_log" | "terminal_session" | "terminal_command";
                             status: number | null;
                             outcome: string;
                             namespace: string | null;

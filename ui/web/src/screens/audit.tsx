@@ -29,16 +29,17 @@ const severityTone = (e: AuditEvent): string => (e.severity === 'critical' ? 'cr
 
 /** Newest first, a page at a time from the agent: sorting what is loaded would hide that more exists. */
 const EVENT_COLUMNS: Column<AuditEvent>[] = [
-  { key: 'when', label: 'When', value: (e) => e.ts, render: (e) => <Link href={`/admin/audit/${e.id}`}><Time at={e.ts} /></Link> },
+  // Only the general log's events have a page of their own; a terminal command or session end is whole in its row.
+  { key: 'when', label: 'When', value: (e) => e.ts, render: (e) => (e.source === 'audit_log' ? <Link href={`/admin/audit/${e.id}`}><Time at={e.ts} /></Link> : <Time at={e.ts} />) },
   { key: 'actor', label: 'Actor', value: (e) => e.actor },
   { key: 'category', label: 'Category', value: (e) => e.category },
   { key: 'severity', label: 'Severity', value: (e) => e.severity, render: (e) => <span className={`badge ${severityTone(e)}`}>{e.severity}</span> },
-  { key: 'action', label: 'Action', value: (e) => e.action },
+  { key: 'action', label: 'Action', value: (e) => e.action, render: (e) => (e.source === 'terminal_command' ? <><span>{e.action}</span> <code>{e.detail.command}</code></> : e.action) },
   { key: 'outcome', label: 'Outcome', value: (e) => `${e.outcome}${e.status !== null ? ` (${e.status})` : ''}` },
 ];
 
 function EventTable({ events, caption, empty }: { events: AuditEvent[]; caption: string; empty: string }) {
-  return <SortableTable rows={events} columns={EVENT_COLUMNS} rowKey={(e) => String(e.id)} caption={caption} sortable={false} empty={empty} />;
+  return <SortableTable rows={events} columns={EVENT_COLUMNS} rowKey={(e) => `${e.source}:${String(e.id)}`} caption={caption} sortable={false} empty={empty} />;
 }
 
 export function AdminAudit() {

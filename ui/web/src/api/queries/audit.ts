@@ -19,8 +19,8 @@ export const auditChain = () => queryOptions({ queryKey: [...auditKey, 'chain'],
 export const auditEvents = (filters: AuditFilters) =>
   infiniteQueryOptions({
     queryKey: [...auditKey, 'events', filters],
-    queryFn: ({ pageParam }) => unwrap(api.GET('/admin/audit/events', { params: { query: { ...(filters as AuditQuery), ...(pageParam !== null ? { cursor: String(pageParam) } : {}) } } })),
-    initialPageParam: null as number | null,
+    queryFn: ({ pageParam }) => unwrap(api.GET('/admin/audit/events', { params: { query: { ...(filters as AuditQuery), ...(pageParam !== null ? { cursor: pageParam } : {}) } } })),
+    initialPageParam: null as string | null,
     getNextPageParam: (page) => page.next_cursor,
   });
 
