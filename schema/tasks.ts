@@ -22,6 +22,13 @@ export const TaskList = v.object({
   tasks: v.array(TaskOut),
   /** Tasks that ended since you last opened the tray (the badge). */
   unseen: v.number(),
+  /** You muted the toasts: the rows and the badge stay. */
+  muted: v.boolean(),
 });
+
+export const TaskMute = v.object({ muted: v.boolean() });
+
+/** The live event: a task started or ended (what a toast fires from, once). */
+export const TaskEvent = v.object({ type: v.literal('task'), task: TaskOut });
 
 export const TrayOpened = v.object({ unseen: v.literal(0) });

@@ -13,4 +13,9 @@ export interface TaskService extends TaskRecorder {
   unseen(userId: number): Promise<number>;
   /** The tray was opened: the badge clears (and only so). */
   opened(userId: number): Promise<void>;
+  /** Whether `userId` muted the toasts (the rows and the badge stay). */
+  muted(userId: number): Promise<boolean>;
+  setMuted(userId: number, muted: boolean): Promise<void>;
+  /** Every row as it starts or ends, from now on (the live event a toast fires from); returns the unsubscribe. */
+  subscribe(listener: (row: TaskRow) => void): () => void;
 }

@@ -541,4 +541,12 @@ export const migrations: readonly Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    version: 20,
+    name: 'muting the Tasks toasts',
+    async up(db) {
+      // Spec §3: mute never removes a row; it only stops this admin's toasts.
+      await sql`ALTER TABLE task_tray_opened ADD COLUMN muted INTEGER NOT NULL DEFAULT 0`.execute(db);
+    },
+  },
 ];

@@ -401,6 +401,8 @@ export interface TasksTable {
 export interface TaskTrayOpenedTable {
   user_id: number;
   opened_at: number;
+  /** 1: this admin muted the toasts (rows and badge stay). */
+  muted: number;
 }
 
 /** A saved Helm repository or registry (runtime/helm/config-store.ts); the password sealed. */

@@ -43,11 +43,24 @@ export async function createTaskStore(db: Db, clock: Clock, log: Logger): Promis
   }
   if (lost.length > 0) log.warn('tasks left running by an earlier run are stopped reporting', { tasks: lost.map((r) => r.id) });
 
+  const listeners = new Set<(row: TaskRow) => void>();
+  const emit = (row: TaskRow) => {
+    for (const listener of listeners) {
+      try {
+        listener(row);
+      } catch (err) {
+        log.warn('a task listener failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  };
+  const trayRow = (userId: number) => db.selectFrom('task_tray_opened').selectAll().where('user_id', '=', userId).executeTakeFirst();
+
   return {
     async start(input) {
       const row = startTask({ ...input, at: clock.now() });
       await db.insertInto('tasks').values(toTable(row)).execute();
       await db.deleteFrom('tasks').where('started_at', '<', clock.now().getTime() - TASK_RETENTION_MS).execute();
+      emit(row);
     },
     async finish(id, outcome) {
       const held = await db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
@@ -57,7 +70,8 @@ export async function createTaskStore(db: Db, clock: Clock, log: Logger): Promis
         log.warn('a task could not end', { task: id, why: next.message });
         return;
       }
-      await db.updateTable('tasks').set(toTable(next.row)).where('id', '=', id).where('state', '=', 'running').execute();
+      const result = await db.updateTable('tasks').set(toTable(next.row)).where('id', '=', id).where('state', '=', 'running').executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) emit(next.row);
     },
     async list(limit) {
       return (await db.selectFrom('tasks').selectAll().orderBy('started_at', 'desc').limit(limit).execute()).map(toRow);
@@ -75,7 +89,18 @@ export async function createTaskStore(db: Db, clock: Clock, log: Logger): Promis
     },
     async opened(userId) {
       const at = clock.now().getTime();
-      await db.insertInto('task_tray_opened').values({ user_id: userId, opened_at: at }).onConflict((oc) => oc.column('user_id').doUpdateSet({ opened_at: at })).execute();
+      await db.insertInto('task_tray_opened').values({ user_id: userId, opened_at: at, muted: 0 }).onConflict((oc) => oc.column('user_id').doUpdateSet({ opened_at: at })).execute();
+    },
+    async muted(userId) {
+      return (await trayRow(userId))?.muted === 1;
+    },
+    async setMuted(userId, muted) {
+      // A first mute before the tray was ever opened leaves the badge as it was: nothing counts as seen.
+      await db.insertInto('task_tray_opened').values({ user_id: userId, opened_at: -1, muted: muted ? 1 : 0 }).onConflict((oc) => oc.column('user_id').doUpdateSet({ muted: muted ? 1 : 0 })).execute();
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }

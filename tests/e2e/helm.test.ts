@@ -102,6 +102,9 @@ describe('the Helm screen in Chromium', () => {
     await row.first().waitFor();
     await row.filter({ hasText: 'finished' }).first().waitFor({ timeout: 120_000 });
     assert.match((await row.first().textContent()) ?? '', /revision 1, deployed/);
+    // The live event of its end fired one notice (a poll would have been up to 15 s late).
+    await page.getByRole('status').getByText(/helm install finished: Installed e2e-helm\/hello: revision 1, deployed/).waitFor({ timeout: 10_000 });
+    assert.equal(await page.getByRole('status').getByText(/helm install finished/).count(), 1);
     await page.getByRole('button', { name: /^Tasks/ }).click();
     const greeting = await kJson<{ data: { greeting: string } }>(['get', 'configmap', 'hello-greeting', '-n', NS]);
     assert.equal(greeting.data.greeting, 'from-the-browser');

@@ -9,6 +9,7 @@ import { finishTask, startTask, stoppedReporting, unseenCount, type TaskOutcome,
 import { silentLogger } from '../../runtime/log.ts';
 import { openDatabase } from '../../runtime/store/database.ts';
 import { createTaskStore } from '../../runtime/tasks/store.ts';
+import { testApp } from '../support/app.ts';
 
 const T0 = new Date('2026-11-27T10:00:00Z');
 const T1 = new Date('2026-11-27T10:05:00Z');
@@ -90,5 +91,62 @@ describe('the task store across an agent restart', () => {
     await after.finish('helm:1', { kind: 'success', detail: 'late' });
     assert.equal((await after.list(10))[0]?.state, 'stopped_reporting');
     await second.destroy();
+  });
+});
+
+describe('the live events and the mute', () => {
+  it('the store tells its listeners each start and each end, once; a refused end tells nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tasks-'));
+    const clock = { now: () => T0 };
+    const db = await openDatabase(dir, clock);
+    const store = await createTaskStore(db, clock, silentLogger);
+    const heard: string[] = [];
+    const unsubscribe = store.subscribe((row) => heard.push(`${row.id}:${row.state}`));
+    await store.start({ id: 'a', kind: 'helm_install', actor: 'alice', detail: 'Install.' });
+    await store.finish('a', { kind: 'success', detail: 'Installed.' });
+    await store.finish('a', { kind: 'success', detail: 'again' });
+    unsubscribe();
+    await store.start({ id: 'b', kind: 'helm_install', actor: 'alice', detail: 'Install.' });
+    assert.deepEqual(heard, ['a:running', 'a:finished']);
+    await db.destroy();
+  });
+
+  it('muting stops nothing but the toasts: rows and the badge stay, for that admin only', async () => {
+    const h = await testApp();
+    const admin = await h.signIn('admin');
+    await h.services.tasks.start({ id: 'm1', kind: 'helm_install', actor: 'admin', detail: 'Install.' });
+    await h.services.tasks.finish('m1', { kind: 'success', detail: 'Installed.' });
+    assert.deepEqual((await h.call('PUT', '/api/agent/tasks/mute', { cookie: admin, body: { muted: true } })).body, { muted: true });
+    const tray = (await h.call('GET', '/api/agent/tasks', { cookie: admin })).body as { tasks: unknown[]; unseen: number; muted: boolean };
+    assert.deepEqual([tray.tasks.length, tray.unseen, tray.muted], [1, 1, true]);
+    assert.equal((await h.call('PUT', '/api/agent/tasks/mute', { cookie: admin, body: { muted: 'yes' } })).body.field, 'muted');
+  });
+
+  it('GET /tasks/events streams each task as it starts and ends, to admin sessions only', async () => {
+    const h = await testApp();
+    const admin = await h.signIn('admin');
+    const viewer = await h.signIn('viewer');
+    assert.equal((await h.call('GET', '/api/agent/tasks/events', { cookie: viewer, headers: { accept: 'text/event-stream' } })).status, 403);
+    const stop = new AbortController();
+    const res = await h.app.request('/api/agent/tasks/events', { headers: { cookie: `capstan_session=${admin}`, accept: 'text/event-stream' }, signal: stop.signal }, { incoming: { socket: { remoteAddress: '192.0.2.10' } } });
+    assert.equal(res.status, 200);
+    assert.ok(res.body);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const until = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error(`the stream ended before ${String(pattern)}: ${text}`);
+        text += decoder.decode(chunk.value);
+      }
+    };
+    await h.services.tasks.start({ id: 'live-1', kind: 'helm_install', actor: 'admin', detail: 'Install.' });
+    await until(/"id":"live-1","kind":"helm_install","actor":"admin","state":"running"/);
+    await h.services.tasks.finish('live-1', { kind: 'error', reason: 'HelmFailed', detail: 'no', consequence: 'nothing changed' });
+    await until(/"id":"live-1"[^\n]*"state":"failed"/);
+    assert.match(text, /^event: task$/m);
+    stop.abort();
+    await reader.cancel().catch(() => undefined);
   });
 });

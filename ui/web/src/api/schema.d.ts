@@ -408,6 +408,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tasks/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each task as it starts or ends, as Server-Sent Events (`task`), from the moment the stream opens: what the dashboard toasts from, once per task. At most 3 open per user and 50 in all */
+        get: operations["get_tasks_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Mute or unmute your Tasks toasts ({muted}); the rows and the badge stay */
+        put: operations["put_tasks_mute"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tasks/opened": {
         parameters: {
             query?: never;
@@ -4112,6 +4146,7 @@ export interface operations {
                             ended_at: string | null;
                         }[];
                         unseen: number;
+                        muted: boolean;
                     };
                 };
             };
@@ -4126,6 +4161,168 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_tasks_events: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "task";
+                        task: {
+                            id: string;
+                            kind: string;
+                            actor: string;
+                            /** @enum {string} */
+                            state: "running" | "finished" | "failed" | "stopped_reporting";
+                            reason: string | null;
+                            detail: string;
+                            consequence: string | null;
+                            /** Format: date-time */
+                            started_at: string;
+                            ended_at: string | null;
+                        };
+                    };
+                    "text/event-stream": {
+                        /** @constant */
+                        type: "task";
+                        task: {
+                            id: string;
+                            kind: string;
+                            actor: string;
+                            /** @enum {string} */
+                            state: "running" | "finished" | "failed" | "stopped_reporting";
+                            reason: string | null;
+                            detail: string;
+                            consequence: string | null;
+                            /** Format: date-time */
+                            started_at: string;
+                            ended_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_tasks_mute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    muted: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        muted: boolean;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,9 +1,11 @@
 // The Tasks tray in the header (admins): a badge counting tasks that ended since the tray was
-// last opened, the rows, and a toast once per task that ends while the page is open. Opening
-// the tray clears the badge; closing a toast removes nothing (spec §3, docs/tasks.md).
+// last opened, the rows, and a toast once per task, fired by the live event of its end while
+// the page is open (unless you muted them). Opening the tray clears the badge; closing a toast
+// or muting removes nothing (spec §3, docs/tasks.md).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
-import { tasks, trayOpened, type Task } from '../api/queries/tasks';
+import { useRef, useState } from 'react';
+import { muteToasts, taskChanged, tasks, trayOpened, type Task } from '../api/queries/tasks';
+import { useTaskEvents } from '../api/task-events';
 import { SortableTable, type Column } from './sortable-table';
 import { ActionError, QueryView } from './states';
 import { Time } from './time';
@@ -36,19 +38,17 @@ export function TasksTray() {
   const query = useQuery(tasks());
   const opened = useMutation(trayOpened(queryClient));
   const [open, setOpen] = useState(false);
+  const mute = useMutation(muteToasts(queryClient));
   const [toasts, setToasts] = useState<Task[]>([]);
-  // Tasks seen running on this page: each toasts once, when a poll first finds it ended.
-  const running = useRef<Set<string> | null>(null);
-  useEffect(() => {
-    const rows = query.data?.tasks;
-    if (rows === undefined) return;
-    const before = running.current;
-    if (before !== null) {
-      const ended = rows.filter((t) => t.state !== 'running' && before.has(t.id));
-      if (ended.length > 0) setToasts((shown) => [...shown, ...ended.filter((t) => !shown.some((s) => s.id === t.id))]);
-    }
-    running.current = new Set(rows.filter((t) => t.state === 'running').map((t) => t.id));
-  }, [query.data]);
+  // Each task toasts once, from the live event of its end; a muted admin gets none.
+  const toasted = useRef(new Set<string>());
+  const muted = query.data?.muted ?? false;
+  useTaskEvents((task) => {
+    void taskChanged(queryClient);
+    if (task.state === 'running' || muted || toasted.current.has(task.id)) return;
+    toasted.current.add(task.id);
+    setToasts((shown) => [...shown, task]);
+  });
   const unseen = query.data?.unseen ?? 0;
   const toggle = () => {
     if (!open) opened.mutate();
@@ -62,7 +62,11 @@ export function TasksTray() {
       {open ? (
         <section id="tasks-tray" className="card tray" aria-labelledby="tasks-tray-title">
           <h2 id="tasks-tray-title">Tasks</h2>
+          <label>
+            <input type="checkbox" checked={muted} disabled={mute.isPending || query.data === undefined} onChange={(e) => mute.mutate(e.target.checked)} /> Mute notices (the rows and the count stay)
+          </label>
           <ActionError error={opened.error} what="mark the tray read" />
+          <ActionError error={mute.error} what="mute the notices" />
           <QueryView query={query} what="tasks">
             {(data) => <SortableTable rows={data.tasks} columns={COLUMNS} rowKey={(t) => t.id} caption="Long operations, newest first" sortable={false} empty="No task yet: scans, Helm operations and AI writes appear here." />}
           </QueryView>

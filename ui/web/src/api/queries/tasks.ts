@@ -8,8 +8,18 @@ export type Task = TaskList['tasks'][number];
 
 const tasksKey = ['admin', 'tasks'] as const;
 
-/** Every 5 s: a finished task's toast comes from the poll that first sees it ended. */
-export const tasks = () => queryOptions({ queryKey: tasksKey, queryFn: () => unwrap(api.GET('/tasks')), refetchInterval: 5000 });
+/** Every 15 s for the badge and the rows; a task's end reaches the page at once through the live events (api/task-events.ts). */
+export const tasks = () => queryOptions({ queryKey: tasksKey, queryFn: () => unwrap(api.GET('/tasks')), refetchInterval: 15_000 });
+
+/** Mute or unmute your toasts: the rows and the badge stay. */
+export const muteToasts = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationFn: (muted: boolean) => unwrap(api.PUT('/tasks/mute', { body: { muted } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: tasksKey }),
+  });
+
+/** A task started or ended: the rows and the badge are read again. */
+export const taskChanged = (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: tasksKey });
 
 export const trayOpened = (queryClient: QueryClient) =>
   mutationOptions({
