@@ -1,5 +1,5 @@
 import type { CustomResourceCatalog } from '../domain/resources/custom.ts';
-import type { TerminalService } from './terminal/service.ts';
+import type { PodExecService, TerminalService } from './terminal/service.ts';
 import type { TaskService } from './tasks/service.ts';
 import type { Role, Scope } from '../schema/access.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -106,6 +106,8 @@ export interface Services {
   tasks: TaskService;
   /** The browser terminal: sessions relayed to the sidecar's shells, and their audit (runtime/terminal/agent-terminal.ts). */
   terminal: TerminalService;
+  /** Shells in pods' containers over the API server's exec, recorded as terminal sessions (runtime/terminal/pod-exec.ts). */
+  podExec: PodExecService;
   /** The CRDs and their objects, from caches started on first use (runtime/kube/custom-resources.ts). */
   customResources: CustomResourceCatalog;
   /** Helm through the expert pod: values, the dry run, the writes as Tasks (runtime/helm/helm-service.ts). */

@@ -159,6 +159,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     objects: createObjectReader(kubeConfig),
     customResources,
     expertHop: options.expert ? expertHop(options.expert) : null,
+    podExecAccess: kubeConfig,
     terminal: options.terminal
       ? { sidecarUrl: options.terminal.sidecarUrl, key: options.terminal.key, credentials: tokenRequestCredentials(kubeConfig, options.terminal.serviceAccount), maxPerUser: TERMINAL_MAX_PER_USER, maxTotal: TERMINAL_MAX_TOTAL, reattachGraceSecs: options.terminal.reattachGraceSecs }
       : null,

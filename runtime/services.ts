@@ -61,6 +61,9 @@ import { createLayoutStore } from './graph/layout-store.ts';
 import { noObjectReader } from './kube/object-reader.ts';
 import { noCustomResources } from './kube/custom-resources.ts';
 import { createTerminal, noTerminal, type TerminalConfig } from './terminal/agent-terminal.ts';
+import { createPodExec, noPodExec } from './terminal/pod-exec.ts';
+import { TERMINAL_MAX_PER_USER, TERMINAL_MAX_TOTAL } from './terminal/limits.ts';
+import type { KubeAccess } from './kube/client.ts';
 import { createTaskStore } from './tasks/store.ts';
 import type { ExpertHop } from './helm/expert-client.ts';
 import { helmRuntime } from './helm/helm-service.ts';
@@ -105,6 +108,8 @@ export interface ServiceOptions {
   /** One object read live (the resource detail view); none without a cluster. */
   objects?: ObjectReader;
   customResources?: CustomResourceCatalog;
+  /** The agent's own API-server access for pod shells (runtime/terminal/pod-exec.ts); none: pod exec answers not_ready. */
+  podExecAccess?: KubeAccess | null;
   /** The expert pod's hop (runtime/helm/expert-client.ts); none: the chart did not install it, Helm answers expert_mode_disabled. */
   expertHop?: ExpertHop | null;
   /** The browser terminal's sidecar and session credentials (runtime/terminal/agent-terminal.ts); none: no terminal. */
@@ -224,6 +229,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   ];
   const helmConfigs = createHelmConfigStore(db, clock, secrets);
   const helm = helmRuntime({ hop: options.expertHop ?? null, outbound: outboundClient, configs: helmConfigs, tasks, clock, log: log.child('helm') });
+  const podExec = options.podExecAccess ? createPodExec(options.podExecAccess, db, audit, clock, log.child('pod-exec'), { maxPerUser: TERMINAL_MAX_PER_USER, maxTotal: TERMINAL_MAX_TOTAL }) : null;
   const terminal = options.terminal ? createTerminal(options.terminal, db, audit, clock, log.child('terminal')) : null;
   const services: Services = {
     cluster: options.cluster,
@@ -248,7 +254,8 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     capacity: createCapacityService(options.cluster, memo),
     objects: options.objects ?? noObjectReader,
     customResources: options.customResources ?? noCustomResources,
-    terminal: terminal ?? noTerminal,
+    terminal: terminal ?? noTerminal(db),
+    podExec: podExec ?? noPodExec,
     tasks,
     helm: helm.service,
     helmConfigs,
@@ -284,6 +291,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     scans,
     stop: () => {
       terminal?.stop();
+      podExec?.stop();
       helm.close();
       crashLogs.close();
       clearInterval(summaryTimer);

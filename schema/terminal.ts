@@ -32,8 +32,19 @@ export const TerminalServerMessage = v.variant('type', [
   v.object({ type: v.literal('exit'), code: v.nullable(v.number()), reason: v.string() }),
 ]);
 
+/** A shell in a pod's container (`GET /terminal/ws/pods/{namespace}/{pod}`, under the prefix the ingress sends to the agent): admins only, the agent's RBAC permitting. */
+export const PodExecSocketInput = v.object({
+  namespace: NamespaceName,
+  pod: v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'pod must be a pod name'), v.maxLength(253)),
+  container: v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'container must be a container name'), v.maxLength(63)),
+  cols: v.optional(dimension('cols', 10, 500), '80'),
+  rows: v.optional(dimension('rows', 5, 300), '24'),
+});
+
 export const TerminalSession = v.object({
   id: v.string(),
+  /** A pod shell's container (`namespace/pod/container`); null for the terminal sidecar's shell. */
+  target: v.nullable(v.string()),
   username: v.string(),
   role: v.string(),
   namespace: v.string(),

@@ -76,6 +76,9 @@ export function planLogs(groups: readonly LogGroup[], logDir: string, now: Date)
   return { files, clusterLogs: clusterLogs.filter((c) => c.logs.length > 0) };
 }
 
+/** Namespaces whose pods answer exec with a local shell (the pod-exec tests create them). */
+export const POD_EXEC_NAMESPACES = ['it-pod-exec', 'e2e-pod-exec'] as const;
+
 /**
  * The `-c` file handed to kwokctl: loopback-only binary runtime, our stages, the metrics
  * endpoint (resource usage for metrics-server and container network for the kubelet scrape, in
@@ -113,6 +116,9 @@ export function kwokConfig(binDir: string, clusterLogs: readonly ClusterLogsPlan
     ],
   };
   const docs: string[] = [stringify(kwokctl), readFileSync(STAGES, 'utf8'), readFileSync(METRICS, 'utf8')];
+  // `kubectl exec` (and Capstan's pod exec) into a pod of these namespaces runs the command on
+  // this machine, in a PTY when asked: KWOK has no containers, and a shell here stands for one.
+  docs.push(stringify({ apiVersion: 'kwok.x-k8s.io/v1alpha1', kind: 'ClusterExec', metadata: { name: 'pod-exec-tests' }, spec: { selector: { matchNamespaces: [...POD_EXEC_NAMESPACES] }, execs: [{ local: { workDir: '/tmp', envs: [{ name: 'TERM', value: 'xterm-256color' }] } }] } }));
   clusterLogs.forEach((c, i) => {
     docs.push(stringify({ apiVersion: 'kwok.x-k8s.io/v1alpha1', kind: 'ClusterLogs', metadata: { name: `scenario-logs-${i}` }, spec: c }));
   });

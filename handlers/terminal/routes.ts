@@ -2,10 +2,10 @@
 // token reaches it, spec §5), authenticated and IP-checked before the upgrade is accepted;
 // the terminal session audit for admins. docs/terminal.md.
 import { NoInput } from '../../schema/common.ts';
-import { TerminalServerMessage, TerminalSessionList, TerminalSocketInput } from '../../schema/terminal.ts';
+import { PodExecSocketInput, TerminalServerMessage, TerminalSessionList, TerminalSocketInput } from '../../schema/terminal.ts';
 import { defineRoute, noApiKeys, type Route } from '../route.ts';
 import { listTerminalSessions } from './sessions.ts';
-import { openTerminal } from './socket.ts';
+import { openPodExec, openTerminal } from './socket.ts';
 
 export const terminalRoutes: readonly Route[] = [
   defineRoute({
@@ -20,6 +20,19 @@ export const terminalRoutes: readonly Route[] = [
     input: TerminalSocketInput,
     output: TerminalServerMessage,
     handler: openTerminal,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/terminal/ws/pods/:namespace/:pod',
+    websocket: true,
+    summary: "A shell in a pod's container over the API server's exec, as a WebSocket with the terminal's frames (query container, cols, rows): admins' sessions only, when the agent's RBAC grants pods/exec (rbac.allowWrites); recorded as a terminal session with its commands",
+    ...noApiKeys('admin'),
+    audit: 'http',
+    rateLimit: 'write',
+    namespaceParam: 'namespace',
+    input: PodExecSocketInput,
+    output: TerminalServerMessage,
+    handler: openPodExec,
   }),
   defineRoute({
     method: 'GET',

@@ -33,6 +33,8 @@ export interface TerminalOpenRequest {
 
 export interface StoredTerminalSession {
   id: string;
+  /** A pod shell's container (`namespace/pod/container`); null for the sidecar's shell. */
+  target: string | null;
   username: string;
   role: string;
   namespace: string;
@@ -41,6 +43,21 @@ export interface StoredTerminalSession {
   endedAt: Date | null;
   endReason: string | null;
   commands: { at: Date; command: string }[];
+}
+
+export interface PodExecRequest {
+  user: { id: number; username: string; role: string };
+  clientIp: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  cols: number;
+  rows: number;
+}
+
+/** Shells in pods' containers over the API server's exec (runtime/terminal/pod-exec.ts): recorded like terminal sessions. */
+export interface PodExecService {
+  open(request: PodExecRequest, events: TerminalEvents): Promise<Result<TerminalHandle>>;
 }
 
 /** The terminal, as handlers see it (runtime/terminal/agent-terminal.ts; the shells run in the sidecar). */

@@ -11,6 +11,7 @@ export async function listTerminalSessions(_input: unknown, ctx: SessionContext)
   return ok({
     sessions: sessions.map((s) => ({
       id: s.id,
+      target: s.target,
       username: s.username,
       role: s.role,
       namespace: s.namespace,

@@ -4,18 +4,36 @@
 // sidecar down, a session that is not yours to re-attach) is an HTTP status and nothing runs.
 import * as v from 'valibot';
 import type { Out } from '../../schema/common.ts';
-import { TerminalClientMessage, type TerminalServerMessage, type TerminalSocketInput } from '../../schema/terminal.ts';
+import { TerminalClientMessage, type PodExecSocketInput, type TerminalServerMessage, type TerminalSocketInput } from '../../schema/terminal.ts';
 import type { SessionContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
 import type { SocketAnswer, SocketPeer } from '../route.ts';
+import type { TerminalEvents, TerminalHandle } from './service.ts';
 
 /** A browser further behind than this stops the shell's output until it catches up. */
 const HIGH_WATER = 1024 * 1024;
 const LOW_WATER = 128 * 1024;
 const FLOW_CHECK_MS = 25;
 
-export async function openTerminal(input: Out<typeof TerminalSocketInput>, ctx: SessionContext): Promise<Result<SocketAnswer>> {
+export function openTerminal(input: Out<typeof TerminalSocketInput>, ctx: SessionContext): Promise<Result<SocketAnswer>> {
   const principal = ctx.principal;
+  return relayed((events) =>
+    ctx.terminal.open({ user: { id: principal.userId, username: principal.username, role: principal.role }, clientIp: ctx.request.ip, namespace: input.namespace ?? 'default', cols: input.cols, rows: input.rows, reattach: input.session ?? null }, events),
+  );
+}
+
+/** `GET /terminal/ws/pods/{namespace}/{pod}`, under the prefix the ingress sends to the agent: a shell in a pod's container, relayed and recorded like a terminal session. */
+export function openPodExec(input: Out<typeof PodExecSocketInput>, ctx: SessionContext): Promise<Result<SocketAnswer>> {
+  const principal = ctx.principal;
+  return relayed((events) => ctx.podExec.open({ user: { id: principal.userId, username: principal.username, role: principal.role }, clientIp: ctx.request.ip, namespace: input.namespace, pod: input.pod, container: input.container, cols: input.cols, rows: input.rows }, events));
+}
+
+/**
+ * A session opened by `open` (before the upgrade is accepted: its refusal is the HTTP answer),
+ * relayed over the browser's WebSocket with flow control: the JSON frames of
+ * schema/terminal.ts both ways.
+ */
+async function relayed(open: (events: TerminalEvents) => Promise<Result<TerminalHandle>>): Promise<Result<SocketAnswer>> {
   // Events that arrive before the upgrade completes wait for the socket.
   let peer: SocketPeer | null = null;
   const early: string[] = [];
@@ -24,16 +42,13 @@ export async function openTerminal(input: Out<typeof TerminalSocketInput>, ctx: 
     if (peer === null) early.push(text);
     else peer.send(text);
   };
-  const opened = await ctx.terminal.open(
-    { user: { id: principal.userId, username: principal.username, role: principal.role }, clientIp: ctx.request.ip, namespace: input.namespace ?? 'default', cols: input.cols, rows: input.rows, reattach: input.session ?? null },
-    {
-      output: (data) => send({ type: 'output', data }),
-      exit: (code, reason) => {
-        send({ type: 'exit', code, reason });
-        peer?.close();
-      },
+  const opened = await open({
+    output: (data) => send({ type: 'output', data }),
+    exit: (code, reason) => {
+      send({ type: 'exit', code, reason });
+      peer?.close();
     },
-  );
+  });
   if (!opened.ok) return opened;
   const session = opened.value;
   let flow: ReturnType<typeof setInterval> | null = null;

@@ -74,13 +74,13 @@ export const terminalSessionEnds: TimelineSource = {
     if (!sourceMatches(query, TERMINAL_SESSION_END)) return [];
     let q = db
       .selectFrom('terminal_sessions')
-      .select(['terminal_sessions.id as session', sql<number>`terminal_sessions.rowid`.as('row_id'), 'username', 'client_ip', 'role', 'namespace', 'ended_at', 'end_reason'])
+      .select(['terminal_sessions.id as session', sql<number>`terminal_sessions.rowid`.as('row_id'), 'username', 'client_ip', 'role', 'namespace', 'ended_at', 'end_reason', 'target'])
       .where('ended_at', 'is not', null);
     q = filterSessions(q, query, 'terminal_sessions.ended_at', 'terminal_sessions.end_reason', TERMINAL_SESSION_END);
     q = after(q, 'terminal_sessions.ended_at', 'terminal_sessions.rowid', this.rank, before);
     const rows = await q.orderBy('ended_at', 'desc').orderBy(sql`terminal_sessions.rowid`, 'desc').limit(limit).execute();
     return rows.map((r) =>
-      event({ id: r.row_id, source: 'terminal_session', ts: new Date(r.ended_at ?? 0).toISOString(), actor: `${r.username}@${r.client_ip}`, action: TERMINAL_SESSION_END, namespace: r.namespace, detail: { terminal: r.session, role: r.role, reason: r.end_reason ?? '' } }),
+      event({ id: r.row_id, source: 'terminal_session', ts: new Date(r.ended_at ?? 0).toISOString(), actor: `${r.username}@${r.client_ip}`, action: TERMINAL_SESSION_END, namespace: r.namespace, detail: { terminal: r.session, role: r.role, reason: r.end_reason ?? '', ...(r.target === null ? {} : { target: r.target }) } }),
     );
   },
   async count(db, query) {
@@ -99,11 +99,11 @@ export const terminalCommands: TimelineSource = {
     let q = db
       .selectFrom('terminal_commands')
       .innerJoin('terminal_sessions', 'terminal_sessions.id', 'terminal_commands.session_id')
-      .select(['terminal_commands.id as id', 'terminal_commands.session_id as session', 'terminal_commands.at as at', 'terminal_commands.command as command', 'terminal_sessions.username as username', 'terminal_sessions.client_ip as client_ip', 'terminal_sessions.namespace as namespace']);
+      .select(['terminal_commands.id as id', 'terminal_commands.session_id as session', 'terminal_commands.at as at', 'terminal_commands.command as command', 'terminal_sessions.username as username', 'terminal_sessions.client_ip as client_ip', 'terminal_sessions.namespace as namespace', 'terminal_sessions.target as target']);
     q = filterSessions(q, query, 'terminal_commands.at', 'terminal_commands.command', TERMINAL_COMMAND);
     q = after(q, 'terminal_commands.at', 'terminal_commands.id', this.rank, before);
     const rows = await q.orderBy('terminal_commands.at', 'desc').orderBy('terminal_commands.id', 'desc').limit(limit).execute();
-    return rows.map((r) => event({ id: r.id, source: 'terminal_command', ts: new Date(r.at).toISOString(), actor: `${r.username}@${r.client_ip}`, action: TERMINAL_COMMAND, namespace: r.namespace, detail: { terminal: r.session, command: r.command } }));
+    return rows.map((r) => event({ id: r.id, source: 'terminal_command', ts: new Date(r.at).toISOString(), actor: `${r.username}@${r.client_ip}`, action: TERMINAL_COMMAND, namespace: r.namespace, detail: { terminal: r.session, command: r.command, ...(r.target === null ? {} : { target: r.target }) } }));
   },
   async count(db, query) {
     if (!sourceMatches(query, TERMINAL_COMMAND)) return 0;

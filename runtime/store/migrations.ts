@@ -549,4 +549,12 @@ export const migrations: readonly Migration[] = [
       await sql`ALTER TABLE task_tray_opened ADD COLUMN muted INTEGER NOT NULL DEFAULT 0`.execute(db);
     },
   },
+  {
+    version: 21,
+    name: 'pod shells in the terminal session audit',
+    async up(db) {
+      // A pod exec session is a terminal session whose shell ran in a pod's container.
+      await sql`ALTER TABLE terminal_sessions ADD COLUMN target TEXT`.execute(db);
+    },
+  },
 ];

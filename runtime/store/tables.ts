@@ -371,6 +371,8 @@ export interface TerminalSessionsTable {
   started_at: number;
   ended_at: number | null;
   end_reason: string | null;
+  /** A pod shell's container (`namespace/pod/container`); null for the sidecar's shell. */
+  target: string | null;
 }
 
 /** One command run in a terminal session, redacted (spec §2 terminal command record). */

@@ -56,6 +56,7 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
     .updateTable('terminal_sessions')
     .set({ ended_at: clock.now().getTime(), end_reason: 'agent_restarted' })
     .where('ended_at', 'is', null)
+    .where('target', 'is', null)
     .execute()
     .catch((err: unknown) => log.error('could not close the sessions of an earlier run', { error: String(err) }));
 
@@ -186,7 +187,7 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
       socket.on('close', () => ended(entry, null, 'sidecar_gone'));
       const now = clock.now();
       // Recorded before any of its events is handled (they wait in listen's queue).
-      await db.insertInto('terminal_sessions').values({ id, user_id: request.user.id, username: request.user.username, role: request.user.role, namespace: request.namespace, client_ip: request.clientIp, started_at: now.getTime(), ended_at: null, end_reason: null }).execute();
+      await db.insertInto('terminal_sessions').values({ id, user_id: request.user.id, username: request.user.username, role: request.user.role, namespace: request.namespace, client_ip: request.clientIp, started_at: now.getTime(), ended_at: null, end_reason: null, target: null }).execute();
       await audit.record({ actor: request.user.username, category: 'terminal', action: 'terminal_session_start', outcome: 'success', severity: 'info', detail: { terminal: id, namespace: request.namespace, role: request.user.role, credential: credential.describe } });
       void prune().catch((err: unknown) => log.warn('terminal audit prune failed', { error: String(err) }));
       listen((event) => {
@@ -204,24 +205,7 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
       return ok(handle(entry, false));
     },
 
-    async recent(limit) {
-      const sessions = await db.selectFrom('terminal_sessions').selectAll().orderBy('started_at', 'desc').limit(limit).execute();
-      const ids = sessions.map((s) => s.id);
-      const commands = ids.length === 0 ? [] : await db.selectFrom('terminal_commands').select(['session_id', 'at', 'command']).where('session_id', 'in', ids).orderBy('id').execute();
-      return sessions.map(
-        (s): StoredTerminalSession => ({
-          id: s.id,
-          username: s.username,
-          role: s.role,
-          namespace: s.namespace,
-          clientIp: s.client_ip,
-          startedAt: new Date(s.started_at),
-          endedAt: s.ended_at === null ? null : new Date(s.ended_at),
-          endReason: s.end_reason,
-          commands: commands.filter((c) => c.session_id === s.id).map((c) => ({ at: new Date(c.at), command: c.command })),
-        }),
-      );
-    },
+    recent: terminalAudit(db),
 
     stop() {
       for (const entry of [...live.values()]) {
@@ -233,8 +217,33 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
   };
 }
 
-/** The terminal when the install has none (terminal sidecar not configured). */
-export const noTerminal: TerminalService = {
-  open: () => Promise.resolve(fail({ code: 'not_ready', message: 'this install runs no terminal sidecar (CAPSTAN_TERMINAL_URL is not set)' })),
-  recent: () => Promise.resolve([]),
-};
+/** The terminal session audit: the newest sessions (the sidecar's and pod shells) with their commands. */
+export function terminalAudit(db: Kysely<Database>): (limit: number) => Promise<StoredTerminalSession[]> {
+  return async (limit) => {
+    const sessions = await db.selectFrom('terminal_sessions').selectAll().orderBy('started_at', 'desc').limit(limit).execute();
+    const ids = sessions.map((s) => s.id);
+    const commands = ids.length === 0 ? [] : await db.selectFrom('terminal_commands').select(['session_id', 'at', 'command']).where('session_id', 'in', ids).orderBy('id').execute();
+    return sessions.map(
+      (s): StoredTerminalSession => ({
+        id: s.id,
+        target: s.target,
+        username: s.username,
+        role: s.role,
+        namespace: s.namespace,
+        clientIp: s.client_ip,
+        startedAt: new Date(s.started_at),
+        endedAt: s.ended_at === null ? null : new Date(s.ended_at),
+        endReason: s.end_reason,
+        commands: commands.filter((c) => c.session_id === s.id).map((c) => ({ at: new Date(c.at), command: c.command })),
+      }),
+    );
+  };
+}
+
+/** The terminal when the install has none (terminal sidecar not configured): its audit is still read (pod shells). */
+export function noTerminal(db: Kysely<Database>): TerminalService {
+  return {
+    open: () => Promise.resolve(fail({ code: 'not_ready', message: 'this install runs no terminal sidecar (CAPSTAN_TERMINAL_URL is not set)' })),
+    recent: terminalAudit(db),
+  };
+}

@@ -12,7 +12,7 @@
 /** `value` as one single-quoted bash word. */
 const quoted = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
 
-export function sessionRcFile(options: { nonce: string; historyFile: string; userRc: string | null }): string {
+export function sessionRcFile(options: { nonce: string; historyFile: string; userRc: string | null; prompt?: string }): string {
   return [
     '# Written by capstan terminal for this session; removed when it ends.',
     options.userRc === null ? '' : `[ -r ${quoted(options.userRc)} ] && . ${quoted(options.userRc)}`,
@@ -27,7 +27,7 @@ export function sessionRcFile(options: { nonce: string; historyFile: string; use
     // unset the raw lines never reach the disk; the sidecar appends the redacted ones.
     'unset HISTFILE',
     // `$` whatever the Unix user (bash's \\$ says # for root, and the Capstan user is not the Unix one).
-    'PS1=\'${USER}@capstan:\\w$ \'',
+    options.prompt === undefined ? 'PS1=\'${USER}@capstan:\\w$ \'' : `PS1=${quoted(options.prompt)}`,
     '__capstan_escape() {',
     '  local s=${1//\\\\/\\\\\\\\}',
     "  s=${s//;/\\\\x3b}",

@@ -374,6 +374,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/terminal/ws/pods/{namespace}/{pod}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A shell in a pod's container over the API server's exec, as a WebSocket with the terminal's frames (query container, cols, rows): admins' sessions only, when the agent's RBAC grants pods/exec (rbac.allowWrites); recorded as a terminal session with its commands */
+        get: operations["get_terminal_ws_pods_by_namespace_by_pod"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/terminal/sessions": {
         parameters: {
             query?: never;
@@ -4054,6 +4071,92 @@ export interface operations {
             };
         };
     };
+    get_terminal_ws_pods_by_namespace_by_pod: {
+        parameters: {
+            query: {
+                container: string;
+                cols?: string;
+                rows?: string;
+            };
+            header?: never;
+            path: {
+                namespace: string;
+                pod: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "session";
+                        id: string;
+                        reattached: boolean;
+                    } | {
+                        /** @constant */
+                        type: "output";
+                        data: string;
+                    } | {
+                        /** @constant */
+                        type: "exit";
+                        code: number | null;
+                        reason: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_admin_terminal_sessions: {
         parameters: {
             query?: never;
@@ -4072,6 +4175,7 @@ export interface operations {
                     "application/json": {
                         sessions: {
                             id: string;
+                            target: string | null;
                             username: string;
                             role: string;
                             namespace: string;

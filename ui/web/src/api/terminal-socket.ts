@@ -24,7 +24,13 @@ interface ServerMessage {
 const RECONNECT_TRIES = 5;
 const RECONNECT_DELAY_MS = 2000;
 
-export function connectTerminal(options: { namespace: string; cols: number; rows: number; onOutput: (data: string) => void; onState: (state: TerminalState) => void }): TerminalConnection {
+/** A shell in a pod's container (pod exec) instead of the terminal sidecar's: it has no re-attach (the browser leaving ends it). */
+export interface PodTarget {
+  pod: string;
+  container: string;
+}
+
+export function connectTerminal(options: { namespace: string; target?: PodTarget; cols: number; rows: number; onOutput: (data: string) => void; onState: (state: TerminalState) => void }): TerminalConnection {
   let socket: WebSocket | null = null;
   let session: string | null = null;
   let closedByUs = false;
@@ -33,8 +39,10 @@ export function connectTerminal(options: { namespace: string; cols: number; rows
   let size = { cols: options.cols, rows: options.rows };
 
   const url = () => {
-    const query = new URLSearchParams({ namespace: options.namespace, cols: String(size.cols), rows: String(size.rows), ...(session === null ? {} : { session }) });
-    return `${window.location.protocol === 'https:' ? 'wss:' : 'ws:'}//${window.location.host}/api/agent/terminal/ws?${query.toString()}`;
+    const base = `${window.location.protocol === 'https:' ? 'wss:' : 'ws:'}//${window.location.host}/api/agent/terminal/ws`;
+    const { target } = options;
+    if (target !== undefined) return `${base}/pods/${encodeURIComponent(options.namespace)}/${encodeURIComponent(target.pod)}?${new URLSearchParams({ container: target.container, cols: String(size.cols), rows: String(size.rows) }).toString()}`;
+    return `${base}?${new URLSearchParams({ namespace: options.namespace, cols: String(size.cols), rows: String(size.rows), ...(session === null ? {} : { session }) }).toString()}`;
   };
 
   const open = () => {
@@ -56,10 +64,14 @@ export function connectTerminal(options: { namespace: string; cols: number; rows
       if (closedByUs || ended) return;
       // Refused before it opened (the agent answered the upgrade with an error status) or a policy close: say so.
       if (session === null || event.code === 1008) {
-        options.onState({ kind: 'failed', message: session === null ? 'The agent refused the terminal (signed out, not allowed from this address, too many sessions, or no terminal in this install).' : 'The agent closed the terminal: your session no longer allows it.' });
+        const refused =
+          options.target !== undefined
+            ? "The agent refused the pod's shell (only admins open one; the agent's own RBAC must grant pods/exec, which rbac.allowWrites does; the container must be running)."
+            : 'The agent refused the terminal (signed out, not allowed from this address, too many sessions, or no terminal in this install).';
+        options.onState({ kind: 'failed', message: session === null ? refused : 'The agent closed the terminal: your session no longer allows it.' });
         return;
       }
-      if (tries >= RECONNECT_TRIES) {
+      if (tries >= RECONNECT_TRIES || options.target !== undefined) {
         options.onState({ kind: 'failed', message: 'The connection dropped and could not be restored.' });
         return;
       }

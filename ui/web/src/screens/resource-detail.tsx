@@ -10,6 +10,8 @@ import { ApiError } from '../api/client';
 import { why } from '../api/queries/diagnosis';
 import { history } from '../api/queries/history';
 import { KINDS, resourceDetail, type Kind, type ResourceDetail } from '../api/queries/resources';
+import { pods } from '../api/queries/cluster';
+import { me } from '../api/queries/session';
 import { Empty, ErrorView, Loading, QueryView } from '../components/states';
 import { Time } from '../components/time';
 import { columnLabel, formatColumn } from '../components/format';
@@ -139,6 +141,23 @@ function HistorySection({ kind, namespace, name }: { kind: string; namespace: st
   );
 }
 
+/** Admins: a shell in each of the pod's containers (pod exec), opened on the Terminal screen. */
+function PodShells({ namespace, name }: { namespace: string; name: string }) {
+  const who = useQuery(me());
+  const podList = useQuery({ ...pods(namespace), enabled: who.data?.role === 'admin' });
+  const found = podList.data?.pods.find((p) => p.name === name);
+  if (who.data?.role !== 'admin' || !found) return null;
+  return (
+    <>
+      {found.containers.map((c) => (
+        <span key={c}>
+          {' '}· <Link href={`/terminal?${new URLSearchParams({ namespace, pod: name, container: c }).toString()}`}>Shell in {c}</Link>
+        </span>
+      ))}
+    </>
+  );
+}
+
 function DetailView({ data, kind }: { data: ResourceDetail; kind: Kind }) {
   const { row } = data;
   const label = KINDS.find((k) => k.kind === kind)?.label ?? kind;
@@ -154,6 +173,7 @@ function DetailView({ data, kind }: { data: ResourceDetail; kind: Kind }) {
       {row.kind === 'Pod' && row.namespace !== null ? (
         <>
           {' '}· <Link href={`/namespaces/${row.namespace}/pods/${row.name}`}>Its story</Link> · <Link href={`/namespaces/${row.namespace}/pods/${row.name}/logs`}>Logs</Link>
+          <PodShells namespace={row.namespace} name={row.name} />
         </>
       ) : null}
     </>

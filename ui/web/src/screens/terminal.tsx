@@ -8,11 +8,14 @@ import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { namespaces } from '../api/queries/cluster';
-import { connectTerminal, type TerminalState } from '../api/terminal-socket';
+import { useSearch } from 'wouter';
+import { connectTerminal, type PodTarget, type TerminalState } from '../api/terminal-socket';
 
 interface Tab {
   key: number;
   namespace: string;
+  /** A pod's container (pod exec, admins) instead of the sidecar's shell. */
+  target?: PodTarget;
 }
 
 const STATE_WORDS = (state: TerminalState): string => {
@@ -42,7 +45,7 @@ function Shell({ tab, label, active, onClose }: { tab: Tab; label: string; activ
     term.loadAddon(fit);
     term.open(element);
     fit.fit();
-    const connection = connectTerminal({ namespace: tab.namespace, cols: term.cols, rows: term.rows, onOutput: (data) => term.write(data), onState: setState });
+    const connection = connectTerminal({ namespace: tab.namespace, ...(tab.target ? { target: tab.target } : {}), cols: term.cols, rows: term.rows, onOutput: (data) => term.write(data), onState: setState });
     const typed = term.onData((data) => connection.send(data));
     const resized = term.onResize(({ cols, rows }) => connection.resize(cols, rows));
     const observer = new ResizeObserver(() => fit.fit());
@@ -59,7 +62,7 @@ function Shell({ tab, label, active, onClose }: { tab: Tab; label: string; activ
   return (
     <div role="tabpanel" id={`terminal-panel-${String(tab.key)}`} aria-labelledby={`terminal-tab-${String(tab.key)}`} hidden={!active}>
       <p className={state.kind === 'failed' ? 'error' : 'muted'} role="status" aria-live="polite">
-        {STATE_WORDS(state)} · namespace {tab.namespace}{' '}
+        {STATE_WORDS(state)} · {tab.target ? `pod ${tab.namespace}/${tab.target.pod}, container ${tab.target.container}` : `namespace ${tab.namespace}`}{' '}
         <button type="button" onClick={onClose}>
           Close {label.toLowerCase()}
         </button>
@@ -69,10 +72,22 @@ function Shell({ tab, label, active, onClose }: { tab: Tab; label: string; activ
   );
 }
 
+/** `?namespace=&pod=&container=` (a pod page's *Shell*) opens that container's shell as the first tab. */
+function firstTab(search: string): Tab {
+  const q = new URLSearchParams(search);
+  const namespace = q.get('namespace') ?? 'default';
+  const pod = q.get('pod');
+  const container = q.get('container');
+  return pod !== null && container !== null ? { key: 1, namespace, target: { pod, container } } : { key: 1, namespace };
+}
+
+const tabTitle = (t: Tab, i: number): string => (t.target ? `${t.target.pod}/${t.target.container}` : `Shell ${String(i + 1)} (${t.namespace})`);
+
 export function TerminalScreen() {
   const nsList = useQuery(namespaces());
+  const search = useSearch();
   const [namespace, setNamespace] = useState('default');
-  const [tabs, setTabs] = useState<Tab[]>([{ key: 1, namespace: 'default' }]);
+  const [tabs, setTabs] = useState<Tab[]>(() => [firstTab(search)]);
   const [active, setActive] = useState(1);
   const [next, setNext] = useState(2);
   const add = () => {
@@ -111,13 +126,13 @@ export function TerminalScreen() {
       <div role="tablist" aria-label="Terminal sessions" className="terminal-tabs">
         {tabs.map((t, i) => (
           <button key={t.key} type="button" role="tab" id={`terminal-tab-${String(t.key)}`} aria-controls={`terminal-panel-${String(t.key)}`} aria-selected={t.key === active} onClick={() => setActive(t.key)}>
-            Shell {i + 1} ({t.namespace})
+            {tabTitle(t, i)}
           </button>
         ))}
       </div>
       {tabs.length === 0 ? <p className="state empty">No shell open. Open a new tab.</p> : null}
       {tabs.map((t, i) => (
-        <Shell key={t.key} tab={t} label={`Shell ${String(i + 1)}`} active={t.key === active} onClose={() => close(t.key)} />
+        <Shell key={t.key} tab={t} label={t.target ? `shell in ${t.target.pod}` : `Shell ${String(i + 1)}`} active={t.key === active} onClose={() => close(t.key)} />
       ))}
     </>
   );
