@@ -25,7 +25,7 @@ export const WireRevision = v.object({
 });
 export type WireRevision = v.InferOutput<typeof WireRevision>;
 
-export const WireReleases = v.object({ revisions: v.array(WireRevision), synced: v.boolean() });
+export const WireReleases = v.object({ revisions: v.array(WireRevision), synced: v.boolean(), truncated: v.boolean() });
 export type WireReleases = v.InferOutput<typeof WireReleases>;
 
 export const WireValues = v.object({ values: v.record(v.string(), v.unknown()) });

@@ -32,7 +32,11 @@ export const HelmReleaseOut = v.object({
   stuck: v.nullable(StuckOut),
 });
 
-export const HelmReleaseList = v.object({ releases: v.array(HelmReleaseOut) });
+export const HelmReleaseList = v.object({
+  releases: v.array(HelmReleaseOut),
+  /** The expert pod keeps at most 20,000 revisions: past that some releases are missing here. */
+  truncated: v.boolean(),
+});
 
 export const HelmReleaseListInput = v.object({ namespace: v.optional(NamespaceName) });
 

@@ -101,7 +101,7 @@ export function stuckRelease(release: HelmRelease, now: Date): StuckRelease | nu
 }
 
 /** The release list as a handler reads it, or why it cannot be read now. */
-export type HelmListAnswer = { ok: true; releases: HelmRelease[] } | { ok: false; reason: string; notInstalled: boolean };
+export type HelmListAnswer = { ok: true; releases: HelmRelease[]; truncated: boolean } | { ok: false; reason: string; notInstalled: boolean };
 
 /** Where the release list comes from (the expert pod's watch); the runtime hands handlers one cut to the caller's namespaces. */
 export interface HelmReleaseSource {
@@ -113,7 +113,7 @@ export function scopeHelmReleases(source: HelmReleaseSource, inScope: (namespace
   return {
     async list() {
       const answer = await source.list();
-      return answer.ok ? { ok: true, releases: answer.releases.filter((r) => inScope(r.current.namespace)) } : answer;
+      return answer.ok ? { ok: true, releases: answer.releases.filter((r) => inScope(r.current.namespace)), truncated: answer.truncated } : answer;
     },
   };
 }

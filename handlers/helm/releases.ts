@@ -25,7 +25,7 @@ export async function listReleases(input: Out<typeof HelmReleaseListInput>, ctx:
   if (!answer.ok) return fail({ code: answer.notInstalled ? 'expert_not_installed' : 'expert_unavailable', message: answer.reason });
   const now = ctx.clock.now();
   const releases = answer.releases.filter((r) => input.namespace === undefined || r.current.namespace === input.namespace).map((r) => releaseOut(r, now));
-  return ok({ releases });
+  return ok({ releases, truncated: answer.truncated });
 }
 
 export async function getRelease(input: Out<typeof HelmReleaseRef>, ctx: AuthedContext): Promise<Result<Out<typeof HelmReleaseDetail>>> {

@@ -11,6 +11,8 @@ import { Informer } from '../kube/informer.ts';
 import type { Logger } from '../log.ts';
 
 export const RELEASE_SECRET_TYPE = 'helm.sh/release.v1';
+/** Revisions the expert pod keeps (every revision Helm keeps of every release: 10 per release by default). */
+export const MAX_REVISIONS = 20_000;
 /** A decoded record larger than this is refused (a release with a huge manifest is still listed from its labels). */
 const MAX_RECORD_BYTES = 32 * 1024 * 1024;
 
@@ -66,6 +68,8 @@ export function releaseInformer(transport: KubeTransport, log: Logger): Informer
     resource: 'helm release secrets',
     path: '/api/v1/secrets',
     labelSelector: 'owner=helm',
+    // Bounded like every cache of objects nobody counts: past it the list says it is cut.
+    maxObjects: MAX_REVISIONS,
     transport,
     log,
     slim: (raw) => {

@@ -58,7 +58,7 @@ export async function startExpert(options: ExpertOptions): Promise<RunningExpert
     await next();
   });
 
-  app.get('/releases', (c) => c.json({ revisions: [...releases.values()], synced: releases.status().synced } satisfies WireReleases));
+  app.get('/releases', (c) => c.json({ revisions: [...releases.values()], synced: releases.status().synced, truncated: releases.truncated() } satisfies WireReleases));
 
   app.get('/releases/:namespace/:name/values', async (c) => {
     const namespace = v.safeParse(NamespaceName, c.req.param('namespace'));

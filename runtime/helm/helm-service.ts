@@ -64,7 +64,7 @@ export function helmRuntime(options: { hop: ExpertHop | null; outbound: Outbound
     if (hop === null) return { ok: false, reason: NOT_PROVISIONED.message, notInstalled: true };
     try {
       const wire = await hop.releases();
-      return { ok: true, releases: groupReleases(wire.revisions.map(revisionOf)) };
+      return { ok: true, releases: groupReleases(wire.revisions.map(revisionOf)), truncated: wire.truncated };
     } catch (err) {
       return { ok: false, reason: hopError(err).message, notInstalled: false };
     }

@@ -67,7 +67,7 @@ const STATUS: ScannerReportStatus = { vulnerabilityreports: 'read', configauditr
 
 /** The whole cluster as the runtime's services hand it out: `state` swaps a source for a new object. */
 const revision = (namespace: string, name: string): HelmRevision => ({ name, namespace, revision: 1, status: 'deployed', chart: 'c', chartVersion: '1.0.0', appVersion: '1', updated: null, description: '' });
-const HELM: HelmListAnswer = { ok: true, releases: groupReleases([revision('shop', 'web'), revision('blog', 'db'), revision('kube-system', 'dns')]) };
+const HELM: HelmListAnswer = { ok: true, releases: groupReleases([revision('shop', 'web'), revision('blog', 'db'), revision('kube-system', 'dns')]), truncated: false };
 
 function whole(state: { diagnosis: ClusterDiagnosis; evaluation: Evaluation; vulns: VulnFinding[]; helm?: HelmListAnswer }): WholeCluster {
   return {

@@ -4565,6 +4565,7 @@ export interface operations {
                                 };
                             } | null;
                         }[];
+                        truncated: boolean;
                     };
                 };
             };

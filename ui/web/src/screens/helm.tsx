@@ -71,18 +71,21 @@ export function HelmScreen() {
       ) : null}
       <HelmQueryView query={list} what="Helm releases" admin={admin}>
         {(data) => (
-          <SortableTable
-            rows={data.releases}
-            columns={RELEASE_COLUMNS}
-            rowKey={(r) => `${r.namespace}/${r.name}`}
-            caption={`${data.releases.length} ${data.releases.length === 1 ? 'release' : 'releases'}${namespace === '' ? '' : ` in ${namespace}`}`}
-            accessibleName="Helm releases"
-            searchLabel="Search releases"
-            empty={namespace === '' ? 'No Helm release in the namespaces you may see.' : `No Helm release in ${namespace}.`}
-            rowAttributes={(r) => ({ 'data-release': `${r.namespace}/${r.name}`, 'data-status': r.status })}
-            // A stuck release's diagnosis and its way out span the row's width, under it.
-            rowDetail={(r) => (r.stuck !== null ? <StuckRecovery release={r} admin={admin} /> : null)}
-          />
+          <>
+            {data.truncated ? <p className="state degraded">The expert pod keeps at most 20,000 release revisions: some releases are missing from this list.</p> : null}
+            <SortableTable
+              rows={data.releases}
+              columns={RELEASE_COLUMNS}
+              rowKey={(r) => `${r.namespace}/${r.name}`}
+              caption={`${data.releases.length} ${data.releases.length === 1 ? 'release' : 'releases'}${namespace === '' ? '' : ` in ${namespace}`}`}
+              accessibleName="Helm releases"
+              searchLabel="Search releases"
+              empty={namespace === '' ? 'No Helm release in the namespaces you may see.' : `No Helm release in ${namespace}.`}
+              rowAttributes={(r) => ({ 'data-release': `${r.namespace}/${r.name}`, 'data-status': r.status })}
+              // A stuck release's diagnosis and its way out span the row's width, under it.
+              rowDetail={(r) => (r.stuck !== null ? <StuckRecovery release={r} admin={admin} /> : null)}
+            />
+          </>
         )}
       </HelmQueryView>
     </>
