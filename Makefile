@@ -50,7 +50,8 @@ registry:
 test: check
 	npm test
 
-# The capstan-agent and capstan-ui images, built without a Docker daemon (docs/images.md):
-# OCI layouts and CycloneDX SBOMs in build/images/. About 13 s on a warm cache, 30 s cold.
+# The capstan-agent, capstan-ui, capstan-expert (helm) and capstan-terminal (bash, kubectl,
+# helm) images, built without a Docker daemon (docs/images.md): OCI layouts and CycloneDX SBOMs
+# in build/images/. About 24 s on a warm cache.
 images: deps
 	@node --import tsx scripts/build-images.ts

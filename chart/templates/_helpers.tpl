@@ -50,6 +50,21 @@ the agent's image, whose digest the expert image does not share.
 {{- printf "%s:%s" .Values.expertMode.image (.Values.expertMode.tag | default .Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 
+{{/*
+The terminal sidecar's image: terminal.image.repository (default capstan-terminal, the agent's
+image plus bash, coreutils, kubectl and helm) at terminal.image.digest when set, else
+terminal.image.tag, else image.tag, else the chart's appVersion, as the expert image is tagged.
+image.digest pins the agent's image only.
+*/}}
+{{- define "capstan.terminalImage" -}}
+{{- $image := .Values.terminal.image -}}
+{{- if $image.digest -}}
+{{- printf "%s@%s" $image.repository $image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $image.repository ($image.tag | default .Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* true when the agent holds a ReadWriteOnce(-Pod) volume that a second pod cannot attach. */}}
 {{- define "capstan.holdsExclusiveVolume" -}}
 {{- if and .Values.persistence.enabled (ne .Values.persistence.accessMode "ReadWriteMany") -}}true{{- end -}}

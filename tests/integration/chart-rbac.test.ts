@@ -85,6 +85,7 @@ describe('RBAC', () => {
 describe('the terminal sidecar (terminal.enabled; docs/terminal.md)', () => {
   interface Container {
     name: string;
+    image?: string;
     command?: string[];
     env?: { name: string; value?: string; valueFrom?: object }[];
     envFrom?: object[];
@@ -126,6 +127,18 @@ describe('the terminal sidecar (terminal.enabled; docs/terminal.md)', () => {
     assert.equal(agentEnv.CAPSTAN_TERMINAL_URL, 'ws://127.0.0.1:7682');
     assert.equal(agentEnv.CAPSTAN_TERMINAL_SERVICE_ACCOUNT, `${NAMESPACE}/capstan-terminal`);
     assert.equal((await render({ terminal: { enabled: true, readOnlyRootFilesystem: false } })).length > 0, true);
+  });
+
+  it('runs capstan-terminal at terminal.image.tag, then image.tag, then appVersion, or at its own digest; never the agent\'s digest', async () => {
+    const version = ((await render({})).find((o) => o.kind === 'Deployment')?.metadata.labels ?? {})['app.kubernetes.io/version'];
+    assert.ok(version);
+    const image = async (terminalImage: Values, values: Values = {}) => podOf(await render({ ...values, terminal: { enabled: true, image: terminalImage } })).containers.find((c) => c.name === 'terminal')?.image;
+    assert.equal(await image({}), `capstan-terminal:${version}`, 'the image make images builds (bash, kubectl, helm), by default');
+    assert.equal(await image({}, { image: { tag: '1.2.3' } }), 'capstan-terminal:1.2.3');
+    assert.equal(await image({ tag: '2.0.0' }, { image: { tag: '1.2.3' } }), 'capstan-terminal:2.0.0');
+    const digest = `sha256:${'c'.repeat(64)}`;
+    assert.equal(await image({}, { image: { digest } }), `capstan-terminal:${version}`, 'image.digest pins the agent\'s image only');
+    assert.equal(await image({ repository: 'registry.example.com/capstan-terminal', digest }), `registry.example.com/capstan-terminal@${digest}`);
   });
 
   it('the agent may mint tokens for the terminal account only; the account reads, never writes', async () => {

@@ -3,18 +3,23 @@
 // temporary root filesystem, and run there with chroot as the image's own non-root user, the
 // way a runtime would run it, minus the namespaces. The agent then serves the suite's control
 // plane from inside its image and the dashboard image proxies to it; the expert image (the
-// agent's layers plus helm) runs helm and starts `capstan expert` the same way. chroot needs
-// root (we are root here and in CI); elsewhere the file is skipped, saying why.
+// agent's layers plus helm) runs helm and starts `capstan expert` the same way; the terminal
+// image (those and kubectl and a shell) runs bash, kubectl and helm, and its entrypoint serves
+// a real shell session in a PTY. chroot needs root (we are root here and in CI); elsewhere the
+// file is skipped, saying why.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildImages, IMAGE_DATA_DIR, IMAGES, imageLayout, imageSbom, NODE_VERSION, NONROOT, type ImageSpec } from '../../scripts/build-images.ts';
+import WebSocket from 'ws';
+import { buildImages, IMAGE_DATA_DIR, IMAGES, imageLayout, imageSbom, imageUser, NODE_VERSION, NONROOT, SHELL_DEBS, TERMINAL_USER, type ImageSpec } from '../../scripts/build-images.ts';
 import { HELM_VERSION } from '../../scripts/image-helm.ts';
+import { KUBECTL_VERSION } from '../../scripts/image-kubectl.ts';
 import { CAPSTAN_VERSION } from '../../runtime/version.ts';
+import { TERMINAL_KEY_HEADER } from '../../runtime/terminal/sidecar.ts';
 import { k, waitFor } from '../support/cluster.ts';
 
 interface ImageConfig {
@@ -132,6 +137,31 @@ function startInImage(image: Unpacked, command: string[], ready: RegExp, env: Re
   });
 }
 
+/** Mount points at or under `dir` (the terminal test mounts a devpts in its image's /dev/pts). */
+function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '').filter((m) => m === dir || m.startsWith(`${dir}/`));
+}
+
+/**
+ * What a container runtime gives /dev, minus what the shell does not use: null, zero, the
+ * random devices, tty, and a private devpts with ptmx (the sidecar's PTYs). Device nodes in
+ * the unpacked tree (rmSync removes them with it), never a bind mount of the host's /dev.
+ */
+function provideDev(rootfs: string): () => void {
+  const dev = join(rootfs, 'dev');
+  mkdirSync(join(dev, 'pts'), { recursive: true });
+  for (const [name, major, minor] of [['null', 1, 3], ['zero', 1, 5], ['random', 1, 8], ['urandom', 1, 9], ['tty', 5, 0]] as const) {
+    const made = spawnSync('mknod', ['-m', '0666', join(dev, name), 'c', String(major), String(minor)], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+  }
+  const mounted = spawnSync('mount', ['-t', 'devpts', '-o', 'newinstance,ptmxmode=0666,mode=0620', 'devpts', join(dev, 'pts')], { encoding: 'utf8' });
+  assert.equal(mounted.status, 0, mounted.stderr);
+  symlinkSync('pts/ptmx', join(dev, 'ptmx'));
+  return () => {
+    for (const m of mountsUnder(dev).reverse()) spawnSync('umount', [m]);
+  };
+}
+
 function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -160,7 +190,11 @@ describe('container images', { skip }, () => {
   after(() => {
     if (sourceBefore === undefined) delete process.env.CAPSTAN_IMAGE_SOURCE;
     else process.env.CAPSTAN_IMAGE_SOURCE = sourceBefore;
-    for (const image of images.values()) rmSync(image.rootfs, { recursive: true, force: true });
+    for (const image of images.values()) {
+      // Never remove a tree something is still mounted in.
+      for (const m of mountsUnder(image.rootfs).reverse()) spawnSync('umount', ['-l', m]);
+      if (mountsUnder(image.rootfs).length === 0) rmSync(image.rootfs, { recursive: true, force: true });
+    }
   });
 
   const image = (spec: ImageSpec): Unpacked => {
@@ -169,9 +203,9 @@ describe('container images', { skip }, () => {
     return found;
   };
 
-  it('builds the three images', () => {
+  it('builds the four images', () => {
     process.stderr.write(`# images built in ${buildSeconds.toFixed(1)}s\n`);
-    assert.deepEqual([...images.keys()].sort(), ['capstan-agent', 'capstan-expert', 'capstan-ui']);
+    assert.deepEqual([...images.keys()].sort(), ['capstan-agent', 'capstan-expert', 'capstan-terminal', 'capstan-ui']);
   });
 
   for (const spec of IMAGES) {
@@ -183,20 +217,26 @@ describe('container images', { skip }, () => {
         const node = inImage(image(spec), ['/usr/local/bin/node', '--version']);
         assert.equal(node.stdout, `v${NODE_VERSION}\n`, 'the Node the repository runs');
         const id = inImage(image(spec), ['/usr/local/bin/node', '-p', 'const u = require("node:os").userInfo(); `${process.getuid()}:${process.getgid()} ${u.username} ${u.homedir}`']);
-        assert.equal(id.stdout, `${NONROOT.uid}:${NONROOT.gid} ${NONROOT.name} /home/${NONROOT.name}\n`, id.stderr);
+        const user = imageUser(spec);
+        assert.equal(id.stdout, `${user.uid}:${user.gid} ${user.name} ${user.home}\n`, id.stderr);
+        if (spec.shell) assert.deepEqual(user, TERMINAL_USER, 'the terminal\'s own user, not the agent\'s');
+        else assert.equal(user.uid, NONROOT.uid);
       });
 
       it('has a config that runs capstan as a numeric non-root user, with its port, env and labels', () => {
         const { architecture, os, config } = image(spec).config;
         assert.equal(`${os}/${architecture}`, 'linux/amd64');
-        assert.equal(config.User, `${NONROOT.uid}:${NONROOT.gid}`);
+        assert.equal(config.User, `${imageUser(spec).uid}:${imageUser(spec).gid}`);
         assert.match(config.User ?? '', /^[1-9]\d*:\d+$/, 'numeric, so runAsNonRoot can check it');
         assert.deepEqual(config.Entrypoint, ['/usr/local/bin/node', '/app/bin/capstan.js', spec.command]);
         assert.equal(config.WorkingDir, '/app');
-        assert.deepEqual(Object.keys(config.ExposedPorts ?? {}), [`${spec.port}/tcp`]);
+        // The terminal sidecar listens on loopback only: nothing to expose.
+        assert.deepEqual(Object.keys(config.ExposedPorts ?? {}), spec.port === null ? [] : [`${spec.port}/tcp`]);
+        if (spec.port === null) assert.equal(spec.command, 'terminal');
         const env = imageEnv(image(spec).config);
         assert.equal(env.NODE_ENV, 'production');
-        assert.equal(env.PATH, '/usr/local/bin', 'node (and helm) found by name');
+        if (spec.shell) assert.equal(env.PATH, '/usr/local/bin:/usr/bin:/bin', 'kubectl and helm, then the shell\'s tools; the shells inherit it');
+        else assert.equal(env.PATH, '/usr/local/bin', 'node (and helm) found by name');
         if (spec.command === 'agent') assert.equal(env.CAPSTAN_DATA_DIR, IMAGE_DATA_DIR);
         const labels = config.Labels ?? {};
         assert.equal(labels['org.opencontainers.image.version'], CAPSTAN_VERSION);
@@ -205,7 +245,7 @@ describe('container images', { skip }, () => {
         assert.equal(labels['org.opencontainers.image.source'], SOURCE);
       });
 
-      it(`has no shell and no executables besides node${spec.helm ? ' and helm' : ''}`, () => {
+      if (!spec.shell) it(`has no shell and no executables besides node${spec.helm ? ' and helm' : ''}`, () => {
         const { rootfs } = image(spec);
         const paths = walk(rootfs);
         const shells = paths.filter((p) => /(^|\/)(sh|bash|dash|ash|zsh|busybox|toybox|env)$/.test(p) && !p.startsWith('app/node_modules/'));
@@ -259,6 +299,17 @@ describe('container images', { skip }, () => {
         } else {
           assert.equal(helm, undefined);
         }
+        // kubectl: in the terminal image's SBOM alone, likewise.
+        const kubectl = sbom.components.find((c) => c.name === 'kubectl');
+        if (spec.shell) {
+          assert.equal(kubectl?.version, KUBECTL_VERSION);
+          assert.equal(kubectl.purl, `pkg:golang/k8s.io/kubernetes@${KUBECTL_VERSION}`);
+          assert.deepEqual(kubectl.licenses, [{ license: { id: 'Apache-2.0' } }]);
+          assert.deepEqual(kubectl.hashes, [{ alg: 'SHA-256', content: createHash('sha256').update(readFileSync(join(rootfs, 'usr/local/bin/kubectl'))).digest('hex') }]);
+          assert.ok(sbom.dependencies?.find((d) => d.ref === subject['bom-ref'])?.dependsOn?.includes(kubectl['bom-ref'] ?? '-'), 'the image depends on kubectl');
+        } else {
+          assert.equal(kubectl, undefined);
+        }
         // A scanner can tell the distribution: trivy needs etc/debian_version, of the release os-release names.
         const release = /^VERSION_ID="?(\d+)/m.exec(readFileSync(join(rootfs, 'etc/os-release'), 'utf8'))?.[1];
         assert.ok(release, 'os-release names the Debian release');
@@ -271,6 +322,7 @@ describe('container images', { skip }, () => {
         const debs = sbom.components.filter((c) => c.purl?.startsWith('pkg:deb/debian/')).map((c) => `${c.name}@${c.version ?? ''}`).sort();
         assert.deepEqual(debs, recorded);
         for (const pkg of ['libc6', 'libstdc++6', 'libgcc-s1', 'ca-certificates']) assert.ok(debs.some((d) => d.startsWith(`${pkg}@`)), `${pkg} in the SBOM`);
+        for (const pkg of SHELL_DEBS) assert.equal(debs.some((d) => d.startsWith(`${pkg}@`)), spec.shell === true, `${pkg}: in capstan-terminal's SBOM alone`);
         for (const c of sbom.components.filter((c) => c.purl?.startsWith('pkg:deb/'))) assert.match(c.purl ?? '', /^pkg:deb\/debian\/[a-z0-9+.-]+@[^?]+\?arch=(amd64|all)&distro=debian-\d+/);
         // npm's part: the production tree, as installed in the image.
         const npm = sbom.components.filter((c) => c.purl?.startsWith('pkg:npm/') && c.name !== 'node');
@@ -320,6 +372,118 @@ describe('container images', { skip }, () => {
       assert.match(started.match[0], new RegExp(`"helm":"${HELM_VERSION.replace(/\./g, '\\.')}"`));
       const health = await fetch(`${started.match[1] ?? ''}/healthz`);
       assert.equal(health.status, 200, await health.text());
+    });
+  });
+
+  describe('capstan-terminal', () => {
+    const terminal = () => image(IMAGES.find((s) => s.name === 'capstan-terminal') ?? assert.fail('no capstan-terminal spec'));
+    const layerFiles = (digest: string) => spawnSync('tar', ['-tzf', blob(imageLayout('capstan-terminal'), digest)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }).stdout.split('\n').filter((f) => f !== '' && !f.endsWith('/'));
+    // bash -c: the image's own shell, found on the image's PATH like a session's commands.
+    const inShell = (script: string) => inImage(terminal(), ['/bin/bash', '-c', script]);
+
+    it('is the agent\'s four layers and the expert\'s helm layer, unchanged, plus one holding only kubectl and one the shell', () => {
+      const agent = images.get('capstan-agent');
+      const expert = images.get('capstan-expert');
+      assert.ok(agent && expert);
+      assert.equal(terminal().layers.length, 7);
+      assert.deepEqual(terminal().layers.slice(0, 4), agent.layers, 'the same blobs: a node pulls them once');
+      assert.equal(terminal().layers[4], expert.layers[4], 'the expert image\'s helm layer, the same blob');
+      assert.deepEqual(layerFiles(terminal().layers[5] ?? ''), ['usr/local/bin/kubectl', 'usr/local/share/doc/kubectl/LICENSE']);
+      const shellLayer = layerFiles(terminal().layers[6] ?? '');
+      assert.deepEqual(shellLayer.filter((f) => f.startsWith('usr/local/') || f.startsWith('app/') || f.startsWith(`${IMAGE_DATA_DIR.slice(1)}/`)), [], 'nothing of node, the app or the agent\'s data');
+      for (const tool of ['/usr/local/bin/kubectl', '/usr/local/bin/helm']) {
+        const st = statSync(join(terminal().rootfs, tool));
+        assert.deepEqual({ uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 }, { uid: 0, gid: 0, mode: 0o755 }, tool);
+      }
+      assert.deepEqual(readdirSync(join(terminal().rootfs, 'usr/local/bin')).sort(), ['helm', 'kubectl', 'node']);
+      assert.equal(readlinkSync(join(terminal().rootfs, 'bin/sh')), 'bash');
+      const home = statSync(join(terminal().rootfs, TERMINAL_USER.home));
+      assert.deepEqual({ uid: home.uid, mode: home.mode & 0o7777 }, { uid: TERMINAL_USER.uid, mode: 0o700 }, 'the terminal home is its user\'s');
+      assert.equal(statSync(join(terminal().rootfs, IMAGE_DATA_DIR)).mode & 0o077, 0, 'the agent\'s data dir stays closed to it');
+      // The shell's packages are recorded for scanners in status.d, like the base layer's.
+      const recorded = readdirSync(join(terminal().rootfs, 'var/lib/dpkg/status.d'));
+      for (const pkg of [...SHELL_DEBS, 'libtinfo6', 'libpcre2-8-0', 'libselinux1']) assert.ok(recorded.includes(pkg), `${pkg} recorded`);
+    });
+
+    it('runs bash as its non-root user, with the coreutils and tools a shell user expects', () => {
+      const run = inShell('echo "$BASH_VERSION"; id -u; id -un; ls /; echo "a b c" | grep b | sed s/a/x/ | awk \'{print $1}\'; cat /etc/os-release | head -n 1; env | sort | head -n 1; find /usr/local/bin -name kubectl | xargs -n1 basename; printf "one\\ntwo\\n" | sort -r | head -n 1 | tr a-z A-Z; less --version | head -n 1; sh -c "echo sh runs"');
+      assert.equal(run.status, 0, run.stderr);
+      const lines = run.stdout.split('\n');
+      assert.match(lines[0] ?? '', /^5\.\d+/, 'Debian\'s bash');
+      assert.deepEqual(lines.slice(1, 3), [String(TERMINAL_USER.uid), TERMINAL_USER.name]);
+      for (const entry of ['app', 'bin', 'etc', 'home', 'tmp', 'usr']) assert.ok(lines.includes(entry), `ls / lists ${entry}:\n${run.stdout}`);
+      for (const line of ['x', 'kubectl', 'TWO', 'sh runs']) assert.ok(lines.includes(line), `${line}:\n${run.stdout}`);
+      assert.ok(lines.some((l) => l.startsWith('PRETTY_NAME="Capstan (')), 'cat, head and the pipe');
+      assert.ok(lines.some((l) => /^less \d+/.test(l)), 'less');
+    });
+
+    it('runs `kubectl version --client` and `helm version --short` from its PATH: the versions the build took', () => {
+      const versions = inShell('kubectl version --client; helm version --short');
+      assert.equal(versions.status, 0, versions.stderr);
+      assert.match(versions.stdout, new RegExp(`^Client Version: ${KUBECTL_VERSION.replace(/\./g, '\\.')}$`, 'm'));
+      assert.match(versions.stdout, new RegExp(`^${HELM_VERSION.replace(/\./g, '\\.')}$`, 'm'));
+    });
+
+    it('resolves every library of every program and library of its shell with the image\'s own loader', () => {
+      const { rootfs } = terminal();
+      const elf = (rel: string) => {
+        const st = lstatSync(join(rootfs, rel));
+        return st.isFile() && st.size > 4 && readFileSync(join(rootfs, rel)).subarray(0, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+      };
+      const objects = layerFiles(terminal().layers[6] ?? '').filter(elf);
+      for (const tool of ['bin/bash', 'bin/ls', 'bin/grep', 'bin/sed', 'usr/bin/env', 'usr/bin/id', 'usr/bin/find', 'usr/bin/mawk', 'usr/bin/less']) assert.ok(objects.includes(tool), `${tool} in the shell layer`);
+      const listed = inShell(`for f in ${objects.map((o) => `/${o}`).join(' ')}; do echo "== $f"; /lib64/ld-linux-x86-64.so.2 --list "$f" || echo "FAILED $f"; done`);
+      assert.equal(listed.status, 0, listed.stderr);
+      assert.doesNotMatch(listed.stdout, /not found|FAILED/);
+      assert.equal(listed.stdout.split('\n').filter((l) => l.startsWith('== ')).length, objects.length);
+      // kubectl and helm need none: statically linked (CGO_ENABLED=0).
+      for (const tool of ['/usr/local/bin/kubectl', '/usr/local/bin/helm']) assert.doesNotMatch(inShell(`/lib64/ld-linux-x86-64.so.2 --list ${tool} 2>&1 || true`).stdout, /=>/, tool);
+    });
+
+    it('starts `capstan terminal` from its entrypoint, and a session through it gets a prompt, runs kubectl against the suite\'s control plane and exits', async (t) => {
+      const { rootfs } = terminal();
+      const releaseDev = provideDev(rootfs);
+      t.after(releaseDev);
+      // The key the agent would write into the shared volume, readable by the sidecar's user.
+      const key = randomBytes(32).toString('hex');
+      writeFileSync(join(rootfs, 'tmp/terminal-key'), key, { mode: 0o400 });
+      chownSync(join(rootfs, 'tmp/terminal-key'), TERMINAL_USER.uid, TERMINAL_USER.gid);
+      // As the chart runs it (docs/terminal.md, "Running it"), its home the image's.
+      const started = await startInImage(terminal(), terminal().config.config.Entrypoint ?? [], /"message":"terminal sidecar listening".*?"url":"(ws:\/\/127\.0\.0\.1:\d+)".*?"home":"([^"]+)"/, {
+        CAPSTAN_TERMINAL_KEY_FILE: '/tmp/terminal-key',
+        CAPSTAN_TERMINAL_LISTEN: '127.0.0.1:0',
+      });
+      t.after(() => stop(started.child));
+      assert.equal(started.match[2], TERMINAL_USER.home, 'the default terminal home is the image user\'s');
+
+      const ws = new WebSocket(started.match[1] ?? '', { headers: { [TERMINAL_KEY_HEADER]: key } });
+      t.after(() => ws.close());
+      let output = '';
+      const commands: string[] = [];
+      let exited: { code: number | null; reason: string } | undefined;
+      ws.on('message', (raw: Buffer) => {
+        const event = JSON.parse(raw.toString()) as { type: string; data?: string; command?: string; code?: number | null; reason?: string };
+        if (event.type === 'output') output += event.data ?? '';
+        else if (event.type === 'command') commands.push(event.command ?? '');
+        else if (event.type === 'exit') exited = { code: event.code ?? null, reason: event.reason ?? '' };
+      });
+      await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+      const kubeconfig = await k(['config', 'view', '--raw', '--flatten', '--minify']);
+      ws.send(JSON.stringify({ type: 'open', session: randomBytes(12).toString('hex'), user: 'alice', userId: 7, namespace: 'default', cols: 120, rows: 40, kubeconfig }));
+      const seen = async (what: string, test: () => boolean) => {
+        try {
+          await waitFor(what, () => Promise.resolve(test()), 30_000, 100);
+        } catch (err) {
+          throw new Error(`${err instanceof Error ? err.message : String(err)}; the session printed ${JSON.stringify(output.slice(-2000))}`);
+        }
+      };
+      await seen('the prompt', () => output.includes('alice@capstan:~$ '));
+      ws.send(JSON.stringify({ type: 'input', data: 'kubectl get namespace default -o name; echo "path=$PATH"; id -un; ls /\r' }));
+      await seen('kubectl\'s answer and the shell\'s', () => output.includes('namespace/default') && output.includes('path=/usr/local/bin:/usr/bin:/bin') && /\r?\nterminal\r?\n/.test(output));
+      await seen('the command on record', () => commands.some((c) => c.startsWith('kubectl get namespace default -o name')));
+      ws.send(JSON.stringify({ type: 'input', data: 'exit 0\r' }));
+      await seen('the session\'s end', () => exited !== undefined);
+      assert.deepEqual(exited, { code: 0, reason: 'exited' });
     });
   });
 
