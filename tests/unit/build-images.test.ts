@@ -1,8 +1,9 @@
-// The pure parts of `make images` (scripts/build-images.ts); the images themselves are proven
-// by tests/integration/images.test.ts.
+// The pure parts of `make images` (scripts/build-images.ts and scripts/images/); the images
+// themselves are proven by tests/integration/images.test.ts.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { lddLibraries, sourceUrl } from '../../scripts/build-images.ts';
+import { lddLibraries } from '../../scripts/images/libraries.ts';
+import { sourceUrl } from '../../scripts/images/repository.ts';
 
 it('reads the libraries and the loader from ldd output, and refuses a missing one', () => {
   const output = [

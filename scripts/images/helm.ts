@@ -1,15 +1,14 @@
-// The helm layer of the capstan-expert image (scripts/build-images.ts, docs/images.md): the helm
-// scripts/build-control-plane.sh builds from the Go module proxy, at /usr/local/bin/helm (0755,
-// root's) with its license, and the SBOM component that names it.
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+// The helm layer of the capstan-expert and capstan-terminal images (scripts/build-images.ts,
+// docs/images.md): the helm scripts/build-control-plane.sh builds from the Go module proxy, at
+// /usr/local/bin/helm (0755, root's) with its license, and the SBOM component that names it.
 import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CycloneDxComponent } from './build-images.ts';
+import { run, sha256File } from './run.ts';
+import type { CycloneDxComponent } from './sbom.ts';
 
-const CONTROL_PLANE_SCRIPT = fileURLToPath(new URL('build-control-plane.sh', import.meta.url));
+const CONTROL_PLANE_SCRIPT = fileURLToPath(new URL('../build-control-plane.sh', import.meta.url));
 const MODULE = 'helm.sh/helm/v3';
 
 /** The helm version scripts/build-control-plane.sh builds (its HELM_VERSION), e.g. v3.19.5. */
@@ -28,23 +27,17 @@ export interface HelmBinary {
   moduleSum: string;
 }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
-  const result = spawnSync(cmd, args, { encoding: 'utf8', cwd: tmpdir(), env, maxBuffer: 16 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${result.status ?? result.signal ?? '?'}): ${result.stderr}${result.error?.message ?? ''}`);
-  return result.stdout;
-}
-
 /**
  * `binDir`'s helm (ensureControlPlaneBinaries()), checked to be HELM_VERSION so the SBOM cannot
  * name another; its LICENSE from the module the build compiled (already in Go's module cache).
  */
 export function ensureHelm(binDir: string): HelmBinary {
   const binary = join(binDir, 'helm');
-  const [version, goVersion] = run(binary, ['version', '--template', '{{.Version}} {{.GoVersion}}'], { PATH: '', HOME: tmpdir() }).trim().split(' ');
+  const [version, goVersion] = run(binary, ['version', '--template', '{{.Version}} {{.GoVersion}}'], { cwd: tmpdir(), env: { PATH: '', HOME: tmpdir() } }).trim().split(' ');
   if (version !== HELM_VERSION) throw new Error(`${binary} is helm ${version ?? '?'}, not the ${HELM_VERSION} scripts/build-control-plane.sh builds`);
-  const module = JSON.parse(run('go', ['mod', 'download', '-json', `${MODULE}@${HELM_VERSION}`], { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' })) as { Dir?: string; Sum?: string };
+  const module = JSON.parse(run('go', ['mod', 'download', '-json', `${MODULE}@${HELM_VERSION}`], { cwd: tmpdir(), env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' } })) as { Dir?: string; Sum?: string };
   if (!module.Dir || !module.Sum) throw new Error(`go mod download ${MODULE}@${HELM_VERSION} named no directory`);
-  return { binary, license: join(module.Dir, 'LICENSE'), sha256: createHash('sha256').update(readFileSync(binary)).digest('hex'), goVersion: goVersion ?? '', moduleSum: module.Sum };
+  return { binary, license: join(module.Dir, 'LICENSE'), sha256: sha256File(binary), goVersion: goVersion ?? '', moduleSum: module.Sum };
 }
 
 /** /usr/local/bin/helm (0755; the layer makes it root's) and /usr/local/share/doc/helm/LICENSE. */

@@ -1,16 +1,15 @@
 // kubectl in the capstan-terminal image (scripts/build-images.ts, docs/images.md): the kubectl
 // scripts/build-control-plane.sh builds from the Go module proxy's k8s.io/kubernetes (the
 // version the suite's control plane runs), at /usr/local/bin/kubectl (0755, root's) with its
-// license, and the SBOM component that names it. The helm beside it is scripts/image-helm.ts'.
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+// license, and the SBOM component that names it. The helm beside it is scripts/images/helm.ts'.
 import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CycloneDxComponent } from './build-images.ts';
+import { run, sha256File } from './run.ts';
+import type { CycloneDxComponent } from './sbom.ts';
 
-const CONTROL_PLANE_SCRIPT = fileURLToPath(new URL('build-control-plane.sh', import.meta.url));
+const CONTROL_PLANE_SCRIPT = fileURLToPath(new URL('../build-control-plane.sh', import.meta.url));
 const MODULE = 'k8s.io/kubernetes';
 
 /** The Kubernetes version scripts/build-control-plane.sh builds (its K8S_VERSION), kubectl's too, e.g. v1.34.4. */
@@ -29,23 +28,17 @@ export interface KubectlBinary {
   moduleSum: string;
 }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
-  const result = spawnSync(cmd, args, { encoding: 'utf8', cwd: tmpdir(), env, maxBuffer: 16 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${result.status ?? result.signal ?? '?'}): ${result.stderr}${result.error?.message ?? ''}`);
-  return result.stdout;
-}
-
 /**
  * `binDir`'s kubectl (ensureControlPlaneBinaries()), checked to be KUBECTL_VERSION so the SBOM
  * cannot name another; its LICENSE from the module the build compiled (already in Go's module cache).
  */
 export function ensureKubectl(binDir: string): KubectlBinary {
   const binary = join(binDir, 'kubectl');
-  const client = (JSON.parse(run(binary, ['version', '--client', '-o', 'json'], { PATH: '', HOME: tmpdir() })) as { clientVersion?: { gitVersion?: string; goVersion?: string } }).clientVersion;
+  const client = (JSON.parse(run(binary, ['version', '--client', '-o', 'json'], { cwd: tmpdir(), env: { PATH: '', HOME: tmpdir() } })) as { clientVersion?: { gitVersion?: string; goVersion?: string } }).clientVersion;
   if (client?.gitVersion !== KUBECTL_VERSION) throw new Error(`${binary} is kubectl ${client?.gitVersion ?? '?'}, not the ${KUBECTL_VERSION} scripts/build-control-plane.sh builds`);
-  const module = JSON.parse(run('go', ['mod', 'download', '-json', `${MODULE}@${KUBECTL_VERSION}`], { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' })) as { Dir?: string; Sum?: string };
+  const module = JSON.parse(run('go', ['mod', 'download', '-json', `${MODULE}@${KUBECTL_VERSION}`], { cwd: tmpdir(), env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' } })) as { Dir?: string; Sum?: string };
   if (!module.Dir || !module.Sum) throw new Error(`go mod download ${MODULE}@${KUBECTL_VERSION} named no directory`);
-  return { binary, license: join(module.Dir, 'LICENSE'), sha256: createHash('sha256').update(readFileSync(binary)).digest('hex'), goVersion: client.goVersion ?? '', moduleSum: module.Sum };
+  return { binary, license: join(module.Dir, 'LICENSE'), sha256: sha256File(binary), goVersion: client.goVersion ?? '', moduleSum: module.Sum };
 }
 
 /** /usr/local/bin/kubectl (0755; the layer makes it root's) and /usr/local/share/doc/kubectl/LICENSE. */
