@@ -114,6 +114,8 @@ export function helmRuntime(options: { hop: ExpertHop | null; outbound: Outbound
       return { kind: 'error', reason: 'HelmFailed', detail: result.message, consequence: `Release ${release} is as Helm left it (see its history).` };
     } catch (err) {
       const message = hopError(err).message;
+      // The expert pod refused before running anything (busy with this release, or full): nothing changed.
+      if (err instanceof ExpertRefusal && (err.code === 'conflict' || err.code === 'overloaded')) return { kind: 'error', reason: 'ExpertBusy', detail: err.message, consequence: `Nothing was changed: try again when the running operation ends.` };
       if (!closed) log.warn('a helm operation ended without an answer', { release, error: message });
       return { kind: 'error', reason: 'ExpertUnreachable', detail: message, consequence: `Whether ${release} changed is unknown: check its history.` };
     }

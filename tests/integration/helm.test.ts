@@ -260,9 +260,14 @@ describe('Helm through the expert pod', () => {
     assert.deepEqual([recovered?.status, recovered?.stuck], ['deployed', null]);
   });
 
-  it('an operation past its timeout is a failed Task, never a finished one', async () => {
+  it('an operation past its timeout is a failed Task, never a finished one; a second one meanwhile is refused, changing nothing', async () => {
     // A LoadBalancer Service KWOK never gives an address: --wait waits until the timeout.
     const install = await call('POST', '/helm/releases', { namespace: NS, name: 'slow', chart: chart('0.1.0'), values: { loadBalancer: true }, wait: true, timeout_secs: 10 });
+    // While it waits, a second operation on the same release is refused by the expert pod before anything runs.
+    const second = await call('POST', `/helm/releases/${NS}/slow/upgrade`, { chart: chart('0.2.0') });
+    const busy = await ended(second.body.task_id as string);
+    assert.deepEqual([busy.state, busy.reason], ['failed', 'ExpertBusy'], busy.detail);
+    assert.match(busy.detail, /another operation on it-helm\/slow is running/);
     const failed = await ended(install.body.task_id as string);
     assert.deepEqual([failed.state, failed.reason], ['failed', 'DeadlineExceeded']);
   });
