@@ -61,6 +61,11 @@ describe('the Helm screen in Chromium', () => {
     await page.getByRole('switch', { name: 'Expert mode' }).click();
     await state.getByText('Expert mode is on.', { exact: false }).waitFor();
     assert.equal(await page.getByRole('switch', { name: 'Expert mode' }).isChecked(), true);
+    // A saved config for the chart repository, to install from below (its password would be sealed; this one has none).
+    await page.getByLabel('Name', { exact: true }).fill('Local charts');
+    await page.getByLabel('URL', { exact: true }).fill(repo.url);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('table', { name: 'Saved Helm configs' }).getByRole('rowheader', { name: 'Local charts' }).waitFor();
     await assertAccessible(page, 'admin expert mode');
     await screenshot(page, 'admin-expert-mode');
 
@@ -70,7 +75,8 @@ describe('the Helm screen in Chromium', () => {
     await page.getByRole('heading', { name: 'Install a chart', level: 1 }).waitFor();
     await page.getByLabel('Namespace').selectOption(NS);
     await page.getByLabel('Release name').fill('hello');
-    await page.getByLabel('Repository URL').fill(repo.url);
+    await page.getByLabel('Where the chart comes from').selectOption('saved');
+    await page.getByLabel(/^Saved config/).selectOption({ label: `Local charts (${repo.url})` });
     await page.getByLabel('Chart name').fill('hello');
     await page.getByLabel('Version (optional)').fill('0.1.0');
     const values = page.getByLabel('Values (a JSON object)');

@@ -8,6 +8,7 @@ import { deleteOAuthClient, oauthClients, type OAuthClient } from '../api/querie
 import { securitySettings, updateSecuritySettings } from '../api/queries/settings';
 import { createUser, updateUser, users, type Role, type User, type UserChange, seats, type Seats } from '../api/queries/users';
 import { ExpertModeSwitch } from '../components/expert-mode-switch';
+import { HelmConfigs } from '../components/helm-configs';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { ActionError, failureOf, QueryView, type Failure } from '../components/states';
 import { Time } from '../components/time';
@@ -288,12 +289,16 @@ export function AdminAccess() {
   );
 }
 
-/** Admin → Expert mode (docs/expert-mode.md): the switch Helm's routes close with. */
+/** Admin → Expert mode (docs/expert-mode.md): the switch Helm's routes close with, and the saved Helm configs. */
 export function AdminExpertMode() {
   return (
     <>
       <h1>Expert mode</h1>
       <ExpertModeSwitch />
+      <section aria-labelledby="helm-configs">
+        <h2 id="helm-configs">Helm configs</h2>
+        <HelmConfigs />
+      </section>
     </>
   );
 }

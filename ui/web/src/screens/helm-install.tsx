@@ -7,6 +7,7 @@ import { ApiError } from '../api/client';
 import { namespaces as namespaceList } from '../api/queries/cluster';
 import {
   diffRelease,
+  helmConfigs,
   installRelease,
   releaseHref,
   upgradeRelease,
@@ -23,10 +24,17 @@ import { ExpertRefusal, expertRefusal, TaskStarted } from '../components/helm-pa
 // ---------------------------------------------------------------------------------------------
 // Install and upgrade: one form, previewed (the dry run's diff) before it may be sent.
 
+/** Where the chart comes from: a repository URL, an OCI registry, or a saved config (Admin → Expert mode). */
+type SourceKind = 'repository' | 'oci' | 'saved';
+
 interface Draft {
   namespace: string;
   name: string;
+  source: SourceKind;
   repoUrl: string;
+  ociUrl: string;
+  plainHttp: boolean;
+  configId: string;
   chart: string;
   version: string;
   values: string;
@@ -34,7 +42,7 @@ interface Draft {
   timeout: string;
 }
 
-export const EMPTY_DRAFT: Draft = { namespace: '', name: '', repoUrl: '', chart: '', version: '', values: '{}', wait: false, timeout: '300' };
+export const EMPTY_DRAFT: Draft = { namespace: '', name: '', source: 'repository', repoUrl: '', ociUrl: '', plainHttp: false, configId: '', chart: '', version: '', values: '{}', wait: false, timeout: '300' };
 
 /** The values text as the agent takes them (a JSON object), or why it is not one. */
 function parseValues(text: string): { ok: true; values: Record<string, unknown> } | { ok: false; problem: string } {
@@ -54,11 +62,14 @@ function parseValues(text: string): { ok: true; values: Record<string, unknown> 
   return { ok: true, values: parsed as Record<string, unknown> };
 }
 
-function requestOf(d: Draft): { ok: true; request: HelmInstall } | { ok: false; problem: string } {
+function requestOf(d: Draft): { ok: true; request: HelmInstall } | { ok: false; problem: string; field: 'values' | 'source' } {
   const values = parseValues(d.values);
-  if (!values.ok) return values;
+  if (!values.ok) return { ...values, field: 'values' };
   const version = d.version.trim();
-  const chart: ChartSource = { repo_url: d.repoUrl.trim(), name: d.chart.trim(), ...(version === '' ? {} : { version }) };
+  const where: Pick<ChartSource, 'repo_url' | 'oci_url' | 'config_id' | 'plain_http'> =
+    d.source === 'oci' ? { oci_url: d.ociUrl.trim(), plain_http: d.plainHttp } : d.source === 'saved' ? { config_id: Number(d.configId) } : { repo_url: d.repoUrl.trim() };
+  if (d.source === 'saved' && d.configId === '') return { ok: false, problem: 'Choose a saved config.', field: 'source' };
+  const chart: ChartSource = { ...where, name: d.chart.trim(), ...(version === '' ? {} : { version }) };
   const timeout = d.timeout.trim();
   return { ok: true, request: { namespace: d.namespace, name: d.name.trim(), chart, values: values.values, wait: d.wait, ...(timeout === '' ? {} : { timeout_secs: Number(timeout) }) } };
 }
@@ -110,7 +121,9 @@ export function ChartForm({ mode, initial }: { mode: 'install' | 'upgrade'; init
   const refusal = expertRefusal(error);
   const p = `helm-${mode}`;
   const verb = mode === 'install' ? 'Install' : 'Upgrade';
-  const fields = mode === 'install' ? ['namespace', 'name', 'chart.repo_url', 'chart.name', 'chart.version', 'values', 'timeout_secs'] : ['chart.repo_url', 'chart.name', 'chart.version', 'values', 'timeout_secs'];
+  const sourceFields = ['chart.repo_url', 'chart.oci_url', 'chart.config_id', 'chart.name', 'chart.version', 'values', 'timeout_secs'];
+  const fields = mode === 'install' ? ['namespace', 'name', ...sourceFields] : sourceFields;
+  const saved = useQuery({ ...helmConfigs(), enabled: draft.source === 'saved' });
 
   const preview = () => {
     if (!parsed.ok) return;
@@ -155,13 +168,60 @@ export function ChartForm({ mode, initial }: { mode: 'install' | 'upgrade'; init
         </>
       ) : null}
       <Field
-        id={`${p}-repo`}
-        label="Repository URL"
-        field="chart.repo_url"
+        id={`${p}-source`}
+        label="Where the chart comes from"
+        field="chart"
         error={error}
-        hint={<span className="hint">A chart repository: its index.yaml lists the chart.</span>}
-        input={(a11y) => <input {...a11y} type="url" required placeholder="https://charts.example.com" value={draft.repoUrl} onChange={(e) => set({ repoUrl: e.target.value })} />}
+        input={(a11y) => (
+          <select {...a11y} value={draft.source} onChange={(e) => set({ source: e.target.value as SourceKind })}>
+            <option value="repository">a chart repository</option>
+            <option value="oci">an OCI registry</option>
+            <option value="saved">a saved config (its credentials)</option>
+          </select>
+        )}
       />
+      {draft.source === 'repository' ? (
+        <Field
+          id={`${p}-repo`}
+          label="Repository URL"
+          field="chart.repo_url"
+          error={error}
+          hint={<span className="hint">A chart repository: its index.yaml lists the chart.</span>}
+          input={(a11y) => <input {...a11y} type="url" required placeholder="https://charts.example.com" value={draft.repoUrl} onChange={(e) => set({ repoUrl: e.target.value })} />}
+        />
+      ) : draft.source === 'oci' ? (
+        <>
+          <Field
+            id={`${p}-oci`}
+            label="Registry location"
+            field="chart.oci_url"
+            error={error}
+            hint={<span className="hint">oci://host/path, without the chart&apos;s name; a version is required.</span>}
+            input={(a11y) => <input {...a11y} required placeholder="oci://registry.example.com/charts" value={draft.ociUrl} onChange={(e) => set({ ociUrl: e.target.value })} />}
+          />
+          <label className="inline">
+            <input type="checkbox" checked={draft.plainHttp} onChange={(e) => set({ plainHttp: e.target.checked })} /> Plain HTTP (Helm&apos;s --plain-http)
+          </label>
+        </>
+      ) : (
+        <Field
+          id={`${p}-config`}
+          label="Saved config"
+          field="chart.config_id"
+          error={error ?? saved.error}
+          hint={<span className="hint">Saved under Admin → Expert mode; its password is used, never shown.</span>}
+          input={(a11y) => (
+            <select {...a11y} required value={draft.configId} onChange={(e) => set({ configId: e.target.value })}>
+              <option value="">choose a saved config</option>
+              {(saved.data?.configs ?? []).map((c) => (
+                <option key={c.id} value={String(c.id)}>
+                  {c.name} ({c.url})
+                </option>
+              ))}
+            </select>
+          )}
+        />
+      )}
       <Field id={`${p}-chart`} label="Chart name" field="chart.name" error={error} input={(a11y) => <input {...a11y} required value={draft.chart} onChange={(e) => set({ chart: e.target.value })} />} />
       <Field
         id={`${p}-version`}
@@ -179,12 +239,12 @@ export function ChartForm({ mode, initial }: { mode: 'install' | 'upgrade'; init
             spellCheck={false}
             className="code"
             value={draft.values}
-            aria-invalid={!parsed.ok || (error instanceof ApiError && error.body.field === 'values')}
-            aria-describedby={!parsed.ok || (error instanceof ApiError && error.body.field === 'values') ? `${p}-values-error` : undefined}
+            aria-invalid={(!parsed.ok && parsed.field === 'values') || (error instanceof ApiError && error.body.field === 'values')}
+            aria-describedby={(!parsed.ok && parsed.field === 'values') || (error instanceof ApiError && error.body.field === 'values') ? `${p}-values-error` : undefined}
             onChange={(e) => set({ values: e.target.value })}
           />
         </label>
-        {!parsed.ok ? (
+        {!parsed.ok && parsed.field === 'values' ? (
           <span id={`${p}-values-error`} role="alert" className="error">
             {parsed.problem}
           </span>

@@ -101,3 +101,22 @@ export const setExpertMode = (queryClient: QueryClient) =>
 
 /** The dashboard's address of one release. */
 export const releaseHref = ({ namespace, name }: ReleaseRef): string => `/helm/releases/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+
+export type HelmConfig = Answer<'get_helm_configs'>['configs'][number];
+export type HelmConfigInput = Body<'post_helm_configs'>;
+const configsKey = [...helmKey, 'configs'] as const;
+
+/** Saved Helm configs (an admin's session only): repositories and registries, a password shown as •••• at most. */
+export const helmConfigs = () => queryOptions({ queryKey: configsKey, queryFn: () => unwrap(api.GET('/helm/configs')) });
+
+export const createHelmConfig = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationFn: (config: HelmConfigInput) => unwrap(api.POST('/helm/configs', { body: config })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: configsKey }),
+  });
+
+export const deleteHelmConfig = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationFn: (id: number) => unwrap(api.DELETE('/helm/configs/{id}', { params: { path: { id: String(id) } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: configsKey }),
+  });
