@@ -62,6 +62,7 @@ import { noObjectReader } from './kube/object-reader.ts';
 import { noCustomResources } from './kube/custom-resources.ts';
 import { createTerminal, noTerminal, type TerminalConfig } from './terminal/agent-terminal.ts';
 import { createPodExec, noPodExec } from './terminal/pod-exec.ts';
+import { sessionRecords } from './terminal/session-records.ts';
 import { TERMINAL_MAX_PER_USER, TERMINAL_MAX_TOTAL } from './terminal/limits.ts';
 import type { KubeAccess } from './kube/client.ts';
 import { createTaskStore } from './tasks/store.ts';
@@ -229,8 +230,9 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   ];
   const helmConfigs = createHelmConfigStore(db, clock, secrets);
   const helm = helmRuntime({ hop: options.expertHop ?? null, outbound: outboundClient, configs: helmConfigs, tasks, clock, log: log.child('helm') });
-  const podExec = options.podExecAccess ? createPodExec(options.podExecAccess, db, audit, clock, log.child('pod-exec'), { maxPerUser: TERMINAL_MAX_PER_USER, maxTotal: TERMINAL_MAX_TOTAL }) : null;
-  const terminal = options.terminal ? createTerminal(options.terminal, db, audit, clock, log.child('terminal')) : null;
+  const terminalRecords = sessionRecords(db, audit, clock, log.child('terminal'));
+  const podExec = options.podExecAccess ? createPodExec(options.podExecAccess, terminalRecords, log.child('pod-exec'), { maxPerUser: TERMINAL_MAX_PER_USER, maxTotal: TERMINAL_MAX_TOTAL }) : null;
+  const terminal = options.terminal ? createTerminal(options.terminal, terminalRecords) : null;
   const services: Services = {
     cluster: options.cluster,
     auth,
@@ -254,7 +256,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     capacity: createCapacityService(options.cluster, memo),
     objects: options.objects ?? noObjectReader,
     customResources: options.customResources ?? noCustomResources,
-    terminal: terminal ?? noTerminal(db),
+    terminal: terminal ?? noTerminal(terminalRecords),
     podExec: podExec ?? noPodExec,
     tasks,
     helm: helm.service,

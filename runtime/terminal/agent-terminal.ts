@@ -7,15 +7,11 @@
 // sidecar) in the command record. docs/terminal.md.
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
-import type { Kysely } from 'kysely';
-import type { AuditService } from '../../handlers/audit/service.ts';
 import { fail, ok, type Result } from '../../handlers/result.ts';
-import type { StoredTerminalSession, TerminalEvents, TerminalHandle, TerminalOpenRequest, TerminalService } from '../../handlers/terminal/service.ts';
-import type { Clock } from '../../domain/clock.ts';
-import type { Logger } from '../log.ts';
-import type { Database } from '../store/tables.ts';
+import type { TerminalEvents, TerminalHandle, TerminalOpenRequest, TerminalService } from '../../handlers/terminal/service.ts';
 import { textOf, TERMINAL_KEY_HEADER, type SidecarEvent } from './sidecar.ts';
 import type { SessionCredentials } from './session-credentials.ts';
+import type { SessionRecords } from './session-records.ts';
 
 export interface TerminalConfig {
   /** The sidecar's WebSocket address (loopback in the pod). */
@@ -27,8 +23,6 @@ export interface TerminalConfig {
   reattachGraceSecs: number;
 }
 
-/** Spec §6: the terminal session audit and the command record are kept 180 days. */
-export const TERMINAL_RETENTION_MS = 180 * 24 * 60 * 60 * 1000;
 /** Output kept for a detached session (older output is dropped). */
 const DETACHED_OUTPUT_CHARS = 256 * 1024;
 const SIDECAR_OPEN_TIMEOUT_MS = 10_000;
@@ -48,23 +42,11 @@ export interface RunningTerminal extends TerminalService {
   stop(): void;
 }
 
-export function createTerminal(config: TerminalConfig, db: Kysely<Database>, audit: AuditService, clock: Clock, log: Logger): RunningTerminal {
+export function createTerminal(config: TerminalConfig, records: SessionRecords): RunningTerminal {
   const live = new Map<string, Live>();
 
   // Sessions an earlier run of the agent left open ended with it (their sidecar connection did).
-  void db
-    .updateTable('terminal_sessions')
-    .set({ ended_at: clock.now().getTime(), end_reason: 'agent_restarted' })
-    .where('ended_at', 'is', null)
-    .where('target', 'is', null)
-    .execute()
-    .catch((err: unknown) => log.error('could not close the sessions of an earlier run', { error: String(err) }));
-
-  const prune = async (): Promise<void> => {
-    const before = clock.now().getTime() - TERMINAL_RETENTION_MS;
-    await db.deleteFrom('terminal_commands').where('at', '<', before).execute();
-    await db.deleteFrom('terminal_sessions').where('started_at', '<', before).execute();
-  };
+  records.closeLeftOpen('sidecar');
 
   const send = (entry: Live, message: Record<string, unknown>): void => {
     if (entry.socket.readyState === WebSocket.OPEN) entry.socket.send(JSON.stringify(message));
@@ -100,12 +82,7 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
     const why = entry.endReason ?? reason;
     entry.events?.exit(code, why);
     entry.socket.close();
-    void db
-      .updateTable('terminal_sessions')
-      .set({ ended_at: clock.now().getTime(), end_reason: why })
-      .where('id', '=', entry.id)
-      .execute()
-      .catch((err: unknown) => log.error('could not record the end of a terminal session', { session: entry.id, error: String(err) }));
+    records.ended(entry.id, why);
   };
 
   const reattach = (request: TerminalOpenRequest, events: TerminalEvents): Result<TerminalHandle> => {
@@ -185,27 +162,21 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
       const entry: Live = { id, userId: request.user.id, socket, events, detachedOutput: '', grace: null, endReason: null };
       live.set(id, entry);
       socket.on('close', () => ended(entry, null, 'sidecar_gone'));
-      const now = clock.now();
+      const recorded = { id, user: request.user, namespace: request.namespace, clientIp: request.clientIp, target: null, credential: credential.describe };
       // Recorded before any of its events is handled (they wait in listen's queue).
-      await db.insertInto('terminal_sessions').values({ id, user_id: request.user.id, username: request.user.username, role: request.user.role, namespace: request.namespace, client_ip: request.clientIp, started_at: now.getTime(), ended_at: null, end_reason: null, target: null }).execute();
-      await audit.record({ actor: request.user.username, category: 'terminal', action: 'terminal_session_start', outcome: 'success', severity: 'info', detail: { terminal: id, namespace: request.namespace, role: request.user.role, credential: credential.describe } });
-      void prune().catch((err: unknown) => log.warn('terminal audit prune failed', { error: String(err) }));
+      await records.started(recorded);
       listen((event) => {
         if (event.type === 'output') {
           if (entry.events !== null) entry.events.output(event.data);
           else entry.detachedOutput = (entry.detachedOutput + event.data).slice(-DETACHED_OUTPUT_CHARS);
         } else if (event.type === 'command') {
-          void db
-            .insertInto('terminal_commands')
-            .values({ session_id: id, user_id: request.user.id, username: request.user.username, namespace: request.namespace, at: clock.now().getTime(), command: event.command })
-            .execute()
-            .catch((err: unknown) => log.error('could not record a terminal command', { session: id, error: String(err) }));
+          records.command(recorded, event.command);
         } else if (event.type === 'exit') ended(entry, event.code, event.reason);
       });
       return ok(handle(entry, false));
     },
 
-    recent: terminalAudit(db),
+    recent: (limit) => records.recent(limit),
 
     stop() {
       for (const entry of [...live.values()]) {
@@ -217,33 +188,10 @@ export function createTerminal(config: TerminalConfig, db: Kysely<Database>, aud
   };
 }
 
-/** The terminal session audit: the newest sessions (the sidecar's and pod shells) with their commands. */
-export function terminalAudit(db: Kysely<Database>): (limit: number) => Promise<StoredTerminalSession[]> {
-  return async (limit) => {
-    const sessions = await db.selectFrom('terminal_sessions').selectAll().orderBy('started_at', 'desc').limit(limit).execute();
-    const ids = sessions.map((s) => s.id);
-    const commands = ids.length === 0 ? [] : await db.selectFrom('terminal_commands').select(['session_id', 'at', 'command']).where('session_id', 'in', ids).orderBy('id').execute();
-    return sessions.map(
-      (s): StoredTerminalSession => ({
-        id: s.id,
-        target: s.target,
-        username: s.username,
-        role: s.role,
-        namespace: s.namespace,
-        clientIp: s.client_ip,
-        startedAt: new Date(s.started_at),
-        endedAt: s.ended_at === null ? null : new Date(s.ended_at),
-        endReason: s.end_reason,
-        commands: commands.filter((c) => c.session_id === s.id).map((c) => ({ at: new Date(c.at), command: c.command })),
-      }),
-    );
-  };
-}
-
 /** The terminal when the install has none (terminal sidecar not configured): its audit is still read (pod shells). */
-export function noTerminal(db: Kysely<Database>): TerminalService {
+export function noTerminal(records: SessionRecords): TerminalService {
   return {
     open: () => Promise.resolve(fail({ code: 'not_ready', message: 'this install runs no terminal sidecar (CAPSTAN_TERMINAL_URL is not set)' })),
-    recent: terminalAudit(db),
+    recent: (limit) => records.recent(limit),
   };
 }

@@ -12,18 +12,15 @@ import type { RequestOptions } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { Headers } from 'node-fetch';
 import { WebSocket, type RawData } from 'ws';
-import type { Kysely } from 'kysely';
-import type { Clock } from '../../domain/clock.ts';
 import { redactCommand } from '../../domain/terminal/command-redaction.ts';
 import { createMarkReader } from '../../domain/terminal/shell-marks.ts';
-import type { AuditService } from '../../handlers/audit/service.ts';
 import { fail, ok } from '../../handlers/result.ts';
 import type { PodExecRequest, PodExecService, TerminalEvents, TerminalHandle } from '../../handlers/terminal/service.ts';
 import type { KubeAccess } from '../kube/client.ts';
 import { WRITES_USER_AGENT } from '../kube/writes.ts';
 import type { Logger } from '../log.ts';
-import type { Database } from '../store/tables.ts';
 import { sessionRcFile } from './rc-file.ts';
+import type { SessionRecords } from './session-records.ts';
 
 const CHANNEL = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
@@ -44,15 +41,9 @@ interface Live {
   endReason: string | null;
 }
 
-export function createPodExec(kc: KubeAccess, db: Kysely<Database>, audit: AuditService, clock: Clock, log: Logger, limits: { maxPerUser: number; maxTotal: number }): PodExecService & { stop(): void } {
+export function createPodExec(kc: KubeAccess, records: SessionRecords, log: Logger, limits: { maxPerUser: number; maxTotal: number }): PodExecService & { stop(): void } {
   const live = new Map<string, Live>();
-  void db
-    .updateTable('terminal_sessions')
-    .set({ ended_at: clock.now().getTime(), end_reason: 'agent_restarted' })
-    .where('ended_at', 'is', null)
-    .where('target', 'is not', null)
-    .execute()
-    .catch((err: unknown) => log.error('could not close the pod exec sessions of an earlier run', { error: String(err) }));
+  records.closeLeftOpen('pod');
 
   const ended = (entry: Live, code: number | null, reason: string): void => {
     if (live.get(entry.id) !== entry) return;
@@ -60,12 +51,7 @@ export function createPodExec(kc: KubeAccess, db: Kysely<Database>, audit: Audit
     const why = entry.endReason ?? reason;
     entry.events.exit(code, why);
     entry.socket.close();
-    void db
-      .updateTable('terminal_sessions')
-      .set({ ended_at: clock.now().getTime(), end_reason: why })
-      .where('id', '=', entry.id)
-      .execute()
-      .catch((err: unknown) => log.error('could not record the end of a pod exec session', { session: entry.id, error: String(err) }));
+    records.ended(entry.id, why);
   };
 
   const frame = (channel: number, data: Buffer | string): Buffer => Buffer.concat([Buffer.from([channel]), typeof data === 'string' ? Buffer.from(data, 'utf8') : data]);
@@ -115,10 +101,8 @@ export function createPodExec(kc: KubeAccess, db: Kysely<Database>, audit: Audit
 
       const entry: Live = { id, userId: request.user.id, socket, events, endReason: null };
       live.set(id, entry);
-      const now = clock.now();
-      const target = `${request.namespace}/${request.pod}/${request.container}`;
-      await db.insertInto('terminal_sessions').values({ id, user_id: request.user.id, username: request.user.username, role: request.user.role, namespace: request.namespace, client_ip: request.clientIp, started_at: now.getTime(), ended_at: null, end_reason: null, target }).execute();
-      await audit.record({ actor: request.user.username, category: 'terminal', action: 'terminal_session_start', outcome: 'success', severity: 'info', detail: { terminal: id, target, namespace: request.namespace, role: request.user.role, credential: "the agent's own (pod exec)" } });
+      const recorded = { id, user: request.user, namespace: request.namespace, clientIp: request.clientIp, target: `${request.namespace}/${request.pod}/${request.container}`, credential: "the agent's own (pod exec)" };
+      await records.started(recorded);
       socket.send(frame(CHANNEL.resize, JSON.stringify({ Width: request.cols, Height: request.rows })));
 
       const marks = createMarkReader(nonce);
@@ -131,12 +115,7 @@ export function createPodExec(kc: KubeAccess, db: Kysely<Database>, audit: Audit
         if (channel === CHANNEL.stdout || channel === CHANNEL.stderr) {
           const text = decoders[channel]?.write(body) ?? '';
           for (const mark of marks(text)) {
-            if (mark.kind !== 'command') continue;
-            void db
-              .insertInto('terminal_commands')
-              .values({ session_id: id, user_id: request.user.id, username: request.user.username, namespace: request.namespace, at: clock.now().getTime(), command: redactCommand(mark.command) })
-              .execute()
-              .catch((err: unknown) => log.error('could not record a pod exec command', { session: id, error: String(err) }));
+            if (mark.kind === 'command') records.command(recorded, redactCommand(mark.command));
           }
           events.output(text);
         } else if (channel === CHANNEL.error) {

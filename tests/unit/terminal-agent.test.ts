@@ -13,6 +13,7 @@ import { systemClock } from '../../domain/clock.ts';
 import { silentLogger } from '../../runtime/log.ts';
 import { openDatabase } from '../../runtime/store/database.ts';
 import { createTerminal } from '../../runtime/terminal/agent-terminal.ts';
+import { sessionRecords } from '../../runtime/terminal/session-records.ts';
 
 const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
 server.on('connection', (ws) => {
@@ -32,10 +33,7 @@ it('delivers the output the sidecar sent while the session was being recorded, a
   const audit = { record: () => new Promise<void>((r) => setTimeout(r, 200)) } as unknown as AuditService;
   const terminal = createTerminal(
     { sidecarUrl: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`, key: 'k'.repeat(40), credentials: { kubeconfigFor: () => Promise.resolve({ ok: true, kubeconfig: 'apiVersion: v1', describe: 'test' }) }, maxPerUser: 5, maxTotal: 20, reattachGraceSecs: 5 },
-    db,
-    audit,
-    systemClock,
-    silentLogger,
+    sessionRecords(db, audit, systemClock, silentLogger),
   );
   try {
     const seen: string[] = [];
