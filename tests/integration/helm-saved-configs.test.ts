@@ -5,13 +5,15 @@
 // its log or the expert pod's.
 // test-plan: shares-cluster
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { createLogger } from '../../runtime/log.ts';
-import { k, kJson, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
+import { k, kJson, startTestAgent, testCluster } from '../support/cluster.ts';
+import { agentSession, signInAs } from '../support/agent-session.ts';
+import { filesContaining } from '../support/files.ts';
 import { provisionExpert, type ProvisionedExpert } from '../support/expert.ts';
 import { pushChart, startRegistry, type RunningRegistry } from '../support/registry.ts';
 
@@ -28,40 +30,7 @@ let agent: RunningAgent;
 let dataDir = '';
 let cookie = '';
 const agentLog: string[] = [];
-const answers: string[] = [];
-
-async function call(method: string, path: string, body?: unknown, auth: { key?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(auth.key ? { 'x-api-key': auth.key } : { cookie, origin: agent.url }) };
-  const res = await fetch(`${agent.url}/api/agent${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  answers.push(text);
-  return { status: res.status, body: JSON.parse(text) as Record<string, unknown> };
-}
-
-async function ended(id: string): Promise<{ state: string; detail: string; reason: string | null }> {
-  let last: { id: string; state: string; detail: string; reason: string | null } | undefined;
-  await waitFor(
-    `task ${id} to end`,
-    async () => {
-      last = ((await call('GET', '/tasks')).body.tasks as NonNullable<typeof last>[]).find((t) => t.id === id);
-      return last !== undefined && last.state !== 'running';
-    },
-    90_000,
-    500,
-  );
-  assert.ok(last);
-  return last;
-}
-
-function filesContaining(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) found.push(...filesContaining(path, needle));
-    else if (readFileSync(path).includes(needle)) found.push(path);
-  }
-  return found;
-}
+const { answers, call, taskEnded: ended } = agentSession(() => ({ url: agent.url, cookie }));
 
 describe('saved Helm configs and an OCI registry with a password', () => {
   let configId = 0;
@@ -78,8 +47,7 @@ describe('saved Helm configs and an OCI registry with a password', () => {
       outbound: { allowLoopback: true, kubernetesApiHosts: [] },
       log: createLogger('capstan', (line) => agentLog.push(line)),
     });
-    const res = await fetch(`${agent.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
-    cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    cookie = await signInAs(agent.url, 'admin', PASSWORD);
     assert.equal((await call('PUT', '/admin/expert-mode', { enabled: true })).status, 200);
   });
   after(async () => {

@@ -6,13 +6,15 @@
 // test-plan: shares-cluster
 import assert from 'node:assert/strict';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { auditLogPath } from '../../dev/localcluster/cluster.ts';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { k, kJson, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
+import { agentSession, signInAs } from '../support/agent-session.ts';
+import { filesContaining } from '../support/files.ts';
 import { provisionExpert, serveChartRepository, type ChartRepository, type ProvisionedExpert, type StartedExpert } from '../support/expert.ts';
 
 const SYS = 'it-helm-sys';
@@ -28,52 +30,10 @@ let agent: RunningAgent;
 let dataDir = '';
 let tokenFile = '';
 let cookie = '';
-/** Every answer body the tests saw, searched for the secret at the end. */
-const answers: string[] = [];
+/** Every answer body the tests saw is kept (`answers`), searched for the secret at the end. */
+const { answers, call, task, taskEnded: ended } = agentSession(() => ({ url: agent.url, cookie }));
 
 const helmBin = () => join(testCluster().binDir, 'helm');
-
-async function signIn(): Promise<string> {
-  const res = await fetch(`${agent.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
-  return (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-}
-
-async function call(method: string, path: string, body?: unknown, auth: { key?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(auth.key ? { 'x-api-key': auth.key } : { cookie, origin: agent.url }) };
-  const res = await fetch(`${agent.url}/api/agent${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  answers.push(text);
-  return { status: res.status, body: JSON.parse(text) as Record<string, unknown> };
-}
-
-interface TaskOut {
-  id: string;
-  kind: string;
-  actor: string;
-  state: string;
-  reason: string | null;
-  detail: string;
-}
-
-async function task(id: string): Promise<TaskOut | undefined> {
-  return ((await call('GET', '/tasks')).body.tasks as TaskOut[]).find((t) => t.id === id);
-}
-
-/** Waits for the task to leave `running`, and answers it. */
-async function ended(id: string, timeoutMs = 90_000): Promise<TaskOut> {
-  let last: TaskOut | undefined;
-  await waitFor(
-    `task ${id} to end`,
-    async () => {
-      last = await task(id);
-      return last !== undefined && last.state !== 'running';
-    },
-    timeoutMs,
-    500,
-  );
-  assert.ok(last);
-  return last;
-}
 
 interface ReleaseOut {
   name: string;
@@ -123,20 +83,9 @@ function writesTo(resource: string, name: string): AuditEntry[] {
     .filter((e) => e.objectRef?.resource === resource && e.objectRef.namespace === NS && e.objectRef.name === name && !['get', 'list', 'watch'].includes(e.verb));
 }
 
-function filesContaining(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = statSync(path);
-    if (stat.isDirectory()) found.push(...filesContaining(path, needle));
-    else if (readFileSync(path).includes(needle)) found.push(path);
-  }
-  return found;
-}
-
 async function startAgent(): Promise<void> {
   agent = await startTestAgent('helm', { dataDir, accounts: { adminPassword: PASSWORD }, expert: { url: expert.url, tokenFile }, outbound: { allowLoopback: true, kubernetesApiHosts: [] } });
-  cookie = await signIn();
+  cookie = await signInAs(agent.url, 'admin', PASSWORD);
 }
 
 describe('Helm through the expert pod', () => {

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { auditLogPath } from '../../dev/localcluster/cluster.ts';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { k, serviceAccountKubeconfig, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
+import { signInAs } from '../support/agent-session.ts';
 import { openTerminal, type TerminalClient } from '../support/terminal.ts';
 
 const NS = 'it-pod-exec';
@@ -21,11 +22,6 @@ let agent: RunningAgent;
 let unprivileged: RunningAgent;
 let cookie = '';
 const open: TerminalClient[] = [];
-
-async function signIn(a: RunningAgent, username: string, password: string): Promise<string> {
-  const res = await fetch(`${a.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
-  return (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-}
 
 const execUrl = (a: RunningAgent, container = 'app') => `${a.url.replace('http:', 'ws:')}/api/agent/terminal/ws/pods/${NS}/shell?container=${container}`;
 
@@ -65,7 +61,7 @@ spec:
     await waitFor('the pod running', async () => (await k(['get', 'pod', 'shell', '-n', NS, '-o', 'jsonpath={.status.phase}'])) === 'Running', 30_000, 500);
     agent = await startTestAgent('pod-exec', { accounts: { adminPassword: PASSWORD, viewerPassword: VIEWER_PASSWORD } });
     unprivileged = await startTestAgent('pod-exec-view', { kubeconfig: await serviceAccountKubeconfig('reader', NS), accounts: { adminPassword: PASSWORD } });
-    cookie = await signIn(agent, 'admin', PASSWORD);
+    cookie = await signInAs(agent.url, 'admin', PASSWORD);
   });
   after(async () => {
     for (const client of open) await client.close();
@@ -77,14 +73,14 @@ spec:
 
   it('refuses no session, an API key, a viewer, another site, and an agent whose RBAC has no pods/exec', async () => {
     const key = ((await (await fetch(`${agent.url}/api/agent/me/api-keys`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', origin: agent.url }, body: JSON.stringify({ name: 'ci', scopes: ['workloads:write'] }) })).json()) as { key: string }).key;
-    const viewer = await signIn(agent, 'viewer', VIEWER_PASSWORD);
+    const viewer = await signInAs(agent.url, 'viewer', VIEWER_PASSWORD);
     const refusals: [string, string, Record<string, string>, number][] = [
       ['no credential', execUrl(agent), { origin: agent.url }, 401],
       ['an API key', execUrl(agent), { 'x-api-key': key }, 403],
       ['a viewer', execUrl(agent), { cookie: viewer, origin: agent.url }, 403],
       ['another site', execUrl(agent), { cookie, origin: 'https://evil.example' }, 403],
       ['a bad container name', execUrl(agent, 'Not_A_Name'), { cookie, origin: agent.url }, 400],
-      ['the agent without pods/exec', execUrl(unprivileged), { cookie: await signIn(unprivileged, 'admin', PASSWORD), origin: unprivileged.url }, 403],
+      ['the agent without pods/exec', execUrl(unprivileged), { cookie: await signInAs(unprivileged.url, 'admin', PASSWORD), origin: unprivileged.url }, 403],
     ];
     for (const [what, url, headers, status] of refusals) {
       await assert.rejects(openTerminal(url, headers), (err: { status?: number }) => err.status === status, what);

@@ -5,12 +5,13 @@
 // test-plan: shares-cluster
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { k, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
+import { filesContaining } from '../support/files.ts';
 import { openTerminal, startSidecarProcess, type StartedSidecar, type TerminalClient } from '../support/terminal.ts';
 
 const NS = 'it-terminal';
@@ -62,18 +63,6 @@ interface SessionRow {
 async function sessions(): Promise<SessionRow[]> {
   const res = await fetch(`${agent.url}/api/agent/admin/terminal/sessions`, { headers: { cookie } });
   return ((await res.json()) as { sessions: SessionRow[] }).sessions;
-}
-
-/** Every file under `dir` whose bytes contain `needle`. */
-function filesContaining(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = statSync(path);
-    if (stat.isDirectory()) found.push(...filesContaining(path, needle));
-    else if (readFileSync(path).includes(needle)) found.push(path);
-  }
-  return found;
 }
 
 describe('the browser terminal', () => {
