@@ -24,6 +24,7 @@ import { IpGuard } from './ip-guard/ip-guard.ts';
 import { createMemo } from './cache/memo.ts';
 import { DEFAULT_SCANNING, type ScanningConfig } from '../schema/security-scan.ts';
 import { createScanRunner, type ScanRunner } from './security/scan-runner.ts';
+import { selfScanCollector } from './security/self-scan-collector.ts';
 import { LicenseManager } from './license/license.ts';
 import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from './license/keys.ts';
 import { AuditLog } from './audit/audit-log.ts';
@@ -210,7 +211,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const scannerReports = createScannerReportsService(options.cluster, memo, operatorReportsInUse(scanning.mode, settingsStore));
   const posture = createPostureService(options.cluster, memo, scannerReports);
   const tasks = await createTaskStore(db, clock, log.child('tasks'));
-  const scans = createScanRunner({ db, clock, tasks, config: scanning, collect: scanCollector(posture, scannerReports), operatorReportsServed: () => operatorReportsServed(options.cluster), schedule: options.scanSchedule, log: log.child('scans') });
+  const scans = createScanRunner({ db, clock, tasks, config: scanning, collect: scanCollector(posture, scannerReports, options.expertHop ? selfScanCollector(options.cluster, options.expertHop) : null), operatorReportsServed: () => operatorReportsServed(options.cluster), schedule: options.scanSchedule, log: log.child('scans') });
   // Summaries of an interval that ended quietly (no request came to trigger them) are written by this timer.
   const summaryTimer = setInterval(() => {
     unauthenticatedSummary.flushIfDue().catch((err: unknown) => log.error('unauthenticated summary failed', { error: err instanceof Error ? err.message : String(err) }));

@@ -2,8 +2,11 @@
 // what the expert answers. Both sides validate with these; the hop is internal, not the API.
 import * as v from 'valibot';
 import { HELM_STATUSES } from '../domain/helm/release.ts';
+import { IMAGE_REFERENCE, SELF_SCAN_MAX_IMAGES } from '../domain/security/self-scan.ts';
+import { MAX_VULNS_PER_REPORT } from '../domain/security/trivy-reports.ts';
 import { NamespaceName } from './common.ts';
 import { HelmValues, ReleaseName } from './helm.ts';
+import { SecuritySeverity, SeverityCounts } from './security.ts';
 
 /** The audience the agent's projected token is minted for and the expert's TokenReview requires. */
 export const EXPERT_AUDIENCE = 'capstan-expert';
@@ -48,3 +51,43 @@ export const WireOperationResult = v.variant('ok', [
   v.object({ ok: v.literal(false), timed_out: v.boolean(), message: v.string() }),
 ]);
 export type WireOperationResult = v.InferOutput<typeof WireOperationResult>;
+
+/** A scan Job's name: the scan run's `job_name` (`capstan-scan-<id>`), a DNS label. */
+const JobName = v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'job_name must be a DNS label'));
+const ImageReference = v.pipe(v.string(), v.regex(IMAGE_REFERENCE, 'each image must be a plain image reference'));
+
+/**
+ * The agent asks the expert pod to scan these images in one Job (docs/security-posture.md,
+ * "Self-scan"). Everything else about the Job (scanner image, cache, resources, deadline) is
+ * the expert's own configuration from the chart: the agent cannot make it run another pod.
+ */
+export const WireSelfScan = v.object({
+  job_name: JobName,
+  images: v.pipe(v.array(ImageReference), v.minLength(1, 'images must name at least one image'), v.maxLength(SELF_SCAN_MAX_IMAGES)),
+});
+export type WireSelfScan = v.InferOutput<typeof WireSelfScan>;
+
+const WireVulnerability = v.object({
+  cve: v.string(),
+  pkg: v.string(),
+  installed: v.string(),
+  fixed: v.nullable(v.string()),
+  severity: SecuritySeverity,
+  score: v.nullable(v.number()),
+  title: v.string(),
+  link: v.nullable(v.string()),
+});
+
+export const WireImageResult = v.variant('ok', [
+  v.object({ image: v.string(), ok: v.literal(true), vulnerabilities: v.pipe(v.array(WireVulnerability), v.maxLength(MAX_VULNS_PER_REPORT)), summary: SeverityCounts, dropped: v.number() }),
+  v.object({ image: v.string(), ok: v.literal(false), message: v.string() }),
+]);
+
+/** The longest a scan Job may run (CAPSTAN_SELF_SCAN_TIMEOUT_SECS): the agent waits this and a little more. */
+export const SELF_SCAN_MAX_TIMEOUT_SECS = 7200;
+
+export const WireSelfScanResult = v.variant('ok', [
+  v.object({ ok: v.literal(true), results: v.array(WireImageResult) }),
+  v.object({ ok: v.literal(false), timed_out: v.boolean(), message: v.string() }),
+]);
+export type WireSelfScanResult = v.InferOutput<typeof WireSelfScanResult>;

@@ -12,6 +12,14 @@ capstan-reader), so they do not carry the release name: one Capstan per cluster.
 {{- define "capstan.expertAudience" -}}capstan-expert{{- end -}}
 {{- define "capstan.expertPort" -}}7690{{- end -}}
 
+{{- /* Whether the expert pod runs self-scans: expert mode on, scanning on, and the chart's mode not
+operator (which hard-disables self-scan). Empty when not. */}}
+{{- define "capstan.selfScan" -}}
+{{- if and .Values.expertMode.enabled .Values.security.scanning.enabled (ne .Values.security.scanning.mode "operator") }}true{{ end -}}
+{{- end -}}
+
+{{- define "capstan.scanCacheName" -}}{{ include "capstan.agentName" . }}-scan-cache{{- end -}}
+
 {{- define "capstan.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}

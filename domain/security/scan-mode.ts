@@ -12,13 +12,13 @@ export interface ScanModeInputs {
   operatorCrdsServed: boolean;
   /** Whether the license carries the `self_scan` feature (Pro). */
   licensed: boolean;
-  /** Whether expert mode (the expert-exec pod) is available; it does not exist in Capstan yet. */
+  /** Whether expert mode is on: the chart installed the expert pod (expertMode.enabled) and an admin turned the runtime switch on. */
   expertMode: boolean;
 }
 
 export const SELF_SCAN_HARD_DISABLED = 'security.scanning.mode=operator hard-disables self-scan (spec §1); the runtime setting scanner_source cannot turn it back on';
 export const SELF_SCAN_NOT_LICENSED = 'self-scan is a Pro feature (licensed feature self_scan); this license tier does not include it';
-export const SELF_SCAN_NO_EXPERT_MODE = 'self-scan also needs expert mode (expertMode.enabled=true), which this version of Capstan does not provide yet';
+export const SELF_SCAN_NO_EXPERT_MODE = 'self-scan also needs expert mode: the chart\'s expertMode.enabled=true and the runtime switch on (Admin → Expert mode, PUT /admin/expert-mode)';
 
 /**
  * The checks run in this order, so a refusal names the first thing to change: the chart's

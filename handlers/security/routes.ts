@@ -53,7 +53,7 @@ export const securityRoutes: readonly Route[] = [
     method: 'POST',
     path: '/security/scan',
     summary:
-      'Start a scan (admin): answers at once {id, status: running, job_name, source, started_at, started}; the run is collected in the background (GET /security/scan/{id}). One at a time: while one runs, this answers that one (started: false). 403 when security.scanning.enabled=false; in self mode 402 without the Pro self_scan feature, 403 without expert mode (not provided yet) or when the chart mode operator hard-disables it',
+      'Start a scan (admin): answers at once {id, status: running, job_name, source, started_at, started}; the run is collected in the background (GET /security/scan/{id}). One at a time: while one runs, this answers that one (started: false). 403 when security.scanning.enabled=false; in self mode 402 without the Pro self_scan feature, 403 without expert mode (the expert pod installed and the runtime switch on) or when the chart mode operator hard-disables it; a self-scan runs trivy in a Job through the expert pod',
     input: StartScanInput,
     output: ScanStarted,
     access: { auth: 'credential', role: 'admin', scope: 'scanning:write' },

@@ -27,8 +27,6 @@ export interface ScanService {
   readonly config: ScanningConfig;
   /** Whether the API server serves trivy-operator's report CRDs. */
   operatorReportsServed(): boolean;
-  /** Whether expert mode is available: always false until Capstan has it. */
-  expertMode(): boolean;
   /** Starts a run with `source`, unless one is running: then that one, with `started: false`. */
   start(source: ScanSource, requestedBy: string): Promise<{ run: ScanRun; started: boolean }>;
   /** The run, collected first if it is still running; null when unknown (or pruned). */

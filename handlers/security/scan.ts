@@ -19,7 +19,8 @@ async function resolution(ctx: HandlerContext): Promise<ScanModeResolution> {
     scannerSource: scanner_source,
     operatorCrdsServed: ctx.scans.operatorReportsServed(),
     licensed: ctx.licensing.has('self_scan'),
-    expertMode: ctx.scans.expertMode(),
+    // Both halves of expert mode: the chart installed the expert pod, and an admin turned it on.
+    expertMode: ctx.helm.provisioned && (await ctx.runtimeSettings.get('expert_mode')).enabled,
   });
 }
 

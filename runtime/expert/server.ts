@@ -9,13 +9,14 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
 import { redactValue } from '../../domain/redaction/redact.ts';
-import { CHART_PACKAGE_MAX_BYTES, WireOperation, type WireReleases, type WireValues } from '../../schema/expert.ts';
+import { CHART_PACKAGE_MAX_BYTES, WireOperation, WireSelfScan, type WireReleases, type WireSelfScanResult, type WireValues } from '../../schema/expert.ts';
 import { NamespaceName } from '../../schema/common.ts';
 import { ReleaseName } from '../../schema/helm.ts';
 import { createTransport, type KubeAccess } from '../kube/client.ts';
 import type { Logger } from '../log.ts';
 import { helmRunner } from './helm-runner.ts';
 import { readRecord, releaseInformer } from './release-records.ts';
+import type { SelfScanRunner } from './self-scan.ts';
 import type { TokenReviewer } from './token-review.ts';
 
 export interface ExpertOptions {
@@ -24,6 +25,8 @@ export interface ExpertOptions {
   reviewer: TokenReviewer;
   helm: string;
   workDir: string;
+  /** Self-scans (CAPSTAN_SELF_SCAN_IMAGE and the rest); null: this expert pod runs none, POST /self-scan answers 404. */
+  selfScan?: SelfScanRunner | null;
   log: Logger;
 }
 
@@ -100,6 +103,35 @@ export async function startExpert(options: ExpertOptions): Promise<RunningExpert
       return c.json({ ok: false, timed_out: false, message }, 200);
     } finally {
       busy.delete(key);
+    }
+  });
+
+  // One scan at a time: each is a Job of up to 1 CPU and 1 GiB, and the agent runs one anyway.
+  let scanning = false;
+  app.post('/self-scan', bodyLimit({ maxSize: 256 * 1024, onError: (c) => c.json({ error: 'payload_too_large', message: 'a self-scan request is at most 256 KiB' }, 413) }), async (c) => {
+    const runner = options.selfScan;
+    if (!runner) return c.json({ error: 'not_found', message: 'this expert pod runs no self-scans (CAPSTAN_SELF_SCAN_IMAGE is not set)' }, 404);
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json({ error: 'invalid_input', field: 'body', message: 'the body must be JSON' }, 400);
+    }
+    const parsed = v.safeParse(WireSelfScan, body);
+    if (!parsed.success) {
+      const issue = parsed.issues[0];
+      return c.json({ error: 'invalid_input', field: v.getDotPath(issue) ?? 'body', message: issue.message }, 400);
+    }
+    if (scanning) return c.json({ error: 'conflict', message: 'a self-scan is running' }, 409);
+    scanning = true;
+    try {
+      return c.json(await runner.run(parsed.output));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log.warn('self-scan failed', { job: parsed.output.job_name, error: message });
+      return c.json({ ok: false, timed_out: false, message } satisfies WireSelfScanResult);
+    } finally {
+      scanning = false;
     }
   });
 

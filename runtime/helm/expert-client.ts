@@ -5,13 +5,15 @@
 // outbound client (which refuses cluster-internal addresses by design).
 import * as v from 'valibot';
 import { readFile } from 'node:fs/promises';
-import { WireOperationResult, WireReleases, WireValues, type WireOperation } from '../../schema/expert.ts';
+import { SELF_SCAN_MAX_TIMEOUT_SECS, WireOperationResult, WireReleases, WireSelfScanResult, WireValues, type WireOperation, type WireSelfScan } from '../../schema/expert.ts';
 
 export interface ExpertHop {
   releases(): Promise<v.InferOutput<typeof WireReleases>>;
   values(namespace: string, name: string): Promise<v.InferOutput<typeof WireValues> | null>;
   /** `signal` abandons the wait (the agent is stopping); the expert pod finishes the operation regardless. */
   run(op: WireOperation, signal?: AbortSignal): Promise<v.InferOutput<typeof WireOperationResult>>;
+  /** A self-scan Job over `images` (docs/security-posture.md, "Self-scan"); answers when the Job ended, at its deadline at the latest. */
+  selfScan(request: WireSelfScan, signal?: AbortSignal): Promise<WireSelfScanResult>;
 }
 
 /** The expert answered with a refusal of its own (its error code and words). */
@@ -63,6 +65,12 @@ export function expertHop(options: { url: string; tokenFile: string }): ExpertHo
       const timeoutMs = ('timeout_secs' in op ? op.timeout_secs * 1000 : 120_000) + 60_000;
       const answer = await call('POST', '/helm', WireOperationResult, op, timeoutMs, signal);
       if (answer === null) throw new ExpertRefusal(404, 'not_found', 'the expert pod does not run Helm operations');
+      return answer;
+    },
+    async selfScan(request, signal) {
+      // The expert ends the Job at its own deadline (at most SELF_SCAN_MAX_TIMEOUT_SECS) and answers a little after.
+      const answer = await call('POST', '/self-scan', WireSelfScanResult, request, (SELF_SCAN_MAX_TIMEOUT_SECS + 300) * 1000, signal);
+      if (answer === null) throw new ExpertRefusal(404, 'not_found', 'the expert pod runs no self-scans (the chart sets security.scanning.selfScan for it)');
       return answer;
     },
   };

@@ -10,12 +10,13 @@ export interface ApiAnswer {
   text: string;
 }
 
-export async function apiRequest(kc: KubeAccess, method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = 10_000): Promise<ApiAnswer> {
+/** `accept`: what the answer may be; a container's log is text. */
+export async function apiRequest(kc: KubeAccess, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, timeoutMs = 10_000, accept = 'application/json'): Promise<ApiAnswer> {
   const server = kc.getCurrentCluster()?.server;
   if (!server) return { status: 503, text: JSON.stringify({ message: 'no API server configured' }) };
   const init = await kc.applyToFetchOptions({});
   const headers = new Headers(init.headers);
-  headers.set('Accept', 'application/json');
+  headers.set('Accept', accept);
   headers.set('User-Agent', WRITES_USER_AGENT);
   if (body !== undefined) headers.set('Content-Type', 'application/json');
   const response = await fetch(`${server}${path}`, { ...init, method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });

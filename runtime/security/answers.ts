@@ -10,6 +10,7 @@ import { POSTURE_MIN_AGE_MS, type PostureService, type ScannerReports, type Scan
 import type { ScanMode } from '../../schema/security-scan.ts';
 import type { SettingsStore } from '../store/settings.ts';
 import type { ScanCollector } from './scan-runner.ts';
+import type { SelfScanCollector } from './self-scan-collector.ts';
 
 /**
  * The built-in checks over the raw (unscoped) cluster view, evaluated again only when the
@@ -53,10 +54,18 @@ export function createScannerReportsService(cluster: ClusterView, memo: Memo, in
  * What a scan stores (runtime/security/scan-runner.ts): the built-in checks' whole-cluster
  * evaluation now (trivy-operator's reports folded in) and the scanner's vulnerabilities. The
  * one place a scanner's findings join a scan: a run whose source is `operator` keeps
- * trivy-operator's VulnerabilityReports' findings; any other source has none.
+ * trivy-operator's VulnerabilityReports' findings; a `self` run, the expert pod's scan of the
+ * images (runtime/security/self-scan-collector.ts); `none` has none.
  */
-export function scanCollector(posture: PostureService, scanner: ScannerReportsService): ScanCollector {
-  return (source) => ({ evaluation: posture.current(), vulns: source === 'operator' ? scanner.current().vulns : [] });
+export function scanCollector(posture: PostureService, scanner: ScannerReportsService, selfScan: SelfScanCollector | null = null): ScanCollector {
+  return (run) => {
+    if (run.source === 'self') {
+      // POST /security/scan refuses a self-scan without expert mode; a run left from before a restart without it fails here.
+      if (selfScan === null) throw new Error('a self-scan needs the expert pod (expertMode.enabled), which this agent has not');
+      return selfScan(run.job_name);
+    }
+    return { evaluation: posture.current(), vulns: run.source === 'operator' ? scanner.current().vulns : [] };
+  };
 }
 
 /** Whether trivy-operator's VulnerabilityReports can be used: served by the API server and readable. */

@@ -20,8 +20,11 @@ import type { ScanNamespaceCountsTable } from '../store/tables.ts';
 export interface ScanCollection {
   evaluation: Evaluation;
   vulns: VulnFinding[];
+  /** The Task's words when the run finished (a self-scan says what it scanned and what it could not). */
+  detail?: string;
 }
-export type ScanCollector = (source: ScanSource) => ScanCollection | Promise<ScanCollection>;
+/** The run being collected: its source, and the Job name a self-scan runs under. */
+export type ScanCollector = (run: { id: string; source: ScanSource; job_name: string }) => ScanCollection | Promise<ScanCollection>;
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Findings rows a run keeps per kind; beyond it the list is cut (the counts stay whole) and the run says so. */
@@ -167,10 +170,11 @@ export function createScanRunner(o: ScanRunnerOptions): ScanRunner {
     });
   };
 
-  const collectOne = async (run: { id: string; source: ScanSource }) => {
+  const collectOne = async (run: { id: string; source: ScanSource; job_name: string }) => {
     try {
-      await store(run.id, await o.collect(run.source));
-      await o.tasks?.finish(taskId(run.id), { kind: 'success', detail: 'The scan finished; its findings are in Security.' });
+      const collection = await o.collect(run);
+      await store(run.id, collection);
+      await o.tasks?.finish(taskId(run.id), { kind: 'success', detail: collection.detail ? `${collection.detail} Its findings are in Security.` : 'The scan finished; its findings are in Security.' });
     } catch (err) {
       const message = (err instanceof Error ? err.message : String(err)).slice(0, ERROR_CHARS);
       log.error('scan failed', { scan_id: run.id, error: message });
@@ -189,7 +193,7 @@ export function createScanRunner(o: ScanRunnerOptions): ScanRunner {
         await ready;
         for (;;) {
           again = false;
-          const running = await db.selectFrom('scan_runs').select(['id', 'source']).where('status', '=', 'running').execute();
+          const running = await db.selectFrom('scan_runs').select(['id', 'source', 'job_name']).where('status', '=', 'running').execute();
           for (const run of running) await collectOne(run);
           if (!askedAgain()) break;
         }
@@ -206,8 +210,6 @@ export function createScanRunner(o: ScanRunnerOptions): ScanRunner {
   return {
     config: o.config,
     operatorReportsServed: o.operatorReportsServed ?? (() => false),
-    // Expert mode (the expert-exec pod, spec §1) does not exist in Capstan yet.
-    expertMode: () => false,
     start: (source, requestedBy) =>
       serial(async () => {
         const running = await db.selectFrom('scan_runs').select(['id', 'status', 'job_name', 'source', 'requested_by', 'started_at', 'finished_at', 'error']).where('status', '=', 'running').orderBy('started_at').executeTakeFirst();
@@ -225,7 +227,9 @@ export function createScanRunner(o: ScanRunnerOptions): ScanRunner {
     async get(id) {
       await ready;
       let run = await runOf(id);
-      if (run?.status === 'running') {
+      // A self-scan runs for minutes in its Job: the background collection finishes it, and a
+      // read answers `running` meanwhile rather than wait on it.
+      if (run?.status === 'running' && run.source !== 'self') {
         await sweep();
         run = await runOf(id);
       }

@@ -21,7 +21,7 @@ export interface StartedExpert {
 }
 
 /** Starts `capstan expert` on a free loopback port, as the cluster-admin account of `kubeconfig`, accepting `caller` (namespace:name). */
-export async function startExpertProcess(options: { kubeconfig: string; caller: string; helm: string; path: string }): Promise<StartedExpert> {
+export async function startExpertProcess(options: { kubeconfig: string; caller: string; helm: string; path: string; env?: Record<string, string> }): Promise<StartedExpert> {
   const workDir = mkdtempSync(join(tmpdir(), 'capstan-expert-'));
   const child = spawn(process.execPath, ['bin/capstan.js', 'expert', '--kubeconfig', options.kubeconfig], {
     env: {
@@ -31,6 +31,7 @@ export async function startExpertProcess(options: { kubeconfig: string; caller: 
       CAPSTAN_EXPERT_AGENT_SERVICE_ACCOUNT: options.caller,
       CAPSTAN_EXPERT_HELM: options.helm,
       CAPSTAN_EXPERT_WORK_DIR: workDir,
+      ...options.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -110,12 +111,12 @@ export interface ProvisionedExpert {
  * that is neither); `capstan expert` running as capstan-expert and accepting `sys:capstan`; and
  * the agent's token for the expert audience in a file.
  */
-export async function provisionExpert(sys: string): Promise<ProvisionedExpert> {
+export async function provisionExpert(sys: string, options: { env?: Record<string, string> } = {}): Promise<ProvisionedExpert> {
   await k(['create', 'namespace', sys]);
   for (const account of ['capstan', 'capstan-expert', 'intruder']) await k(['create', 'serviceaccount', account, '-n', sys]);
   await k(['create', 'clusterrolebinding', `${sys}-expert`, '--clusterrole=cluster-admin', `--serviceaccount=${sys}:capstan-expert`]);
   const token = async (account: string, audience: string) => (await k(['create', 'token', account, '-n', sys, `--audience=${audience}`, '--duration=1h'])).trim();
-  const expert = await startExpertProcess({ kubeconfig: await serviceAccountKubeconfig('capstan-expert', sys), caller: `${sys}:capstan`, helm: join(testCluster().binDir, 'helm'), path: '/usr/bin:/bin' });
+  const expert = await startExpertProcess({ kubeconfig: await serviceAccountKubeconfig('capstan-expert', sys), caller: `${sys}:capstan`, helm: join(testCluster().binDir, 'helm'), path: '/usr/bin:/bin', env: options.env });
   const tokenFile = join(mkdtempSync(join(tmpdir(), 'capstan-expert-token-')), 'token');
   writeFileSync(tokenFile, await token('capstan', 'capstan-expert'), { mode: 0o600 });
   return {

@@ -18,10 +18,11 @@ export interface RunningRegistry {
   close(): Promise<void>;
 }
 
-export async function startRegistry(user: { username: string; password: string }): Promise<RunningRegistry> {
+/** `user` null: an open registry (anyone pulls and pushes), as the self-scan test's images are. */
+export async function startRegistry(user: { username: string; password: string } | null): Promise<RunningRegistry> {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-registry-'));
   const port = await freeLoopbackPort();
-  writeFileSync(join(dir, 'htpasswd'), `${user.username}:${bcrypt.hashSync(user.password, 4)}\n`);
+  if (user) writeFileSync(join(dir, 'htpasswd'), `${user.username}:${bcrypt.hashSync(user.password, 4)}\n`);
   writeFileSync(
     join(dir, 'config.yml'),
     [
@@ -29,7 +30,7 @@ export async function startRegistry(user: { username: string; password: string }
       'log: {level: warn, accesslog: {disabled: true}}',
       `storage: {filesystem: {rootdirectory: ${join(dir, 'data')}}}`,
       `http: {addr: "127.0.0.1:${String(port)}", secret: "${bcrypt.genSaltSync(4)}"}`,
-      `auth: {htpasswd: {realm: capstan-test, path: ${join(dir, 'htpasswd')}}}`,
+      ...(user ? [`auth: {htpasswd: {realm: capstan-test, path: ${join(dir, 'htpasswd')}}}`] : []),
       '',
     ].join('\n'),
   );
@@ -41,8 +42,8 @@ export async function startRegistry(user: { username: string; password: string }
   for (;;) {
     if (child.exitCode !== null) throw new Error(`docker-registry exited ${String(child.exitCode)}: ${log}`);
     try {
-      // 401 without credentials: up, and asking for them.
-      if ((await fetch(`http://${host}/v2/`)).status === 401) break;
+      // Up: 401 without credentials when it asks for them, 200 when open.
+      if ((await fetch(`http://${host}/v2/`)).status === (user ? 401 : 200)) break;
     } catch {
       // not listening yet
     }

@@ -125,6 +125,26 @@ describe('scan runner', () => {
     assert.equal(await s.runner.get('0123456789abcdef'), null);
   });
 
+  it("a self-scan's collection gets the run's Job name; a read answers running while its Job runs instead of waiting on it", async () => {
+    let release: () => void = () => undefined;
+    const seen: string[] = [];
+    const s = await setup({
+      collect: (run) => {
+        seen.push(`${run.source} ${run.job_name}`);
+        return new Promise((resolve) => (release = () => resolve({ evaluation, vulns: [vuln], detail: 'Scanned 1 of 1 images.' })));
+      },
+    });
+    const { run } = await s.runner.start('self', 'admin');
+    const collecting = s.collectScheduled();
+    while (seen.length === 0) await new Promise((r) => setImmediate(r));
+    assert.deepEqual(seen, [`self ${run.job_name}`]);
+    assert.equal((await s.runner.get(run.id))?.run.status, 'running', 'answered while the collection still waits');
+    release();
+    await collecting;
+    assert.equal((await s.runner.get(run.id))?.run.status, 'succeeded');
+    assert.equal(await s.rows('vuln_findings'), 1);
+  });
+
   it('marks a run failed with the error when its collection throws, and stores nothing of it', async () => {
     const s = await setup({
       collect: () => {
