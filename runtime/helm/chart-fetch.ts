@@ -4,11 +4,11 @@
 // an OCI registry (./oci-pull.ts), with a saved config's credentials when the source names one.
 // The expert pod itself never fetches anything from outside the cluster.
 import { createHash } from 'node:crypto';
-import { parse } from 'yaml';
 import { CHART_PACKAGE_MAX_BYTES } from '../../schema/expert.ts';
 import type { ChartSource } from '../../schema/helm.ts';
 import type { OutboundClient } from '../outbound/client.ts';
 import type { ConfigCredentials } from './config-store.ts';
+import { parseIndexEntries, type IndexEntry } from './index-parse.ts';
 import { pullOciChart } from './oci-pull.ts';
 
 /** A repository's index can be large (every version of every chart it serves). */
@@ -16,13 +16,6 @@ const INDEX_MAX_BYTES = 32 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 30_000;
 
 export type FetchedChart = { ok: true; name: string; version: string; packageBase64: string } | { ok: false; field: string; message: string };
-
-interface IndexEntry {
-  name?: string;
-  version?: string;
-  urls?: string[];
-  digest?: string;
-}
 
 /** Where a source points, with the credentials of the saved config it names (looked up by the caller). */
 export type ResolvedSource = { name: string; version?: string } & ConfigCredentials & { field: string };
@@ -53,16 +46,15 @@ async function fetchFromRepository(outbound: OutboundClient, source: ResolvedSou
   const basic = source.username !== null || source.password !== null ? `Basic ${Buffer.from(`${source.username ?? ''}:${source.password ?? ''}`).toString('base64')}` : null;
   // Helm's rule too: a repository's credentials go to its own origin only, never to a package hosted elsewhere.
   const auth = (url: URL): Record<string, string> => (basic !== null && url.origin === new URL(base).origin ? { authorization: basic } : {});
-  let index: { entries?: Record<string, IndexEntry[]> };
+  let versions: IndexEntry[];
   try {
     const indexUrl = new URL('index.yaml', base);
     const response = await outbound.fetcher({ timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: INDEX_MAX_BYTES })(indexUrl, { headers: auth(indexUrl) });
     if (!response.ok) return { ok: false, field: source.field, message: `the repository answered ${String(response.status)} for index.yaml` };
-    index = (parse(await response.text()) ?? {}) as typeof index;
+    versions = await parseIndexEntries(await response.text(), source.name);
   } catch (err) {
     return { ok: false, field: source.field, message: `the repository's index.yaml could not be read: ${err instanceof Error ? err.message : String(err)}` };
   }
-  const versions = index.entries?.[source.name] ?? [];
   if (versions.length === 0) return { ok: false, field: 'chart.name', message: `the repository has no chart "${source.name}"` };
   // `helm repo index` lists the newest version first; without a version the first entry is taken.
   const entry = source.version === undefined ? versions[0] : versions.find((e) => e.version === source.version || e.version === source.version?.replace(/^v/, ''));
