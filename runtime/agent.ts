@@ -110,6 +110,12 @@ export interface AgentTerminalOptions {
   /** The ServiceAccount each session's token is minted for (TokenRequest). */
   serviceAccount: { namespace: string; name: string };
   reattachGraceSecs: number;
+  /**
+   * CAPSTAN_TERMINAL_ADMIN_* (`terminal.enabled` with `rbac.allowWrites`): the sidecar admins'
+   * sessions run in, under its own Unix user and key, with tokens for the writer account.
+   * Absent: every session is the read-only one.
+   */
+  admin?: { sidecarUrl: string; key: string; serviceAccount: { namespace: string; name: string } } | null;
 }
 
 export interface RunningAgent {
@@ -161,7 +167,15 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     expertHop: options.expert ? expertHop(options.expert) : null,
     podExecAccess: kubeConfig,
     terminal: options.terminal
-      ? { sidecarUrl: options.terminal.sidecarUrl, key: options.terminal.key, credentials: tokenRequestCredentials(kubeConfig, options.terminal.serviceAccount), maxPerUser: TERMINAL_MAX_PER_USER, maxTotal: TERMINAL_MAX_TOTAL, reattachGraceSecs: options.terminal.reattachGraceSecs }
+      ? {
+          sidecarUrl: options.terminal.sidecarUrl,
+          key: options.terminal.key,
+          credentials: tokenRequestCredentials(kubeConfig, options.terminal.serviceAccount),
+          admin: options.terminal.admin ? { sidecarUrl: options.terminal.admin.sidecarUrl, key: options.terminal.admin.key, credentials: tokenRequestCredentials(kubeConfig, options.terminal.admin.serviceAccount) } : null,
+          maxPerUser: TERMINAL_MAX_PER_USER,
+          maxTotal: TERMINAL_MAX_TOTAL,
+          reattachGraceSecs: options.terminal.reattachGraceSecs,
+        }
       : null,
     writes: createClusterWrites(kubeConfig, clock),
     history: historyStore,

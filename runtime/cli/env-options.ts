@@ -3,7 +3,7 @@
 import { parseCidrList } from '../ip-guard/cidr.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { AgentOptions, AgentTerminalOptions } from '../agent.ts';
 import { DEFAULT_REATTACH_GRACE_SECS } from '../terminal/limits.ts';
 import type { CookieSecure } from '../http/app.ts';
@@ -167,32 +167,57 @@ function parseCidrs(value: string | undefined, name: string): string[] {
 /**
  * CAPSTAN_TERMINAL_URL (the sidecar on loopback; empty: no terminal), CAPSTAN_TERMINAL_KEY_FILE
  * (the key both containers mount), CAPSTAN_TERMINAL_SERVICE_ACCOUNT (`namespace/name`, the
- * account each session's token is minted for), CAPSTAN_TERMINAL_REATTACH_GRACE_SECS.
+ * account each session's token is minted for), CAPSTAN_TERMINAL_REATTACH_GRACE_SECS; and the
+ * admin sidecar (admins' sessions, with write verbs) under CAPSTAN_TERMINAL_ADMIN_URL,
+ * _ADMIN_KEY_FILE and _ADMIN_SERVICE_ACCOUNT, each its own: a viewer's shell holds the viewer
+ * sidecar's key, so that key must open nothing on the admin sidecar.
  */
 export function parseTerminal(env: NodeJS.ProcessEnv): AgentTerminalOptions | null {
   const url = nonEmpty(env.CAPSTAN_TERMINAL_URL);
-  if (url === null) return null;
-  if (!/^ws:\/\/(127\.0\.0\.1|\[::1\]|localhost):[0-9]{1,5}\/?$/.test(url)) throw new Error(`CAPSTAN_TERMINAL_URL must be ws://127.0.0.1:<port> (the sidecar in the same pod), got "${url}"`);
-  const keyFile = nonEmpty(env.CAPSTAN_TERMINAL_KEY_FILE);
-  if (keyFile === null) throw new Error('CAPSTAN_TERMINAL_URL needs CAPSTAN_TERMINAL_KEY_FILE');
-  // CAPSTAN_TERMINAL_KEY_MAKE=true (the chart): a fresh key per start, written where the
-  // sidecar's read-only mount of the same volume finds it; no Secret to seed or keep.
-  if (env.CAPSTAN_TERMINAL_KEY_MAKE === 'true') {
+  if (url === null) {
+    if (nonEmpty(env.CAPSTAN_TERMINAL_ADMIN_URL) !== null) throw new Error('CAPSTAN_TERMINAL_ADMIN_URL needs CAPSTAN_TERMINAL_URL: the admin sidecar serves admins only, beside the terminal sidecar');
+    return null;
+  }
+  // CAPSTAN_TERMINAL_KEY_MAKE=true (the chart): a fresh key per start for each sidecar, written
+  // where its read-only mount of the same volume finds it; no Secret to seed or keep.
+  const make = env.CAPSTAN_TERMINAL_KEY_MAKE === 'true';
+  const viewer = terminalSidecar(env, { url: 'CAPSTAN_TERMINAL_URL', keyFile: 'CAPSTAN_TERMINAL_KEY_FILE', account: 'CAPSTAN_TERMINAL_SERVICE_ACCOUNT' }, make);
+  const adminUrl = nonEmpty(env.CAPSTAN_TERMINAL_ADMIN_URL);
+  const adminKeyFile = nonEmpty(env.CAPSTAN_TERMINAL_ADMIN_KEY_FILE);
+  // Checked before any key is made: one file would hand the admin key to the viewer sidecar.
+  if (adminUrl !== null && adminKeyFile !== null && resolve(adminKeyFile) === resolve(env.CAPSTAN_TERMINAL_KEY_FILE ?? '')) throw new Error(`CAPSTAN_TERMINAL_ADMIN_KEY_FILE must be another file than CAPSTAN_TERMINAL_KEY_FILE, both are "${adminKeyFile}"`);
+  const admin = adminUrl === null ? null : terminalSidecar(env, { url: 'CAPSTAN_TERMINAL_ADMIN_URL', keyFile: 'CAPSTAN_TERMINAL_ADMIN_KEY_FILE', account: 'CAPSTAN_TERMINAL_ADMIN_SERVICE_ACCOUNT' }, make);
+  if (admin !== null) {
+    // Each would hand a viewer's session what is an admin's: the same shell, key or account.
+    if (admin.sidecarUrl.replace(/\/$/, '') === viewer.sidecarUrl.replace(/\/$/, '')) throw new Error(`CAPSTAN_TERMINAL_ADMIN_URL must be another sidecar than CAPSTAN_TERMINAL_URL, both are "${admin.sidecarUrl}"`);
+    if (admin.key === viewer.key) throw new Error('CAPSTAN_TERMINAL_ADMIN_KEY_FILE must hold another key than CAPSTAN_TERMINAL_KEY_FILE: the terminal sidecar\'s shells can read that one');
+    if (admin.serviceAccount.namespace === viewer.serviceAccount.namespace && admin.serviceAccount.name === viewer.serviceAccount.name) throw new Error('CAPSTAN_TERMINAL_ADMIN_SERVICE_ACCOUNT must name another account than CAPSTAN_TERMINAL_SERVICE_ACCOUNT (the read-only one)');
+  }
+  return {
+    ...viewer,
+    reattachGraceSecs: parsePositive(env.CAPSTAN_TERMINAL_REATTACH_GRACE_SECS, DEFAULT_REATTACH_GRACE_SECS, 'CAPSTAN_TERMINAL_REATTACH_GRACE_SECS'),
+    admin,
+  };
+}
+
+/** One sidecar's address, key (made first when `make`) and account, each refusal naming its variable. */
+function terminalSidecar(env: NodeJS.ProcessEnv, names: { url: string; keyFile: string; account: string }, make: boolean): { sidecarUrl: string; key: string; serviceAccount: { namespace: string; name: string } } {
+  const url = nonEmpty(env[names.url]) ?? '';
+  if (!/^ws:\/\/(127\.0\.0\.1|\[::1\]|localhost):[0-9]{1,5}\/?$/.test(url)) throw new Error(`${names.url} must be ws://127.0.0.1:<port> (the sidecar in the same pod), got "${url}"`);
+  const keyFile = nonEmpty(env[names.keyFile]);
+  if (keyFile === null) throw new Error(`${names.url} needs ${names.keyFile}`);
+  if (make) {
     mkdirSync(dirname(keyFile), { recursive: true });
     // The last start's file is read-only (0440) even to us: replaced, not rewritten.
     rmSync(keyFile, { force: true });
     writeFileSync(keyFile, randomBytes(32).toString('hex'), { mode: 0o440 });
   }
   const key = readFileSync(keyFile, 'utf8').trim();
-  if (key.length < 32) throw new Error(`CAPSTAN_TERMINAL_KEY_FILE must hold at least 32 characters, ${keyFile} holds ${key.length}`);
-  const account = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(env.CAPSTAN_TERMINAL_SERVICE_ACCOUNT ?? '');
-  if (!account) throw new Error(`CAPSTAN_TERMINAL_SERVICE_ACCOUNT must be namespace/name, got "${env.CAPSTAN_TERMINAL_SERVICE_ACCOUNT ?? ''}"`);
-  return {
-    sidecarUrl: url,
-    key,
-    serviceAccount: { namespace: account[1] ?? '', name: account[3] ?? '' },
-    reattachGraceSecs: parsePositive(env.CAPSTAN_TERMINAL_REATTACH_GRACE_SECS, DEFAULT_REATTACH_GRACE_SECS, 'CAPSTAN_TERMINAL_REATTACH_GRACE_SECS'),
-  };
+  if (key.length < 32) throw new Error(`${names.keyFile} must hold at least 32 characters, ${keyFile} holds ${key.length}`);
+  const value = env[names.account] ?? '';
+  const account = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(value);
+  if (!account) throw new Error(`${names.account} must be namespace/name, got "${value}"`);
+  return { sidecarUrl: url, key, serviceAccount: { namespace: account[1] ?? '', name: account[3] ?? '' } };
 }
 
 /**

@@ -1,10 +1,17 @@
 // The agent's side of the browser terminal: a table of sessions (at most 5 per user and 20 in
-// all, detached ones included), each one WebSocket to the sidecar that the agent keeps while
-// the browser comes and goes. A detached session's output is kept (up to a cap) for the grace
-// period, then the session is ended. Each session gets its own kubectl credential, minted for
-// it (./session-credentials.ts). What happens is recorded: `terminal_session_start` in the
-// general audit log, the session in the terminal session audit, each command (redacted by the
-// sidecar) in the command record. docs/terminal.md.
+// all, detached ones included, over both sidecars), each one WebSocket to its sidecar that the
+// agent keeps while the browser comes and goes. A detached session's output is kept (up to a
+// cap) for the grace period, then the session is ended. Each session gets its own kubectl
+// credential, minted for it (./session-credentials.ts).
+//
+// Sessions are separated by privilege: with an admin sidecar configured (`terminal.enabled`
+// and `rbac.allowWrites`), an admin's session runs there, under another Unix user and behind
+// another key, with a token for the writer account; every other session (and every session
+// without it) runs in the terminal sidecar with the read-only account. A session is re-attached
+// only by its owner at the privilege it was opened with, so a demoted admin cannot take back a
+// shell holding a write token. What happens is recorded: `terminal_session_start` in the
+// general audit log (with the identity the session got), the session in the terminal session
+// audit, each command (redacted by the sidecar) in the command record. docs/terminal.md.
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { fail, ok, type Result } from '../../handlers/result.ts';
@@ -13,11 +20,17 @@ import { textOf, TERMINAL_KEY_HEADER, type SidecarEvent } from './sidecar.ts';
 import type { SessionCredentials } from './session-credentials.ts';
 import type { SessionRecords } from './session-records.ts';
 
-export interface TerminalConfig {
+/** One sidecar: where it listens, the key it takes, and the credentials its sessions get. */
+export interface SidecarTarget {
   /** The sidecar's WebSocket address (loopback in the pod). */
   sidecarUrl: string;
   key: string;
   credentials: SessionCredentials;
+}
+
+export interface TerminalConfig extends SidecarTarget {
+  /** The admin sidecar (write verbs); null or absent: admins' sessions run in the one above, read-only. */
+  admin?: SidecarTarget | null;
   maxPerUser: number;
   maxTotal: number;
   reattachGraceSecs: number;
@@ -30,6 +43,8 @@ const SIDECAR_OPEN_TIMEOUT_MS = 10_000;
 interface Live {
   id: string;
   userId: number;
+  /** On the admin sidecar, with the writer account's token. */
+  privileged: boolean;
   socket: WebSocket;
   events: TerminalEvents | null;
   detachedOutput: string;
@@ -44,6 +59,9 @@ export interface RunningTerminal extends TerminalService {
 
 export function createTerminal(config: TerminalConfig, records: SessionRecords): RunningTerminal {
   const live = new Map<string, Live>();
+  const admin = config.admin ?? null;
+  /** Whether this request's session belongs on the admin sidecar: an admin's, when there is one. */
+  const privileged = (request: TerminalOpenRequest): boolean => admin !== null && request.user.role === 'admin';
 
   // Sessions an earlier run of the agent left open ended with it (their sidecar connection did).
   records.closeLeftOpen('sidecar');
@@ -87,8 +105,9 @@ export function createTerminal(config: TerminalConfig, records: SessionRecords):
 
   const reattach = (request: TerminalOpenRequest, events: TerminalEvents): Result<TerminalHandle> => {
     const entry = live.get(request.reattach ?? '');
-    // Someone else's session id, or one that ended, is the same answer: nothing to attach.
-    if (entry === undefined || entry.userId !== request.user.id) return fail({ code: 'not_found', message: 'no such terminal session of yours (it may have ended)' });
+    // Someone else's session id, one that ended, or one opened at another privilege (an admin's
+    // shell after a demotion) is the same answer: nothing to attach.
+    if (entry === undefined || entry.userId !== request.user.id || entry.privileged !== privileged(request)) return fail({ code: 'not_found', message: 'no such terminal session of yours (it may have ended)' });
     if (entry.events !== null) return fail({ code: 'conflict', field: 'session', message: 'that session is attached in another tab' });
     if (entry.grace !== null) clearTimeout(entry.grace);
     entry.grace = null;
@@ -105,9 +124,9 @@ export function createTerminal(config: TerminalConfig, records: SessionRecords):
    * after `opened` (the first prompt) are queued until `listen` is called, so none is lost
    * while the session is being recorded.
    */
-  const connect = (id: string, request: TerminalOpenRequest, kubeconfig: string): Promise<Result<{ socket: WebSocket; listen: (handler: (event: SidecarEvent) => void) => void }>> =>
+  const connect = (target: SidecarTarget, id: string, request: TerminalOpenRequest, kubeconfig: string): Promise<Result<{ socket: WebSocket; listen: (handler: (event: SidecarEvent) => void) => void }>> =>
     new Promise((resolve) => {
-      const socket = new WebSocket(config.sidecarUrl, { headers: { [TERMINAL_KEY_HEADER]: config.key }, handshakeTimeout: SIDECAR_OPEN_TIMEOUT_MS });
+      const socket = new WebSocket(target.sidecarUrl, { headers: { [TERMINAL_KEY_HEADER]: target.key }, handshakeTimeout: SIDECAR_OPEN_TIMEOUT_MS });
       const timer = setTimeout(() => {
         socket.terminate();
         resolve(fail({ code: 'not_ready', message: 'the terminal sidecar did not answer in time' }));
@@ -153,13 +172,15 @@ export function createTerminal(config: TerminalConfig, records: SessionRecords):
       const mine = [...live.values()].filter((s) => s.userId === request.user.id).length;
       if (mine >= config.maxPerUser) return fail({ code: 'rate_limited', message: `at most ${config.maxPerUser} terminal sessions per user may be open at once (detached ones count until their grace period ends); close one first`, retryAfterSecs: config.reattachGraceSecs });
       if (live.size >= config.maxTotal) return fail({ code: 'rate_limited', message: `at most ${config.maxTotal} terminal sessions may be open at once; try again later`, retryAfterSecs: 60 });
-      const credential = await config.credentials.kubeconfigFor(request);
+      const onAdmin = privileged(request);
+      const target = onAdmin && admin !== null ? admin : config;
+      const credential = await target.credentials.kubeconfigFor(request);
       if (!credential.ok) return fail({ code: 'not_ready', message: `no kubectl credential for the session: ${credential.reason}` });
       const id = randomBytes(18).toString('base64url');
-      const connected = await connect(id, request, credential.kubeconfig);
+      const connected = await connect(target, id, request, credential.kubeconfig);
       if (!connected.ok) return connected;
       const { socket, listen } = connected.value;
-      const entry: Live = { id, userId: request.user.id, socket, events, detachedOutput: '', grace: null, endReason: null };
+      const entry: Live = { id, userId: request.user.id, privileged: onAdmin, socket, events, detachedOutput: '', grace: null, endReason: null };
       live.set(id, entry);
       socket.on('close', () => ended(entry, null, 'sidecar_gone'));
       const recorded = { id, user: request.user, namespace: request.namespace, clientIp: request.clientIp, target: null, credential: credential.describe };

@@ -1,12 +1,15 @@
 // A terminal session's own kubectl identity: a token minted for it through the TokenRequest
-// API (an hour at most) for the terminal's ServiceAccount, in a kubeconfig the sidecar writes
-// under the session's directory and deletes when the session ends. The agent's own token
-// never leaves the agent.
+// API (an hour at most) for a terminal ServiceAccount, in a kubeconfig the sidecar writes under
+// the session's directory and deletes when the session ends. The agent's own token never
+// leaves the agent.
 //
-// Every session, an admin's too, gets the read-only terminal account for now: the shells of
-// one pod share one Unix user, so a session could read another's credential, and a viewer's
-// shell must not find an admin's write token beside it. Writes from the terminal wait for
-// sessions separated by privilege (docs/terminal.md, "What a session may do").
+// Which account depends on the sidecar (./agent-terminal.ts picks it): the terminal sidecar's
+// sessions, a viewer's and (without an admin sidecar) an admin's, get the read-only account
+// `capstan-terminal` (the `view` role); the admin sidecar's, an admin's with `rbac.allowWrites`,
+// get `capstan-terminal-admin` (`view` and the write verbs the chart grants the agent). The
+// write token lives only in the admin sidecar: another container, another Unix user, another
+// key, none of them mounted where a viewer's shell runs (the shells of one sidecar share one
+// user and could read each other's kubeconfigs). docs/terminal.md, "What a session may do".
 import fetch, { Headers } from 'node-fetch';
 import type { RequestOptions } from 'node:https';
 import { stringify } from 'yaml';

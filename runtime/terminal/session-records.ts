@@ -20,7 +20,11 @@ export interface RecordedSession {
   clientIp: string;
   /** A pod shell's container (`namespace/pod/container`); null for the sidecar's shell. */
   target: string | null;
-  /** Whose credential the shell runs with, for the general log's row. */
+  /**
+   * Whose credential the shell runs with (the terminal account the token was minted for, or
+   * the agent's own for a pod shell), for the general log's row as `identity`: a detail named
+   * `credential` is hidden by the audit log's redaction, as a secret would be.
+   */
   credential: string;
 }
 
@@ -53,7 +57,7 @@ export function sessionRecords(db: Kysely<Database>, audit: AuditService, clock:
         action: 'terminal_session_start',
         outcome: 'success',
         severity: 'info',
-        detail: { terminal: s.id, ...(s.target === null ? {} : { target: s.target }), namespace: s.namespace, role: s.user.role, credential: s.credential },
+        detail: { terminal: s.id, ...(s.target === null ? {} : { target: s.target }), namespace: s.namespace, role: s.user.role, identity: s.credential },
       });
       void prune().catch((err: unknown) => log.warn('terminal audit prune failed', { error: String(err) }));
     },

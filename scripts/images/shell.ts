@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { DEB_PRUNE, ensureDebs, owningPackages, unpackDebs, writeStatus, type Deb } from './debs.ts';
 import { elfFiles, lddLibraries, missingLibraries } from './libraries.ts';
 import { run } from './run.ts';
-import { TERMINAL_USER, writeUsers } from './users.ts';
+import { TERMINAL_ADMIN_USER, TERMINAL_USER, writeUsers } from './users.ts';
 
 /**
  * capstan-terminal's shell, from Debian like the base layer: bash, the everyday tools (coreutils:
@@ -57,7 +57,7 @@ export function shellDebs(cache: string, base: Deb[], baseRoot: string, scratch:
 /**
  * capstan-terminal's shell layer: its debs (pruned like the base's, and more), their dpkg
  * records, the links their maintainer scripts would make, /etc/passwd and /etc/group again with
- * TERMINAL_USER (replacing the base layer's) and that user's home. Not /usr-merged, like the
+ * TERMINAL_USER and TERMINAL_ADMIN_USER (replacing the base layer's) and the home. Not /usr-merged, like the
  * base layer: a /bin or /lib symlink here would hide the base layer's directories.
  */
 export function stageShell(root: string, debs: Deb[]): void {
@@ -68,6 +68,6 @@ export function stageShell(root: string, debs: Deb[]): void {
     symlinkSync(link.target, join(root, link.path));
   }
   mkdirSync(join(root, 'etc'), { recursive: true });
-  writeUsers(join(root, 'etc'), [{ ...TERMINAL_USER, shell: '/bin/bash' }]);
+  writeUsers(join(root, 'etc'), [{ ...TERMINAL_USER, shell: '/bin/bash' }, { ...TERMINAL_ADMIN_USER, shell: '/bin/bash' }]);
   mkdirSync(join(root, TERMINAL_USER.home.slice(1)), { recursive: true });
 }

@@ -17,6 +17,12 @@ export const NONROOT = { name: 'nonroot', uid: 65532, gid: 65532 } as const;
  * home the terminal home (CAPSTAN_TERMINAL_HOME's default, the chart's terminal volume).
  */
 export const TERMINAL_USER = { name: 'terminal', uid: 65533, gid: 65533, home: '/home/capstan' } as const;
+/**
+ * The admin sidecar's user (the chart's `terminal-admin` container, with rbac.allowWrites):
+ * another uid, so a viewer's shell cannot read an admin's files; its home is its own volume,
+ * mounted at the same path.
+ */
+export const TERMINAL_ADMIN_USER = { name: 'terminal-admin', uid: 65531, gid: 65531, home: '/home/capstan' } as const;
 /** Where the agent keeps its database in the image (CAPSTAN_DATA_DIR), owned by NONROOT. */
 export const IMAGE_DATA_DIR = '/data/capstan';
 

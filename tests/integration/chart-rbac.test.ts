@@ -1,13 +1,14 @@
 // The chart's RBAC, rendered (tests/support/chart-render.ts): the reads and writes the spec
-// allows and nothing more, per mode, and the terminal sidecar's hardening facts and its
-// account. Split from chart.test.ts, which proves the rendered sets against the API server.
+// allows and nothing more, per mode (the terminal sidecars and their accounts:
+// chart-terminal.test.ts). Split from chart.test.ts, which proves the rendered sets against
+// the API server.
 // Expert mode (the expert-exec pod, the only holder of cluster-admin) is proven here whole:
 // rendered, then its set and its admission guard against the API server in a namespace of
 // its own.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { k, waitFor } from '../support/cluster.ts';
-import { CLUSTER_SCOPED, dryRunApply, get, grants, isWrite, key, kubectlWithWarnings, NAMESPACE, OWN_SECRETS, refusal, render, SPEC_WRITES, TENANTS, toManifest, type Deployment, type KubeObject, type Values, type WithData } from '../support/chart-render.ts';
+import { CLUSTER_SCOPED, dryRunApply, find, get, grants, isWrite, key, kubectlWithWarnings, NAMESPACE, OWN_SECRETS, refusal, render, SPEC_WRITES, TENANTS, toManifest, type KubeObject, type Values, type WithData } from '../support/chart-render.ts';
 
 describe('RBAC', () => {
   it('default: spec §5\'s reads, no write verb on workloads, Secret writes only in its own namespace', async () => {
@@ -79,79 +80,6 @@ describe('RBAC', () => {
     assert.deepEqual(none.filter((g) => g.resource === 'secrets' && !OWN_SECRETS(g)), []);
     const scoped = grants(await render({ rbac: { secretsNamespaces: ['shop'] } }));
     assert.deepEqual([...new Set(scoped.filter((g) => g.resource === 'secrets' && !OWN_SECRETS(g)).map((g) => `${g.role} ${g.namespace}`))], ['Role/capstan-secrets-reader shop']);
-  });
-});
-
-describe('the terminal sidecar (terminal.enabled; docs/terminal.md)', () => {
-  interface Container {
-    name: string;
-    image?: string;
-    command?: string[];
-    env?: { name: string; value?: string; valueFrom?: object }[];
-    envFrom?: object[];
-    securityContext?: { runAsUser?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] } };
-    volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
-  }
-  const podOf = (objects: KubeObject[]) => (get(objects, 'Deployment', 'capstan-agent', NAMESPACE) as Deployment).spec.template.spec as unknown as { automountServiceAccountToken?: boolean; shareProcessNamespace?: boolean; securityContext: { runAsUser?: number }; containers: Container[]; volumes: { name: string; projected?: { sources: { serviceAccountToken?: object }[] } }[] };
-
-  it('off by default: one container, the token mounted as before', async () => {
-    const pod = podOf(await render({}));
-    assert.deepEqual(pod.containers.map((c) => c.name), ['agent']);
-    assert.equal(pod.automountServiceAccountToken, true);
-  });
-
-  it('renders the hardening facts: its own user, no token, no agent data, no Secret, loopback only', async () => {
-    const objects = await render({ terminal: { enabled: true, idleTimeoutSecs: 900 } });
-    const pod = podOf(objects);
-    const agent = pod.containers.find((c) => c.name === 'agent');
-    const terminal = pod.containers.find((c) => c.name === 'terminal');
-    assert.ok(agent && terminal);
-    assert.equal(pod.automountServiceAccountToken, false, 'no token mounted into every container');
-    assert.notEqual(pod.shareProcessNamespace, true, 'each container its own process namespace');
-    const tokenVolumes = pod.volumes.filter((v) => v.projected?.sources.some((s) => s.serviceAccountToken !== undefined)).map((v) => v.name);
-    assert.deepEqual(tokenVolumes, ['agent-token']);
-    assert.ok((agent.volumeMounts ?? []).some((m) => m.name === 'agent-token' && m.mountPath === '/var/run/secrets/kubernetes.io/serviceaccount'), 'the agent keeps its token');
-    assert.deepEqual((terminal.volumeMounts ?? []).map((m) => m.name).sort(), ['terminal-home', 'terminal-key', 'terminal-tmp'], 'only its home, the key and /tmp: no agent data, no token');
-    assert.equal((terminal.volumeMounts ?? []).find((m) => m.name === 'terminal-key')?.readOnly, true);
-    assert.deepEqual(terminal.envFrom ?? [], [], 'none of the agent\'s ConfigMap or Secret');
-    assert.deepEqual((terminal.env ?? []).filter((e) => e.valueFrom !== undefined), [], 'no value from a Secret');
-    const env = Object.fromEntries((terminal.env ?? []).map((e) => [e.name, e.value]));
-    assert.equal(env.CAPSTAN_TERMINAL_LISTEN, '127.0.0.1:7682');
-    assert.equal(env.CAPSTAN_TERMINAL_IDLE_TIMEOUT_SECS, '900');
-    assert.deepEqual(terminal.command, ['/usr/local/bin/node', '/app/bin/capstan.js', 'terminal']);
-    assert.notEqual(terminal.securityContext?.runAsUser, pod.securityContext.runAsUser, 'a user other than the agent\'s');
-    assert.equal(terminal.securityContext?.readOnlyRootFilesystem, true);
-    assert.equal(terminal.securityContext.allowPrivilegeEscalation, false);
-    assert.deepEqual(terminal.securityContext.capabilities?.drop, ['ALL']);
-    const agentEnv = Object.fromEntries((agent.env ?? []).map((e) => [e.name, e.value]));
-    assert.equal(agentEnv.CAPSTAN_TERMINAL_URL, 'ws://127.0.0.1:7682');
-    assert.equal(agentEnv.CAPSTAN_TERMINAL_SERVICE_ACCOUNT, `${NAMESPACE}/capstan-terminal`);
-    assert.equal((await render({ terminal: { enabled: true, readOnlyRootFilesystem: false } })).length > 0, true);
-  });
-
-  it('runs capstan-terminal at terminal.image.tag, then image.tag, then appVersion, or at its own digest; never the agent\'s digest', async () => {
-    const version = ((await render({})).find((o) => o.kind === 'Deployment')?.metadata.labels ?? {})['app.kubernetes.io/version'];
-    assert.ok(version);
-    const image = async (terminalImage: Values, values: Values = {}) => podOf(await render({ ...values, terminal: { enabled: true, image: terminalImage } })).containers.find((c) => c.name === 'terminal')?.image;
-    assert.equal(await image({}), `capstan-terminal:${version}`, 'the image make images builds (bash, kubectl, helm), by default');
-    assert.equal(await image({}, { image: { tag: '1.2.3' } }), 'capstan-terminal:1.2.3');
-    assert.equal(await image({ tag: '2.0.0' }, { image: { tag: '1.2.3' } }), 'capstan-terminal:2.0.0');
-    const digest = `sha256:${'c'.repeat(64)}`;
-    assert.equal(await image({}, { image: { digest } }), `capstan-terminal:${version}`, 'image.digest pins the agent\'s image only');
-    assert.equal(await image({ repository: 'registry.example.com/capstan-terminal', digest }), `registry.example.com/capstan-terminal@${digest}`);
-  });
-
-  it('the agent may mint tokens for the terminal account only; the account reads, never writes', async () => {
-    const all = grants(await render({ terminal: { enabled: true } }));
-    const minting = all.filter((g) => g.resource === 'serviceaccounts/token');
-    assert.deepEqual(minting.map((g) => `${g.role} ${g.namespace} ${g.verb} ${(g.resourceNames ?? []).join(',')}`), [`Role/capstan-terminal-tokens ${NAMESPACE} create capstan-terminal`]);
-    const objects = await render({ terminal: { enabled: true } });
-    const binding = get(objects, 'ClusterRoleBinding', 'capstan-terminal-view') as KubeObject & { roleRef: { name: string }; subjects: { name: string }[] };
-    assert.equal(binding.roleRef.name, 'view');
-    assert.deepEqual(binding.subjects.map((s) => s.name), ['capstan-terminal']);
-    const namespaced = await render({ terminal: { enabled: true }, tenantNamespaces: TENANTS, rbac: { clusterWide: false } });
-    assert.equal(namespaced.filter((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'capstan-terminal-view').length, 0);
-    assert.deepEqual(namespaced.filter((o) => o.kind === 'RoleBinding' && o.metadata.name === 'capstan-terminal-view').map((o) => o.metadata.namespace).sort(), [...TENANTS].sort());
   });
 });
 
@@ -255,7 +183,23 @@ describe('expert mode (expertMode.enabled; docs/expert-mode.md, "The chart")', (
       CAPSTAN_EXPERT_AUDIENCE: 'capstan-expert',
       CAPSTAN_EXPERT_AGENT_SERVICE_ACCOUNT: `${NAMESPACE}:capstan`,
       CAPSTAN_EXPERT_WORK_DIR: '/tmp',
+      // The self-scan Job's settings (docs/security-posture.md, "Self-scan"): scanning on, mode auto.
+      CAPSTAN_EXPERT_NAMESPACE: NAMESPACE,
+      CAPSTAN_SELF_SCAN_IMAGE: 'docker.io/aquasec/trivy:0.74.0',
+      CAPSTAN_SELF_SCAN_CACHE_CLAIM: 'capstan-agent-scan-cache',
+      CAPSTAN_SELF_SCAN_RESOURCES: JSON.stringify({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '250m', memory: '256Mi' } }),
+      CAPSTAN_SELF_SCAN_OFFLINE: 'false',
+      CAPSTAN_SELF_SCAN_TIMEOUT_SECS: '1800',
     });
+    const pvc = get(objects, 'PersistentVolumeClaim', 'capstan-agent-scan-cache', NAMESPACE) as KubeObject & { spec: { resources: { requests: { storage: string } } } };
+    assert.equal(pvc.spec.resources.requests.storage, '2Gi', 'the scanner cache, security.scanning.selfScan.cache.size');
+    // The chart's operator mode hard-disables self-scan: no settings, no cache.
+    const operator = await render({ ...ON, security: { scanning: { mode: 'operator' } } });
+    assert.deepEqual(Object.keys(envOf(container(expertOf(operator), 'expert'))).filter((n) => /SELF_SCAN|EXPERT_NAMESPACE/.test(n)), []);
+    assert.equal(find(operator, 'PersistentVolumeClaim', 'capstan-agent-scan-cache', NAMESPACE), undefined);
+    const noCache = await render({ ...ON, security: { scanning: { selfScan: { cache: { enabled: false } } } } });
+    assert.equal(envOf(container(expertOf(noCache), 'expert')).CAPSTAN_SELF_SCAN_CACHE_CLAIM, undefined);
+    assert.equal(find(noCache, 'PersistentVolumeClaim', 'capstan-agent-scan-cache', NAMESPACE), undefined);
     assert.equal(get(objects, 'ServiceAccount', 'capstan', NAMESPACE).metadata.name, agentOf(objects).serviceAccountName, 'the caller it serves is the agent\'s account');
     assert.deepEqual(expert.ports, [{ name: 'http', containerPort: 7690, protocol: 'TCP' }]);
     for (const probe of [expert.readinessProbe, expert.livenessProbe]) assert.deepEqual(probe?.httpGet, { path: '/healthz', port: 'http' });
@@ -309,7 +253,7 @@ describe('expert mode (expertMode.enabled; docs/expert-mode.md, "The chart")', (
       // Expert mode adds no Role or ClusterRole rule: the agent's grants are what they were.
       assert.deepEqual(grants(objects).map((g) => `${g.role} ${g.namespace} ${key(g)} ${(g.resourceNames ?? []).join(',')}`).sort(), grants(off).map((g) => `${g.role} ${g.namespace} ${key(g)} ${(g.resourceNames ?? []).join(',')}`).sort());
       // Nor may the agent mint capstan-expert's tokens, bind, escalate or impersonate.
-      assert.deepEqual(grants(objects).filter((g) => g.resource === 'serviceaccounts/token' && !(g.resourceNames !== undefined && g.resourceNames.every((n) => n === 'capstan-terminal'))).map(key), []);
+      assert.deepEqual(grants(objects).filter((g) => g.resource === 'serviceaccounts/token' && !(g.resourceNames !== undefined && g.resourceNames.every((n) => n === 'capstan-terminal' || n === 'capstan-terminal-admin'))).map(key), []);
       assert.deepEqual(grants(objects).filter((g) => ['bind', 'escalate', 'impersonate', '*'].includes(g.verb)).map(key), []);
       // Only the expert pod runs as capstan-expert.
       const runAs = objects.filter((o): o is Workload => o.kind === 'Deployment').map((d) => `${d.metadata.name}=${d.spec.template.spec.serviceAccountName ?? 'default'}`).sort();

@@ -3,7 +3,7 @@
 // each rendered set accepted by `kubectl apply --dry-run=server` in capstan-system; the schema
 // refusing bad values by field; the cross-value refusals (service-only mode without trusted
 // proxies, ...); and one real install, upgrade and uninstall for what only a live cluster shows
-// (the seeded Secrets kept). The RBAC rendered per mode: chart-rbac.test.ts.
+// (the seeded Secrets kept). The RBAC rendered per mode: chart-rbac.test.ts; the terminal sidecars: chart-terminal.test.ts.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,6 +90,9 @@ const EXPLICIT: Case[] = [
   { name: 'kubelet scrape via the API server proxy', values: { metrics: { kubeletScrape: { viaProxy: true } } } },
   { name: 'terminal sidecar', values: { terminal: { enabled: true, idleTimeoutSecs: 900 } } },
   { name: 'terminal sidecar with namespaced RBAC', values: { terminal: { enabled: true }, tenantNamespaces: TENANTS, rbac: { clusterWide: false } } },
+  // With writes too: the admin sidecar, its volume, the writer account and its bindings.
+  { name: 'terminal sidecars with writes', values: { terminal: { enabled: true }, rbac: { allowWrites: true } } },
+  { name: 'terminal sidecars with writes and namespaced RBAC', values: { terminal: { enabled: true }, tenantNamespaces: TENANTS, rbac: { clusterWide: false, allowWrites: true } } },
   { name: 'license key alone (license Secret, no registry so no pull Secret)', values: { license: { key: 'lic-123' }, imagePullSecrets: [{ name: 'mine' }] } },
   { name: 'license key and registry (license and pull Secrets)', values: { license: { key: 'lic-123', registry: 'registry.example.com' } } },
   { name: 'PodDisruptionBudget minAvailable', values: { podDisruptionBudget: { enabled: true, minAvailable: 1 } } },
@@ -499,12 +502,13 @@ describe('Pod Security Admission (docs/install.md: the namespace labels)', () =>
   it('the chart\'s pods pass the restricted level enforced on their namespace, with no warning', async () => {
     await k(['create', 'namespace', PSA_NAMESPACE]);
     await k(['label', 'namespace', PSA_NAMESPACE, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted', 'pod-security.kubernetes.io/audit=restricted']);
-    // With the terminal sidecar: its container meets the level too.
-    const result = await helm(['template', 'capstan', CHART_DIR, '-n', PSA_NAMESPACE, '--kube-version', await kubeVersion(), '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile({ global: { hostname: HOST }, terminal: { enabled: true } })]);
+    // With both terminal sidecars (the admin one comes with rbac.allowWrites): their containers meet the level too.
+    const result = await helm(['template', 'capstan', CHART_DIR, '-n', PSA_NAMESPACE, '--kube-version', await kubeVersion(), '-f', valuesFile(OFFLINE_SECRETS), '-f', valuesFile({ global: { hostname: HOST }, terminal: { enabled: true }, rbac: { allowWrites: true } })]);
     assert.ok(result.ok, result.stderr);
     const objects = parseAllDocuments(result.stdout).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
     const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');
     assert.equal(deployments.length, 2);
+    assert.deepEqual((get(objects, 'Deployment', 'capstan-agent', PSA_NAMESPACE) as Deployment).spec.template.spec.containers.map((c) => c.name), ['agent', 'terminal', 'terminal-admin']);
     // A pod names its ServiceAccount, which admission looks up: create the chart's for real.
     const accounts = objects.filter((o) => o.kind === 'ServiceAccount').map((o) => ({ ...o, metadata: { ...o.metadata, namespace: PSA_NAMESPACE } }));
     assert.ok(accounts.length > 0);

@@ -20,7 +20,7 @@ import { HELM_VERSION } from '../../scripts/images/helm.ts';
 import { KUBECTL_VERSION } from '../../scripts/images/kubectl.ts';
 import { NODE_VERSION } from '../../scripts/images/node.ts';
 import { SHELL_DEBS } from '../../scripts/images/shell.ts';
-import { IMAGE_DATA_DIR, NONROOT, TERMINAL_USER } from '../../scripts/images/users.ts';
+import { IMAGE_DATA_DIR, NONROOT, TERMINAL_ADMIN_USER, TERMINAL_USER } from '../../scripts/images/users.ts';
 import { CAPSTAN_VERSION } from '../../runtime/version.ts';
 import { TERMINAL_KEY_HEADER } from '../../runtime/terminal/sidecar.ts';
 import { k, waitFor } from '../support/cluster.ts';
@@ -403,6 +403,8 @@ describe('container images', { skip }, () => {
       const home = statSync(join(terminal().rootfs, TERMINAL_USER.home));
       assert.deepEqual({ uid: home.uid, mode: home.mode & 0o7777 }, { uid: TERMINAL_USER.uid, mode: 0o700 }, 'the terminal home is its user\'s');
       assert.equal(statSync(join(terminal().rootfs, IMAGE_DATA_DIR)).mode & 0o077, 0, 'the agent\'s data dir stays closed to it');
+      // The admin sidecar's user has a name too (the chart runs terminal-admin as 65531): `whoami` and the prompt work there.
+      assert.match(readFileSync(join(terminal().rootfs, 'etc/passwd'), 'utf8'), new RegExp(`^${TERMINAL_ADMIN_USER.name}:x:${String(TERMINAL_ADMIN_USER.uid)}:${String(TERMINAL_ADMIN_USER.gid)}:`, 'm'));
       // The shell's packages are recorded for scanners in status.d, like the base layer's.
       const recorded = readdirSync(join(terminal().rootfs, 'var/lib/dpkg/status.d'));
       for (const pkg of [...SHELL_DEBS, 'libtinfo6', 'libpcre2-8-0', 'libselinux1']) assert.ok(recorded.includes(pkg), `${pkg} recorded`);

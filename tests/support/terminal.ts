@@ -3,7 +3,7 @@
 // by xterm's headless terminal, so tests read what a person would see.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, linkSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // The package is CommonJS without named exports Node can see: its default is the module object.
@@ -21,12 +21,22 @@ export interface StartedSidecar {
   stop(): Promise<void>;
 }
 
-/** Starts `capstan terminal` on a free loopback port; `extraEnv` stands for whatever else the pod's environment holds. */
-export async function startSidecarProcess(options: { idleTimeoutSecs?: number; graceSecs?: number; extraEnv?: Record<string, string>; path: string }): Promise<StartedSidecar> {
+/**
+ * Starts `capstan terminal` on a free loopback port; `extraEnv` stands for whatever else the
+ * pod's environment holds. With `uid` (the suite runs as root) it runs as that Unix user and
+ * group, as the chart's container does, and its directory (key and home) is that user's alone
+ * (0700): what another user's shell finds of it is what the kernel lets it read.
+ */
+export async function startSidecarProcess(options: { idleTimeoutSecs?: number; graceSecs?: number; extraEnv?: Record<string, string>; path: string; uid?: number }): Promise<StartedSidecar> {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-terminal-'));
   const key = randomBytes(32).toString('hex');
   const keyFile = join(dir, 'key');
   writeFileSync(keyFile, key, { mode: 0o600 });
+  if (options.uid !== undefined) {
+    chmodSync(dir, 0o700);
+    chownSync(dir, options.uid, options.uid);
+    chownSync(keyFile, options.uid, options.uid);
+  }
   const home = join(dir, 'home');
   const child = spawn(process.execPath, ['bin/capstan.js', 'terminal'], {
     env: {
@@ -40,6 +50,8 @@ export async function startSidecarProcess(options: { idleTimeoutSecs?: number; g
       ...options.extraEnv,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
+    // Node drops root's supplementary groups with these: the user's own group only.
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
   });
   const url = await new Promise<string>((resolve, reject) => {
     let log = '';
@@ -66,6 +78,25 @@ export async function startSidecarProcess(options: { idleTimeoutSecs?: number; g
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * A directory any user may run these tools from (the suite's bin directory is under root's
+ * home, which other users cannot enter): hard links where the filesystem allows, else copies.
+ */
+export function toolsForAnyUser(binDir: string, names: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-tools-'));
+  chmodSync(dir, 0o755);
+  for (const name of names) {
+    const source = realpathSync(join(binDir, name));
+    try {
+      linkSync(source, join(dir, name));
+    } catch {
+      copyFileSync(source, join(dir, name));
+      chmodSync(join(dir, name), 0o755);
+    }
+  }
+  return dir;
 }
 
 export interface TerminalClient {
