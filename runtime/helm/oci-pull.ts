@@ -3,7 +3,10 @@
 // Registries answer 401 with a challenge: Basic (a registry behind htpasswd) is answered with
 // the credentials; Bearer (most hosted registries) sends them to the challenge's realm for a
 // token first (the distribution token protocol). The realm must pass the same outbound rules,
-// and credentials go nowhere else. No error message carries a credential.
+// and credentials go nowhere else. No error message carries a credential. Hosted registries
+// answer a blob with a redirect to their storage (a signed URL): it is followed by hand, at most
+// twice, each target checked by the outbound rules and sent no credential of the registry's;
+// the digest check after it is what makes the bytes trusted.
 import { createHash } from 'node:crypto';
 import { CHART_PACKAGE_MAX_BYTES } from '../../schema/expert.ts';
 import type { OutboundClient } from '../outbound/client.ts';
@@ -12,6 +15,8 @@ export const HELM_CHART_LAYER = 'application/vnd.cncf.helm.chart.content.v1.tar+
 const MANIFEST_ACCEPT = 'application/vnd.oci.image.manifest.v1+json';
 const SMALL_MAX_BYTES = 1024 * 1024;
 const TIMEOUT_MS = 30_000;
+/** Redirects a blob may take to its storage (a registry's CDN, then a region, at most). */
+const MAX_BLOB_REDIRECTS = 2;
 
 export interface OciChartRef {
   /** `oci://host[:port]/path`, without the chart's name. */
@@ -53,7 +58,8 @@ export async function pullOciChart(outbound: OutboundClient, ref: OciChartRef): 
   const basic = ref.username !== null || ref.password !== null ? `Basic ${Buffer.from(`${ref.username ?? ''}:${ref.password ?? ''}`).toString('base64')}` : null;
   let authorization: string | null = null;
 
-  const send = (url: string, accept: string, maxBytes: number) => outbound.fetcher({ timeoutMs: TIMEOUT_MS, maxResponseBytes: maxBytes })(url, { headers: { accept, ...(authorization ? { authorization } : {}) } });
+  // Redirects come back to be checked (getBlob); anything else that redirects is answered as not ok.
+  const send = (url: string, accept: string, maxBytes: number) => outbound.fetcher({ timeoutMs: TIMEOUT_MS, maxResponseBytes: maxBytes, answerRedirects: true })(url, { headers: { accept, ...(authorization ? { authorization } : {}) } });
 
   /** One GET, answering the registry's challenge once. */
   const get = async (url: string, accept: string, maxBytes: number): Promise<Response> => {
@@ -82,6 +88,22 @@ export async function pullOciChart(outbound: OutboundClient, ref: OciChartRef): 
     return send(url, accept, maxBytes);
   };
 
+  /** The blob, following its redirects to storage by hand: the target checked, no registry credential sent there. */
+  const getBlob = async (url: string): Promise<Response> => {
+    let response = await get(url, 'application/octet-stream', CHART_PACKAGE_MAX_BYTES);
+    let at = url;
+    for (let hops = 0; response.status >= 300 && response.status < 400; hops++) {
+      const location = response.headers.get('location');
+      if (hops >= MAX_BLOB_REDIRECTS || location === null) throw new Error(`the chart layer's download was redirected ${location === null ? 'without a location' : `more than ${String(MAX_BLOB_REDIRECTS)} times`}`);
+      const target = new URL(location, at);
+      const targetProblem = outbound.urlProblem(target.toString(), 'endpoint');
+      if (targetProblem !== null) throw new Error(`the registry redirected the chart layer to ${target.origin}: ${targetProblem}`);
+      at = target.toString();
+      response = await outbound.fetcher({ timeoutMs: TIMEOUT_MS, maxResponseBytes: CHART_PACKAGE_MAX_BYTES, answerRedirects: true })(target, { headers: { accept: 'application/octet-stream' } });
+    }
+    return response;
+  };
+
   try {
     const manifestResponse = await get(`${base}/v2/${repository}/manifests/${encodeURIComponent(tag)}`, MANIFEST_ACCEPT, SMALL_MAX_BYTES);
     if (manifestResponse.status === 401 || manifestResponse.status === 403) return { ok: false, message: `the registry refused the credentials for ${host}/${repository} (${String(manifestResponse.status)})` };
@@ -91,7 +113,7 @@ export async function pullOciChart(outbound: OutboundClient, ref: OciChartRef): 
     const layer = manifest.layers?.find((l) => l.mediaType === HELM_CHART_LAYER);
     if (!layer || typeof layer.digest !== 'string' || !/^sha256:[a-f0-9]{64}$/.test(layer.digest)) return { ok: false, message: `${host}/${repository}:${tag} is not a Helm chart (no ${HELM_CHART_LAYER} layer)` };
     if (typeof layer.size === 'number' && layer.size > CHART_PACKAGE_MAX_BYTES) return { ok: false, message: `the chart is larger than ${String(CHART_PACKAGE_MAX_BYTES)} bytes` };
-    const blob = await get(`${base}/v2/${repository}/blobs/${layer.digest}`, 'application/octet-stream', CHART_PACKAGE_MAX_BYTES);
+    const blob = await getBlob(`${base}/v2/${repository}/blobs/${layer.digest}`);
     if (!blob.ok) return { ok: false, message: `the registry answered ${String(blob.status)} for the chart layer of ${host}/${repository}:${tag}` };
     const bytes = Buffer.from(await blob.arrayBuffer());
     if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== layer.digest) return { ok: false, message: `the chart layer of ${host}/${repository}:${tag} does not match its digest` };

@@ -6,7 +6,8 @@
 //   sent; a name is resolved once, inside the connection's own `lookup`, every address checked,
 //   and the socket connects to the address that was checked, so no second DNS answer (a rebind)
 //   can slip in between the check and the connect.
-// - No redirects: a 3xx is an error, never followed (a redirect would leave the checked host).
+// - No redirects: a 3xx is an error, never followed (a redirect would leave the checked host);
+//   a caller that asks gets the 3xx back and makes the next call itself, checked like any.
 // - A response size cap (the body is cut with an error past it) and a short timeout for the
 //   whole exchange, headers and body.
 // - Every refusal is an OutboundError naming why (and, for an address, its range).
@@ -40,6 +41,12 @@ export interface OutboundLimits {
   timeoutMs: number;
   /** Bytes of response body; past it the body errors with `response_too_large`. */
   maxResponseBytes: number;
+  /**
+   * Answer a 3xx (its body dropped, its `location` kept) instead of refusing it, for a caller
+   * that checks the target itself and makes the next call through this client (an OCI blob's
+   * redirect to its storage). Never followed here.
+   */
+  answerRedirects?: boolean;
 }
 
 export const DEFAULT_LIMITS: OutboundLimits = { timeoutMs: 10_000, maxResponseBytes: 1024 * 1024 };
@@ -208,6 +215,7 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     const drop = () => res.body?.cancel().catch(() => undefined);
     if (res.status >= 300 && res.status < 400) {
       await drop();
+      if (limits.answerRedirects === true) return new Response(null, { status: res.status, statusText: res.statusText, headers: [...res.headers.entries()] });
       throw new OutboundError('redirect', `outbound call to ${host} answered ${res.status} (redirects are not followed)`);
     }
     const declared = Number(res.headers.get('content-length') ?? '');

@@ -257,6 +257,15 @@ describe('the outbound client', () => {
     await client.close();
   });
 
+  it('answers a redirect, unfollowed, to a caller that asks for it (answerRedirects)', async (t) => {
+    const s = await server(t);
+    const client = createOutboundClient({ policy: dev, resolve: resolver({}) });
+    const res = await client.fetcher({ answerRedirects: true })(`http://127.0.0.1:${s.port}/redirect`, { redirect: 'follow' });
+    assert.deepEqual([res.status, res.headers.get('location'), await res.text()], [302, '/target', '']);
+    assert.deepEqual(s.hits, ['/redirect'], 'the target was never asked');
+    await client.close();
+  });
+
   it('cuts a body over the size cap with an error, streamed or declared', async (t) => {
     const s = await server(t);
     const client = createOutboundClient({ policy: dev, resolve: resolver({}) });
