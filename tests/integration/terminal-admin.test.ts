@@ -7,7 +7,8 @@
 // judges exactly what an install grants, and its audit log names who wrote.
 // test-plan: shares-cluster
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
@@ -17,6 +18,7 @@ import { TERMINAL_KEY_HEADER } from '../../runtime/terminal/sidecar.ts';
 import { k, startTestAgent, testCluster, waitFor } from '../support/cluster.ts';
 import { render, toManifest, type KubeObject } from '../support/chart-render.ts';
 import { openTerminal, startSidecarProcess, toolsForAnyUser, type StartedSidecar, type TerminalClient } from '../support/terminal.ts';
+import { provisionExpert, type ProvisionedExpert } from '../support/expert.ts';
 
 const NS = 'it-terminal-admin';
 const VIEWER_UID = 65533;
@@ -29,6 +31,8 @@ const WRITER = `system:serviceaccount:${NS}:capstan-terminal-admin`;
 let viewerSidecar: StartedSidecar;
 let adminSidecar: StartedSidecar;
 let agent: RunningAgent;
+let agentDataDir = '';
+let provisioned: ProvisionedExpert;
 let tools = '';
 const cookies = { admin: '', viewer: '' };
 const open: TerminalClient[] = [];
@@ -91,7 +95,12 @@ describe('terminal sessions separated by privilege', () => {
     const path = `${tools}:/usr/bin:/bin`;
     viewerSidecar = await startSidecarProcess({ path, graceSecs: 30, uid: VIEWER_UID });
     adminSidecar = await startSidecarProcess({ path, graceSecs: 30, uid: ADMIN_UID });
+    // The expert pod, whose hop shares the pod's network with the shells.
+    provisioned = await provisionExpert(`${NS}-sys`);
+    agentDataDir = mkdtempSync(join(tmpdir(), 'capstan-terminal-admin-agent-'));
     agent = await startTestAgent('terminal-admin', {
+      dataDir: agentDataDir,
+      expert: { url: provisioned.expert.url, tokenFile: provisioned.tokenFile },
       accounts: { adminPassword: ADMIN_PASSWORD, viewerPassword: VIEWER_PASSWORD },
       terminal: {
         sidecarUrl: viewerSidecar.url,
@@ -109,6 +118,7 @@ describe('terminal sessions separated by privilege', () => {
     await agent.close();
     await viewerSidecar.stop();
     await adminSidecar.stop();
+    await provisioned.remove();
     rmSync(tools, { recursive: true, force: true });
     await k(['delete', 'namespace', NS, '--wait=false']);
   });
@@ -160,6 +170,16 @@ describe('terminal sessions separated by privilege', () => {
     assert.doesNotMatch(viewer.text(), /token:/, 'nor a write token');
     // The viewer sidecar's key, which its shells could read, is refused by the admin sidecar.
     assert.equal(await sidecarAnswer(adminSidecar.url, viewerSidecar.key, { type: 'attach', session: admin.session, cols: 80, rows: 24 }), 'HTTP 401');
+  });
+
+  it("from inside a shell, even an admin's: the expert hop answers 401 without the agent's token, and the agent's process and data are out of reach", async () => {
+    const t = await terminal('admin');
+    // The agent runs in this test's process (as the pod's agent container would, another user).
+    t.type(`curl -s -o /dev/null -w 'hop-%{http_code}\\n' ${provisioned.expert.url}/releases; cat /proc/${String(process.pid)}/environ > /dev/null 2>&1 || echo environ-denied; ls ${agentDataDir} > /dev/null 2>&1 || echo data-denied; echo probe-done\r`);
+    await t.waitFor(/^probe-done$/m);
+    const lines = t.text().split(/\r?\n/);
+    for (const want of ['hop-401', 'environ-denied', 'data-denied']) assert.ok(lines.includes(want), `${want}:\n${t.text()}`);
+    assert.ok(readdirSync(agentDataDir).length > 0, 'the data directory the shell was denied is the agent\'s, with its database in it');
   });
 
   it('re-attaches a session only on the sidecar that holds it, and only for its owner', async () => {
