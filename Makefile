@@ -1,5 +1,5 @@
 # The two commands the README promises. Each installs what it needs on a fresh clone.
-.PHONY: demo test deps browser scanner ldap dex samlidp simplesamlphp registry check bench images
+.PHONY: demo test deps browser scanner ldap dex samlidp simplesamlphp registry prometheus check bench images
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -45,8 +45,13 @@ simplesamlphp:
 registry:
 	@bash scripts/ensure-registry.sh
 
+# The observability tests query Debian's prometheus, scraping the local control plane
+# (tests/support/prometheus.ts); installed once when missing.
+prometheus:
+	@bash scripts/ensure-prometheus.sh
+
 # tests/run.ts prepares what the files need (the control plane, chromium, slapd, SimpleSAMLphp,
-# dex, samlidp, trivy: the targets above, each once and cached) while the unit tests run.
+# docker-registry, prometheus, dex, samlidp, trivy: the targets above, each once and cached) while the unit tests run.
 test: check
 	npm test
 

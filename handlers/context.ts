@@ -29,6 +29,7 @@ import type { LdapDirectory, SsoService } from './sso/service.ts';
 import type { OidcService } from './sso/oidc-service.ts';
 import type { SamlService } from './sso/saml-service.ts';
 import type { HelmConfigStore, HelmService } from './helm/service.ts';
+import type { ObservabilityService } from './observability/service.ts';
 import type { HelmReleaseSource } from '../domain/helm/release.ts';
 
 // What a handler may touch. Handlers are pure: every side effect or piece of live state
@@ -93,6 +94,8 @@ export interface Services {
   addressLists: AddressLists;
   /** Whether a URL configured for outbound calls may be saved (refused ranges, no query or fragment: docs/security.md). */
   outbound: OutboundUrls;
+  /** The configured Prometheus, called through the outbound client, and per-user query slots (runtime/observability/prometheus.ts). */
+  observability: ObservabilityService;
   licensing: Licensing;
   /** The key in force and the admin's hold on it (Admin → License). */
   license: LicenseService;

@@ -2,7 +2,7 @@
 // clients branch on `error`. The HTTP status of each code lives in runtime/http/status.ts.
 
 export type AppError =
-  | { code: 'invalid_input'; field: string; message: string }
+  | { code: 'invalid_input'; field: string; message: string; position?: number }
   | { code: 'unauthenticated'; message: string }
   | { code: 'second_factor_required'; message: string }
   | { code: 'feature_not_licensed'; message: string; feature: string }
@@ -12,6 +12,8 @@ export type AppError =
   | { code: 'mcp_disabled'; message: string }
   /** Expert mode is off at run time, or the chart did not install the expert pod: every Helm route answers this. */
   | { code: 'expert_mode_disabled'; message: string }
+  /** A configured observability source (Prometheus, Grafana) did not answer, or refused Capstan's credentials. */
+  | { code: 'upstream_unavailable'; message: string }
   /** The expert pod did not answer, or refused the agent (docs/expert-mode.md). */
   | { code: 'expert_unavailable'; message: string }
   /** The switch is on but the chart no longer installs the expert pod (expertMode.enabled was turned off). */

@@ -21,6 +21,7 @@ import { terminalRoutes } from '../handlers/terminal/routes.ts';
 import { taskRoutes } from '../handlers/tasks/routes.ts';
 import { metricsRoutes } from '../handlers/metrics/routes.ts';
 import { namespaceRoutes } from '../handlers/namespaces/routes.ts';
+import { observabilityRoutes } from '../handlers/observability/routes.ts';
 import { oauthRoutes } from '../handlers/oauth/routes.ts';
 import type { Route } from '../handlers/route.ts';
 import { securityRoutes } from '../handlers/security/routes.ts';
@@ -41,6 +42,7 @@ export const routes: readonly Route[] = [
   ...apiKeyRoutes,
   ...incidentRoutes,
   ...metricsRoutes,
+  ...observabilityRoutes,
   ...diagnosisRoutes,
   ...securityRoutes,
   ...appRoutes,

@@ -25,6 +25,7 @@ import { createMemo } from './cache/memo.ts';
 import { DEFAULT_SCANNING, type ScanningConfig } from '../schema/security-scan.ts';
 import { createScanRunner, type ScanRunner } from './security/scan-runner.ts';
 import { selfScanCollector } from './security/self-scan-collector.ts';
+import { inFlightLimiter, prometheusConnection } from './observability/prometheus.ts';
 import { LicenseManager } from './license/license.ts';
 import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from './license/keys.ts';
 import { AuditLog } from './audit/audit-log.ts';
@@ -246,6 +247,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     ipBans: ipGuard,
     addressLists,
     outbound: { problem: (url, use) => outboundClient.urlProblem(url, use) },
+    observability: { prometheus: prometheusConnection(outboundClient, secrets), acquire: inFlightLimiter() },
     licensing: license,
     license: licenseManager,
     memo,

@@ -19,6 +19,8 @@ export const ErrorBody = v.object({
   error: v.string(),
   message: v.string(),
   field: v.optional(v.string()),
+  /** With a refused PromQL query: the character offset the refusal is about. */
+  position: v.optional(v.number()),
   /** With api_key_insufficient_scope: the scope the route needs. */
   scope: v.optional(v.string()),
   /** With 402 feature_not_licensed: the feature, and how to get it. */

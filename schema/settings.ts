@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ObservabilitySettings } from './observability.ts';
 import { AiGuardrails, ProviderName, ReportSchedule } from './copilot.ts';
 import { ScanMode } from './security-scan.ts';
 import { LicenseSettings } from './license.ts';
@@ -88,6 +89,7 @@ export const SETTING_SCHEMAS = {
   scanning: ScanningSettings,
   license: LicenseSettings,
   sso_roles: SsoRolesSettings,
+  observability: ObservabilitySettings,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

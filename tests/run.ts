@@ -103,13 +103,14 @@ const STEPS: Record<Need, () => Promise<void>> = {
   slapd: () => script('scripts/ensure-slapd.sh'),
   simplesamlphp: () => script('scripts/ensure-simplesamlphp.sh'),
   registry: () => script('scripts/ensure-registry.sh'),
+  prometheus: () => script('scripts/ensure-prometheus.sh'),
   dex: () => script('scripts/build-dex.sh'),
   samlidp: () => script('scripts/build-samlidp.sh'),
   trivy: () => script('scripts/build-trivy.sh', ['db']),
 };
 const CHAINS: Need[][] = [
   ['binaries', 'cluster', 'dex', 'samlidp', 'trivy'],
-  ['chromium', 'slapd', 'simplesamlphp', 'registry'],
+  ['chromium', 'slapd', 'simplesamlphp', 'registry', 'prometheus'],
 ];
 
 async function runChain(chain: Need[]): Promise<void> {

@@ -37,6 +37,7 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvOp
       activityRetentionDays: parsePositive(env.CLUSTER_EVENTS_RETENTION_DAYS, 7, 'CLUSTER_EVENTS_RETENTION_DAYS'),
       allowlist: parseCidrs(env.CAPSTAN_IP_ALLOWLIST, 'CAPSTAN_IP_ALLOWLIST'),
       denylist: parseCidrs(env.CAPSTAN_IP_DENYLIST, 'CAPSTAN_IP_DENYLIST'),
+      prometheusUrl: parsePrometheusUrl(env.PROMETHEUS_URL, outbound),
     },
     encryptionKey: nonEmpty(env.CAPSTAN_ENCRYPTION_KEY) ?? undefined,
     cookieSecure: parseCookieSecure(env.CAPSTAN_COOKIE_SECURE),
@@ -154,6 +155,14 @@ function parseOutboundUrl(value: string | undefined, name: string, policy: Outbo
   const url = parseWebhookUrl(value, name);
   const problem = url === null ? null : configuredUrlProblem(url, policy, 'endpoint');
   if (problem !== null) throw new Error(`${name} ${problem}, got "${url ?? ''}"`);
+  return url;
+}
+
+/** PROMETHEUS_URL: a base URL the outbound rules allow (no query), or unset. */
+function parsePrometheusUrl(value: string | undefined, policy: OutboundPolicy): string | null {
+  const url = parseWebhookUrl(value, 'PROMETHEUS_URL');
+  const problem = url === null ? null : configuredUrlProblem(url, policy, 'base');
+  if (problem !== null) throw new Error(`PROMETHEUS_URL ${problem}, got "${url ?? ''}"`);
   return url;
 }
 

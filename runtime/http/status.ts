@@ -16,6 +16,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   mcp_disabled: 403,
   expert_mode_disabled: 403,
   expert_unavailable: 502,
+  upstream_unavailable: 502,
   expert_not_installed: 409,
   ai_disabled: 403,
   ai_limit_reached: 402,
@@ -36,7 +37,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
 };
 
 export function errorBody(error: AppError): ErrorBody {
-  if (error.code === 'invalid_input' || error.code === 'conflict' || error.code === 'unsupported_media_type') return { error: error.code, message: error.message, field: error.field };
+  if (error.code === 'invalid_input') return { error: error.code, message: error.message, field: error.field, ...(error.position === undefined ? {} : { position: error.position }) };
+  if (error.code === 'conflict' || error.code === 'unsupported_media_type') return { error: error.code, message: error.message, field: error.field };
   if (error.code === 'api_key_insufficient_scope') return { error: error.code, message: error.message, scope: error.scope };
   if (error.code === 'oauth_error') return { error: error.oauthError, message: error.message, error_description: error.message };
   if (error.code === 'feature_not_licensed') return { error: error.code, message: error.message, feature: error.feature, upgrade: UPGRADE_HINT };

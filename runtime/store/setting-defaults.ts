@@ -13,6 +13,8 @@ export interface SettingDefaults {
   activityRetentionDays: number;
   allowlist: string[];
   denylist: string[];
+  /** PROMETHEUS_URL (`agent.prometheusUrl`): the Prometheus source until an admin saves one. */
+  prometheusUrl: string | null;
 }
 
 export const DEFAULT_SETTING_DEFAULTS: SettingDefaults = {
@@ -22,6 +24,7 @@ export const DEFAULT_SETTING_DEFAULTS: SettingDefaults = {
   activityRetentionDays: 7,
   allowlist: [],
   denylist: [],
+  prometheusUrl: null,
 };
 
 /** Where no history store runs (tests of other surfaces): every window is empty, in the buckets the store would use. */
@@ -45,5 +48,6 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     scanning: { scanner_source: null },
     license: { key_sealed: null, removed_install_key_sha256: null },
     sso_roles: { default_role: 'viewer' },
+    observability: { prometheus: d.prometheusUrl === null ? null : { url: d.prometheusUrl, auth: 'none', username: null, secret_sealed: null }, metrics_source: 'builtin' },
   };
 }

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { printPromql, readPromql, unquote } from '../../domain/observability/promql-ast.ts';
 import { guardPromql, type PromqlVisibility } from '../../domain/observability/promql-guard.ts';
+import { minimumStep } from '../../handlers/observability/prom.ts';
+import { inFlightLimiter } from '../../runtime/observability/prometheus.ts';
 
 const VIEWER: PromqlVisibility = { namespaces: ['shop', 'payments'], unnamespaced: false };
 const ADMIN: PromqlVisibility = { namespaces: ['shop', 'payments'], unnamespaced: true };
@@ -124,4 +126,28 @@ describe('the printer', () => {
     ['`raw \\n`', 'raw \\n'],
   ];
   for (const [raw, want] of STRINGS) it(`unquotes ${raw}`, () => assert.equal(unquote(raw, 0), want));
+});
+
+describe("the proxy's bounds", () => {
+  const STEPS: [number, number][] = [
+    [60, 15],
+    [3600, 15],
+    [165_000, 15],
+    [165_001, 16],
+    [7 * 86400, 55],
+  ];
+  for (const [range, want] of STEPS) it(`a ${String(range)} s range steps at least ${String(want)} s`, () => assert.equal(minimumStep(range), want));
+
+  it('gives each user four query slots, released once each', () => {
+    const acquire = inFlightLimiter(4);
+    const held = [1, 2, 3, 4].map(() => acquire('7'));
+    assert.ok(held.every((r) => r !== null));
+    assert.equal(acquire('7'), null, 'a fifth waits');
+    assert.notEqual(acquire('8'), null, 'another user is not held up');
+    held[0]?.();
+    held[0]?.();
+    const again = acquire('7');
+    assert.notEqual(again, null, 'a released slot is free again');
+    assert.equal(acquire('7'), null, 'releasing twice frees one slot, not two');
+  });
 });

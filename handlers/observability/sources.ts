@@ -1,0 +1,92 @@
+// Admin → Observability's Prometheus source (docs/observability.md, "The source"): read with
+// its secret masked, written with the secret kept when `••••` comes back for the same host and
+// required again when the host changes (so a session cannot send the stored credential to a
+// host of its choosing), tested before or after saving. PROMETHEUS_URL seeds it until an admin
+// saves one.
+import type { MetricsSourceInput, MetricsSourceView, ObservabilityStatus, PrometheusSourceInput, SourcesInput, SourcesView, SourceTestAnswer, SourceTestInput, StoredPrometheusSource } from '../../schema/observability.ts';
+import type * as v from 'valibot';
+import type { HandlerContext } from '../context.ts';
+import { fail, ok, type AppError, type Result } from '../result.ts';
+import { MASK } from '../settings/audit-stream.ts';
+
+async function view(ctx: HandlerContext): Promise<SourcesView> {
+  const stored = await ctx.runtimeSettings.get('observability');
+  const p = stored.prometheus;
+  return { prometheus: p === null ? null : { url: p.url, auth: p.auth, username: p.username, secret: p.secret_sealed === null ? null : MASK }, metrics_source: stored.metrics_source };
+}
+
+export async function getSources(_input: object, ctx: HandlerContext): Promise<Result<SourcesView>> {
+  return ok(await view(ctx));
+}
+
+const hostOf = (url: string): string | null => {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return null;
+  }
+};
+
+/** The source to store (or test) from the form: the URL checked, the secret kept, replaced or refused. */
+function resolveSource(input: PrometheusSourceInput, stored: StoredPrometheusSource | null, ctx: HandlerContext): Result<StoredPrometheusSource> {
+  const problem = ctx.outbound.problem(input.url, 'base');
+  if (problem !== null) return fail({ code: 'invalid_input', field: 'prometheus.url', message: `prometheus.url ${problem}` });
+  if (input.auth === 'basic' && !input.username) return fail({ code: 'invalid_input', field: 'prometheus.username', message: 'prometheus.username is required with basic authentication' });
+  if (input.auth === 'none') return ok({ url: input.url, auth: 'none', username: null, secret_sealed: null });
+  const secret = input.secret;
+  if (secret === undefined || secret === MASK) {
+    if (stored === null || stored.secret_sealed === null || stored.auth !== input.auth) return fail({ code: 'invalid_input', field: 'prometheus.secret', message: `prometheus.secret is required with ${input.auth} authentication` });
+    if (hostOf(stored.url) !== hostOf(input.url)) return fail({ code: 'invalid_input', field: 'prometheus.secret', message: 'prometheus.secret must be given again when the URL\'s host changes: the stored one is only sent to the host it was entered for' });
+    return ok({ url: input.url, auth: input.auth, username: input.auth === 'basic' ? (input.username ?? null) : null, secret_sealed: stored.secret_sealed });
+  }
+  if (secret === null || secret === '') return fail({ code: 'invalid_input', field: 'prometheus.secret', message: `prometheus.secret is required with ${input.auth} authentication` });
+  return ok({ url: input.url, auth: input.auth, username: input.auth === 'basic' ? (input.username ?? null) : null, secret_sealed: ctx.secrets.seal(secret) });
+}
+
+export async function putSources(input: SourcesInput, ctx: HandlerContext): Promise<Result<SourcesView>> {
+  const stored = await ctx.runtimeSettings.get('observability');
+  let prometheus: StoredPrometheusSource | null = null;
+  if (input.prometheus !== null) {
+    const resolved = resolveSource(input.prometheus, stored.prometheus, ctx);
+    if (!resolved.ok) return resolved;
+    prometheus = resolved.value;
+  }
+  // Without a Prometheus there is nothing to read history from: the built-in sampler again.
+  const metrics_source = prometheus === null ? 'builtin' : stored.metrics_source;
+  ctx.request.noteAudit({ prometheus_url: prometheus?.url ?? '(none)', auth: prometheus?.auth ?? 'none', secret_changed: String((prometheus?.secret_sealed ?? null) !== (stored.prometheus?.secret_sealed ?? null)) });
+  await ctx.runtimeSettings.set('observability', { prometheus, metrics_source });
+  return ok(await view(ctx));
+}
+
+/** Reachability and what it found: the version, and whether the API server's series are there. */
+export async function testSource(input: SourceTestInput, ctx: HandlerContext): Promise<Result<SourceTestAnswer>> {
+  const stored = await ctx.runtimeSettings.get('observability');
+  let source = stored.prometheus;
+  if (input.prometheus !== undefined) {
+    const resolved = resolveSource(input.prometheus, stored.prometheus, ctx);
+    if (!resolved.ok) return resolved;
+    source = resolved.value;
+  }
+  if (source === null) return fail({ code: 'conflict', field: 'prometheus', message: 'no Prometheus source is configured: give one to test, or save one first' });
+  ctx.request.noteAudit({ prometheus_url: source.url });
+  const build = await ctx.observability.prometheus.call(source, 'api/v1/status/buildinfo', {});
+  if (!build.ok) return ok({ source: 'prometheus', ok: false, version: null, apiserver_series: null, message: build.message });
+  const series = await ctx.observability.prometheus.call(source, 'api/v1/query', { query: 'count(apiserver_request_total)' });
+  const found = series.ok && Array.isArray(series.data.result) && series.data.result.length > 0;
+  return ok({ source: 'prometheus', ok: true, version: typeof build.data.version === 'string' ? build.data.version : null, apiserver_series: series.ok ? found : null, message: series.ok ? null : series.message });
+}
+
+export async function observabilityStatus(_input: object, ctx: HandlerContext): Promise<Result<ObservabilityStatus>> {
+  const stored = await ctx.runtimeSettings.get('observability');
+  return ok({ prometheus: { configured: stored.prometheus !== null }, grafana: { configured: false }, metrics_source: stored.metrics_source });
+}
+
+export async function putMetricsSource(input: v.InferOutput<typeof MetricsSourceInput>, ctx: HandlerContext): Promise<Result<v.InferOutput<typeof MetricsSourceView>>> {
+  const stored = await ctx.runtimeSettings.get('observability');
+  if (input.source === 'prometheus' && stored.prometheus === null) return fail(noSource('source'));
+  ctx.request.noteAudit({ metrics_source: input.source });
+  await ctx.runtimeSettings.set('observability', { ...stored, metrics_source: input.source });
+  return ok({ source: input.source });
+}
+
+export const noSource = (field: string): AppError => ({ code: 'conflict', field, message: 'no Prometheus source is configured (Admin → Observability, or PROMETHEUS_URL)' });
