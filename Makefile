@@ -49,6 +49,7 @@ registry:
 # (tests/support/prometheus.ts); installed once when missing.
 prometheus:
 	@bash scripts/ensure-prometheus.sh
+	@bash scripts/build-promtool.sh >/dev/null
 
 # tests/run.ts prepares what the files need (the control plane, chromium, slapd, SimpleSAMLphp,
 # docker-registry, prometheus, dex, samlidp, trivy: the targets above, each once and cached) while the unit tests run.

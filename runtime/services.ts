@@ -26,6 +26,7 @@ import { DEFAULT_SCANNING, type ScanningConfig } from '../schema/security-scan.t
 import { createScanRunner, type ScanRunner } from './security/scan-runner.ts';
 import { selfScanCollector } from './security/self-scan-collector.ts';
 import { inFlightLimiter, prometheusConnection } from './observability/prometheus.ts';
+import { createOwnMetrics } from './observability/own-metrics.ts';
 import { LicenseManager } from './license/license.ts';
 import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from './license/keys.ts';
 import { AuditLog } from './audit/audit-log.ts';
@@ -170,7 +171,9 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
   const { db, clock, log } = options;
   const secrets = createSecretBox(options.encryptionKey);
   const settingsStore = new SettingsStore(db, clock, settingValues(options.defaults ?? {}, secrets));
-  const outboundClient = createOutboundClient({ policy: { allowLoopback: options.outbound.allowLoopback, kubernetesApiHosts: options.outbound.kubernetesApiHosts }, ...(options.outbound.resolve ? { resolve: options.outbound.resolve } : {}) });
+  // Read when scraped: the audit log is made below, the informers' state is the cluster's.
+  const ownMetrics = createOwnMetrics({ syncStatus: () => options.cluster.syncStatus(), auditStream: () => audit.streamStats(), now: () => clock.now().getTime() });
+  const outboundClient = createOutboundClient({ policy: { allowLoopback: options.outbound.allowLoopback, kubernetesApiHosts: options.outbound.kubernetesApiHosts }, ...(options.outbound.resolve ? { resolve: options.outbound.resolve } : {}), onFailure: ownMetrics.outboundFailure });
   // Loaded once so the forwarder's synchronous view starts from what is stored.
   await settingsStore.get('audit_stream');
   const forwarder = new AuditWebhookForwarder({
@@ -247,11 +250,11 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     ipBans: ipGuard,
     addressLists,
     outbound: { problem: (url, use) => outboundClient.urlProblem(url, use) },
-    observability: { prometheus: prometheusConnection(outboundClient, secrets), acquire: inFlightLimiter() },
+    observability: { prometheus: prometheusConnection(outboundClient, secrets), acquire: inFlightLimiter(), ownMetrics },
     licensing: license,
     license: licenseManager,
     memo,
-    diagnosis: createDiagnosisService(options.cluster, clock, memo, { analyzers: options.analyzers, crashLogs }),
+    diagnosis: createDiagnosisService(options.cluster, clock, memo, { analyzers: options.analyzers, crashLogs, observe: ownMetrics.diagnosisRun }),
     posture,
     scannerReports,
     scans,

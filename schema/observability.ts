@@ -104,3 +104,12 @@ export const ApiserverMetrics = v.object({
   by_verb: v.optional(v.array(v.object({ verb: v.string(), rate: v.number() }))),
 });
 export type ApiserverMetrics = v.InferOutput<typeof ApiserverMetrics>;
+
+export const ScrapeConfigInput = v.object({
+  /** The ServiceAccount's namespace (where Prometheus runs). */
+  namespace: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'namespace must be a namespace name'), v.maxLength(63)), 'monitoring'),
+});
+export const ScrapeConfigAnswer = v.object({ namespace: v.string(), rbac: v.string(), scrape_config: v.string(), warning: v.string() });
+
+/** GET /observability/metrics as JSON; a scraper gets the same text as `text/plain`. */
+export const OwnMetricsAnswer = v.object({ metrics: v.string() });

@@ -107,9 +107,10 @@ const STEPS: Record<Need, () => Promise<void>> = {
   dex: () => script('scripts/build-dex.sh'),
   samlidp: () => script('scripts/build-samlidp.sh'),
   trivy: () => script('scripts/build-trivy.sh', ['db']),
+  promtool: () => script('scripts/build-promtool.sh'),
 };
 const CHAINS: Need[][] = [
-  ['binaries', 'cluster', 'dex', 'samlidp', 'trivy'],
+  ['binaries', 'cluster', 'dex', 'samlidp', 'trivy', 'promtool'],
   ['chromium', 'slapd', 'simplesamlphp', 'registry', 'prometheus'],
 ];
 

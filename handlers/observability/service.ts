@@ -19,4 +19,9 @@ export interface ObservabilityService {
   prometheus: PrometheusConnection;
   /** A query slot for `user`, released by the function it answers; null when they have MAX_IN_FLIGHT_PER_USER already. */
   acquire(user: string): (() => void) | null;
+  /** Capstan's own metrics (runtime/observability/own-metrics.ts): recorded by the runtime, rendered for GET /observability/metrics. */
+  ownMetrics: {
+    httpRequest(method: string, route: string, status: number, seconds: number): void;
+    render(): Promise<{ body: string; contentType: string }>;
+  };
 }

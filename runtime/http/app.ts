@@ -273,7 +273,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const browserErrors = browserErrorRedirect(route);
     const { stream, socket } = route;
     const answer = socket !== null ? socketEndpoint({ ...route, socket }) : stream !== null ? streamEndpoint({ ...route, stream }) : endpoint;
-    const handlers: MiddlewareHandler<AppEnv>[] = [...(browserErrors === null ? [] : [browserErrors]), ...stages, answer];
+    // First of all, so refusals by any stage are counted too (Capstan's own metrics: the route's template, never the path asked).
+    const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
+      const started = performance.now();
+      try {
+        await next();
+      } finally {
+        options.services.observability.ownMetrics.httpRequest(route.method, route.path, c.res.status, (performance.now() - started) / 1000);
+      }
+    };
+    const handlers: MiddlewareHandler<AppEnv>[] = [measured, ...(browserErrors === null ? [] : [browserErrors]), ...stages, answer];
     app.on(route.method, ROUTE_PREFIXES.map((prefix) => prefix + route.path), ...handlers);
   }
 

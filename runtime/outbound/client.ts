@@ -56,6 +56,8 @@ export interface OutboundClientOptions {
   /** Default: the system resolver (dns.lookup, every address). */
   resolve?: Resolver;
   limits?: Partial<OutboundLimits>;
+  /** Told of every call that failed (Capstan's own metrics): the OutboundError's reason, or `network`. */
+  onFailure?: (reason: string) => void;
 }
 
 export interface OutboundClient {
@@ -231,7 +233,14 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     policy,
     fetcher(limits) {
       const merged: OutboundLimits = { ...defaults, ...limits };
-      return (input: string | URL | Request, init?: RequestInit) => send(input, init, merged);
+      return async (input: string | URL | Request, init?: RequestInit) => {
+        try {
+          return await send(input, init, merged);
+        } catch (err) {
+          options.onFailure?.(err instanceof OutboundError ? err.reason : 'network');
+          throw err;
+        }
+      };
     },
     urlProblem: (url, use) => configuredUrlProblem(url, policy, use),
     close: () => agent.close(),

@@ -6,26 +6,33 @@
 // sent straight to Prometheus as the control.
 // test-plan: shares-cluster
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import type { RunningAgent } from '../../runtime/agent.ts';
 import { agentSession, signInAs } from '../support/agent-session.ts';
-import { k, startTestAgent } from '../support/cluster.ts';
+import { k, startTestAgent, waitFor } from '../support/cluster.ts';
 import { testIssuer } from '../support/license-keys.ts';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus.ts';
+import { promtool } from '../support/promtool.ts';
 
 const SEEN = 'it-obs-seen';
+/** Where the generated scraper account is applied. */
+const MONITORING = 'it-obs-monitoring';
 const HIDDEN = 'it-obs-hidden';
 const ADMIN_PASSWORD = 'observability-admin-password';
 const VIEWER_PASSWORD = 'observability-viewer-password';
 const TOKEN = 'prom-bearer-token-never-shown';
 const issuer = testIssuer();
+const run = promisify(execFile);
 
 let prometheus: RunningPrometheus;
 let agent: RunningAgent;
 let dataDir = '';
+let scraperKey = '';
 const cookies = { admin: '', viewer: '' };
 let as: 'admin' | 'viewer' = 'admin';
 const { call, answers } = agentSession(() => ({ url: agent.url, cookie: cookies[as] }));
@@ -44,7 +51,6 @@ describe('observability: the Prometheus source, the API server metrics and the g
       await k(['create', 'namespace', ns]);
       await k(['apply', '-f', '-'], pod(ns));
     }
-    prometheus = await startPrometheus();
     dataDir = mkdtempSync(join(tmpdir(), 'capstan-observability-'));
     agent = await startTestAgent('observability', {
       dataDir,
@@ -56,6 +62,9 @@ describe('observability: the Prometheus source, the API server metrics and the g
     });
     cookies.admin = await signInAs(agent.url, 'admin', ADMIN_PASSWORD);
     cookies.viewer = await signInAs(agent.url, 'viewer', VIEWER_PASSWORD);
+    // Prometheus also scrapes Capstan's own metrics, with an API key as its bearer token.
+    scraperKey = String((await asAdmin('POST', '/me/api-keys', { name: 'prometheus', scopes: ['metrics:read'] })).body.key);
+    prometheus = await startPrometheus({ extraJobs: [{ job_name: 'capstan', metrics_path: '/api/agent/observability/metrics', static_configs: [{ targets: [new URL(agent.url).host] }], authorization: { credentials: scraperKey } }] });
     // Both pods' container series, straight from Prometheus (the control for every guarded answer).
     const deadline = Date.now() + 60_000;
     while (namespacesOf(await prometheus.query(`container_cpu_usage_seconds_total{namespace=~"${SEEN}|${HIDDEN}"}`)).length < 2) {
@@ -66,7 +75,8 @@ describe('observability: the Prometheus source, the API server metrics and the g
   after(async () => {
     await agent.close();
     await prometheus.close();
-    for (const ns of [SEEN, HIDDEN]) await k(['delete', 'namespace', ns, '--wait=false']);
+    for (const ns of [SEEN, HIDDEN, MONITORING]) await k(['delete', 'namespace', ns, '--wait=false', '--ignore-not-found']);
+    for (const kind of ['clusterrole', 'clusterrolebinding']) await k(['delete', kind, 'capstan-metrics-scraper', '--ignore-not-found']);
   });
 
   it('without a source: setup_required, not an error; the status says not configured', async () => {
@@ -158,6 +168,40 @@ describe('observability: the Prometheus source, the API server metrics and the g
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual([res.body.result_type, res.body.step_secs], ['matrix', 15]);
     assert.deepEqual(namespacesOf(res.body.result), [SEEN]);
+  });
+
+  it('generates a scrape config promtool accepts and RBAC that grants get on nodes/proxy and nodes/metrics, nothing more', async () => {
+    assert.equal((await asViewer('GET', `/observability/scrape-config?namespace=${MONITORING}`)).status, 403);
+    const res = await asAdmin('GET', `/observability/scrape-config?namespace=${MONITORING}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal((await asAdmin('GET', '/observability/scrape-config')).body.namespace, 'monitoring');
+    const config = join(mkdtempSync(join(tmpdir(), 'capstan-scrape-')), 'prometheus.yml');
+    writeFileSync(config, `global:\n  scrape_interval: 30s\nscrape_configs:\n${String(res.body.scrape_config)}`);
+    // --syntax-only: the token and CA files are the paths inside the Prometheus pod, not here.
+    const checked = await run(await promtool(), ['check', 'config', '--syntax-only', config]);
+    assert.match(checked.stdout, /SUCCESS/);
+    assert.match(String(res.body.rbac), /WARNING: nodes\/proxy is powerful/);
+
+    await k(['create', 'namespace', MONITORING]);
+    await k(['create', 'serviceaccount', 'baseline', '-n', MONITORING]);
+    await k(['apply', '-f', '-'], String(res.body.rbac));
+    const rules = async (account: string) => (await k(['auth', 'can-i', '--list', `--as=system:serviceaccount:${MONITORING}:${account}`, '--as-group=system:serviceaccounts', '--as-group=system:authenticated'])).split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).filter((l) => l !== '');
+    const baseline = new Set(await rules('baseline'));
+    const added = (await rules('capstan-metrics-scraper')).filter((l) => !baseline.has(l));
+    assert.deepEqual(added.sort(), ['nodes/metrics [] [] [get]', 'nodes/proxy [] [] [get]']);
+    // The token Secret is a real one: the API server's token controller fills it.
+    await waitFor('the scraper token', async () => (await k(['get', 'secret', 'capstan-metrics-scraper-token', '-n', MONITORING, '-o', 'jsonpath={.data.token}'])).trim() !== '', 30_000, 500);
+  });
+
+  it("serves Capstan's own metrics, which the real Prometheus scrapes with an API key", async () => {
+    const text = await (await fetch(`${agent.url}/api/agent/observability/metrics`, { headers: { authorization: `Bearer ${scraperKey}` } })).text();
+    for (const name of ['capstan_http_requests_total', 'capstan_http_request_duration_seconds_bucket', 'capstan_informer_synced', 'capstan_informer_failing_seconds', 'capstan_diagnosis_duration_seconds', 'capstan_audit_export_lag_seconds']) assert.match(text, new RegExp(`^${name}`, 'm'), name);
+    assert.equal((await fetch(`${agent.url}/api/agent/observability/metrics`)).status, 401);
+    // Prometheus parsed it: the requests this test made, by route template (never the path asked).
+    await waitFor('Prometheus to scrape Capstan', async () => (await prometheus.query('capstan_http_requests_total{route="/admin/observability/sources",method="PUT"}')).length > 0, 30_000, 500);
+    const refused = await prometheus.query('sum(capstan_outbound_failures_total)');
+    assert.ok(Number(refused[0]?.value[1]) >= 1, 'the failed source test counted as an outbound failure');
+    assert.equal((await prometheus.query('up{job="capstan"}'))[0]?.value[1], '1');
   });
 
   it('the token never appears in an answer, and is sealed in the database', () => {

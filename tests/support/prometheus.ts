@@ -30,7 +30,8 @@ interface FlatConfig {
   users: { user: { 'client-certificate-data'?: string; 'client-key-data'?: string; token?: string } }[];
 }
 
-export async function startPrometheus(options: { scrapeIntervalSecs?: number } = {}): Promise<RunningPrometheus> {
+/** `extraJobs`: more scrape_configs entries (a test's own target, Capstan's own metrics). */
+export async function startPrometheus(options: { scrapeIntervalSecs?: number; extraJobs?: object[] } = {}): Promise<RunningPrometheus> {
   const { kubeconfig, binDir } = testCluster();
   const dir = mkdtempSync(join(tmpdir(), 'capstan-prometheus-'));
   const flat = JSON.parse((await run(join(binDir, 'kubectl'), ['--kubeconfig', kubeconfig, 'config', 'view', '--raw', '--minify', '--flatten', '-o', 'json'])).stdout) as FlatConfig;
@@ -72,6 +73,7 @@ export async function startPrometheus(options: { scrapeIntervalSecs?: number } =
           // KWOK's kubelet endpoint serves a self-signed certificate, as metrics-server finds it.
           tls_config: { insecure_skip_verify: true },
         },
+        ...(options.extraJobs ?? []),
       ],
     }),
   );

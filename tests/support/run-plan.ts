@@ -6,7 +6,7 @@ export type Tier = 'unit' | 'cluster' | 'browser';
 export const TIERS: readonly Tier[] = ['unit', 'cluster', 'browser'];
 
 /** What a file can wait for; each is one step of tests/run.ts's preparation. */
-export type Need = 'binaries' | 'cluster' | 'chromium' | 'slapd' | 'simplesamlphp' | 'registry' | 'prometheus' | 'dex' | 'samlidp' | 'trivy';
+export type Need = 'binaries' | 'cluster' | 'chromium' | 'slapd' | 'simplesamlphp' | 'registry' | 'prometheus' | 'promtool' | 'dex' | 'samlidp' | 'trivy';
 
 /**
  * A file needs what the test support it reaches starts, directly or through other support
@@ -19,6 +19,7 @@ const NEEDS_BY_MODULE: ReadonlyArray<readonly [RegExp, readonly Need[]]> = [
   [/^tests\/support\/simplesamlphp\.ts$/, ['simplesamlphp']],
   [/^tests\/support\/registry\.ts$/, ['registry']],
   [/^tests\/support\/prometheus\.ts$/, ['prometheus']],
+  [/^tests\/support\/promtool\.ts$/, ['promtool']],
   [/^tests\/support\/dex\.ts$/, ['dex']],
   [/^tests\/support\/samlidp\.ts$/, ['samlidp']],
   [/^tests\/support\/trivy-(reports|fixture)\.ts$/, ['trivy']],
