@@ -14,13 +14,13 @@ export interface OwnMetricSources {
 
 export interface OwnMetrics {
   /** One answered request of a route in the table (method, path template, status). */
-  httpRequest(method: string, route: string, status: number, seconds: number): void;
-  /** An outbound call that failed (its OutboundError reason, or `network`). */
-  outboundFailure(reason: string): void;
+  httpRequest: (method: string, route: string, status: number, seconds: number) => void;
+  /** An outbound call that failed (its OutboundError reason, or `network`). Passed around as a callback, so a property. */
+  outboundFailure: (reason: string) => void;
   /** One whole-cluster diagnosis run. */
-  diagnosisRun(seconds: number): void;
+  diagnosisRun: (seconds: number) => void;
   /** The exposition text, and its content type. */
-  render(): Promise<{ body: string; contentType: string }>;
+  render: () => Promise<{ body: string; contentType: string }>;
 }
 
 export function createOwnMetrics(sources: OwnMetricSources): OwnMetrics {
@@ -86,7 +86,7 @@ export function createOwnMetrics(sources: OwnMetricSources): OwnMetrics {
     },
   });
   return {
-    httpRequest(method, route, status, seconds) {
+    httpRequest: (method, route, status, seconds) => {
       requests.inc({ method, route, status: String(status) });
       latency.observe({ method, route }, seconds);
     },
