@@ -8,6 +8,8 @@ import { isMeQuery, me as meQuery, recheckSession, signInKey, signOut, type Me }
 import { ErrorView, Loading } from './components/states';
 import { SignIn } from './screens/sign-in';
 import { Overview } from './screens/overview';
+import { Explore } from './screens/explore';
+import { AdminObservability } from './screens/admin-observability';
 import { IncidentList } from './screens/incidents';
 import { IncidentStory } from './screens/incident-story';
 import { LogsScreen } from './screens/logs';
@@ -105,6 +107,7 @@ function screensFor(me: Me): { label: string; href: string; section?: string }[]
     { label: 'Resources', href: '/resources/deployments', section: '/resources' },
     { label: 'Security', href: '/security' },
     { label: 'History', href: '/history' },
+    { label: 'Explore', href: '/explore' },
     { label: 'Terminal', href: '/terminal' },
     { label: 'Helm', href: '/helm' },
     { label: 'Applications', href: '/apps' },
@@ -119,6 +122,7 @@ function screensFor(me: Me): { label: string; href: string; section?: string }[]
           { label: 'SSO', href: '/admin/sso' },
           { label: 'License', href: '/admin/license' },
           { label: 'Expert mode', href: '/admin/expert-mode' },
+          { label: 'Observability', href: '/admin/observability' },
         ]
       : []),
   ];
@@ -178,6 +182,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/custom-resources/:group/:plural/:name">{(p) => <CustomObjectScreen group={p.group} plural={p.plural} name={decodeURIComponent(p.name)} />}</Route>
             <Route path="/security" component={SecurityScreen} />
             <Route path="/history" component={HistoryScreen} />
+            <Route path="/explore" component={Explore} />
             <Route path="/terminal" component={TerminalScreen} />
             <Route path="/helm" component={HelmScreen} />
             <Route path="/helm/install" component={HelmInstallScreen} />
@@ -196,6 +201,7 @@ function Shell({ me }: { me: Me }) {
             <Route path="/admin/sso" component={AdminSso} />
             <Route path="/admin/license" component={AdminLicense} />
             <Route path="/admin/expert-mode" component={AdminExpertMode} />
+            <Route path="/admin/observability" component={AdminObservability} />
             <Route path="/copilot/answers" component={AnswerList} />
             <Route path="/copilot/answers/:id">{(p) => <StoredAnswerView id={p.id} />}</Route>
             <Route path="/ai/context" component={AiContextList} />

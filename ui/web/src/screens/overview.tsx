@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { overview, type Overview as OverviewAnswer } from '../api/queries/cluster';
+import { ApiserverPanel } from '../components/apiserver-panel';
 import { RootCauses } from '../components/root-causes';
 import { SortableTable, type Column } from '../components/sortable-table';
 import { QueryView } from '../components/states';
@@ -58,6 +59,7 @@ export function Overview() {
       <h1>Overview</h1>
       <RootCauses />
       {query.data ? <Capacity capacity={query.data.capacity} /> : null}
+      <ApiserverPanel />
       <h2>Namespaces</h2>
       <QueryView query={query} what="namespace health">
         {(data) => (
