@@ -30,6 +30,8 @@ export const HistoryPoint = v.object({
 
 export const History = v.object({
   available: v.boolean(),
+  /** Where the points come from: Capstan's own samples, or the configured Prometheus (PUT /metrics/source). */
+  source: v.picklist(['builtin', 'prometheus']),
   /** Why there is nothing to show, when available is false. */
   reason: v.optional(v.string()),
   scope: v.picklist(['cluster', 'namespace', 'pod']),

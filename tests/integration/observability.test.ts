@@ -170,6 +170,23 @@ describe('observability: the Prometheus source, the API server metrics and the g
     assert.deepEqual(namespacesOf(res.body.result), [SEEN]);
   });
 
+  it('reads history from Prometheus once it is the metrics source, and falls back to its own samples, saying why, when it does not answer', async () => {
+    assert.equal((await asAdmin('PUT', '/metrics/source', { source: 'prometheus' })).status, 200);
+    const history = await asViewer('GET', `/metrics/history?scope=namespace&namespace=${SEEN}&window=1h`);
+    assert.equal(history.status, 200, JSON.stringify(history.body));
+    const h = history.body as { source: string; available: boolean; bucket_secs: number; series: { ts: number; cpu_millicores: number | null; mem_bytes: number | null }[] };
+    assert.deepEqual([h.source, h.available], ['prometheus', true], JSON.stringify(h).slice(0, 500));
+    assert.ok(h.series.some((p) => p.mem_bytes !== null), 'the pod\'s working set, from Prometheus');
+    assert.ok(h.series.every((p) => p.ts % h.bucket_secs === 0), 'points on bucket starts, as the built-in history\'s');
+    assert.equal((await asViewer('GET', `/metrics/history?scope=namespace&namespace=${HIDDEN}&window=1h`)).status, 403, 'a namespace the caller may not see');
+    // A Prometheus that stops answering: the agent's own samples, and why.
+    assert.equal((await asAdmin('PUT', '/admin/observability/sources', { prometheus: { url: 'http://127.0.0.1:9/' } })).status, 200);
+    const fallback = (await asViewer('GET', `/metrics/history?scope=namespace&namespace=${SEEN}&window=1h`)).body as { source: string; reason?: string };
+    assert.equal(fallback.source, 'builtin');
+    assert.match(fallback.reason ?? '', /^Prometheus did not answer/);
+    assert.equal((await asAdmin('PUT', '/admin/observability/sources', { prometheus: { url: prometheus.url } })).status, 200);
+  });
+
   it('generates a scrape config promtool accepts and RBAC that grants get on nodes/proxy and nodes/metrics, nothing more', async () => {
     assert.equal((await asViewer('GET', `/observability/scrape-config?namespace=${MONITORING}`)).status, 403);
     const res = await asAdmin('GET', `/observability/scrape-config?namespace=${MONITORING}`);

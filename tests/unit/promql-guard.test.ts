@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { printPromql, readPromql, unquote } from '../../domain/observability/promql-ast.ts';
 import { guardPromql, type PromqlVisibility } from '../../domain/observability/promql-guard.ts';
 import { minimumStep } from '../../handlers/observability/prom.ts';
+import { historyQueries } from '../../handlers/metrics/prometheus-history.ts';
 import { inFlightLimiter } from '../../runtime/observability/prometheus.ts';
 
 const VIEWER: PromqlVisibility = { namespaces: ['shop', 'payments'], unnamespaced: false };
@@ -149,5 +150,23 @@ describe("the proxy's bounds", () => {
     const again = acquire('7');
     assert.notEqual(again, null, 'a released slot is free again');
     assert.equal(acquire('7'), null, 'releasing twice frees one slot, not two');
+  });
+});
+
+describe('history queries from Prometheus', () => {
+  it('per scope, real containers only for CPU and memory, the pod for network; a rate window of two buckets or two minutes', () => {
+    assert.deepEqual(historyQueries({ scope: 'pod', namespace: 'shop', pod: 'web-1', bucketSecs: 30 }), {
+      cpu: '1000 * sum(rate(container_cpu_usage_seconds_total{namespace="shop",pod="web-1",container!="",container!="POD"}[120s]))',
+      mem: 'sum(container_memory_working_set_bytes{namespace="shop",pod="web-1",container!="",container!="POD"})',
+      rx: 'sum(rate(container_network_receive_bytes_total{namespace="shop",pod="web-1"}[120s]))',
+      tx: 'sum(rate(container_network_transmit_bytes_total{namespace="shop",pod="web-1"}[120s]))',
+    });
+    assert.equal(historyQueries({ scope: 'cluster', namespace: null, pod: null, bucketSecs: 5040 }).mem, 'sum(container_memory_working_set_bytes{container!="",container!="POD"})');
+    assert.match(historyQueries({ scope: 'namespace', namespace: 'shop', pod: null, bucketSecs: 720 }).rx, /\{namespace="shop"\}\[1440s\]/);
+  });
+  it('each goes through the guard: a viewer\'s cluster history is confined to their namespaces', () => {
+    const cluster = historyQueries({ scope: 'cluster', namespace: null, pod: null, bucketSecs: 30 });
+    assert.equal(guarded(cluster.mem), `sum(container_memory_working_set_bytes{container!="",container!="POD",${NS}})`);
+    assert.equal(guarded(cluster.rx), `sum(rate(container_network_receive_bytes_total{${NS}}[120s]))`);
   });
 });

@@ -6440,6 +6440,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         available: boolean;
+                        /** @enum {string} */
+                        source: "builtin" | "prometheus";
                         reason?: string;
                         /** @enum {string} */
                         scope: "cluster" | "namespace" | "pod";
