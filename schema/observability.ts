@@ -111,5 +111,7 @@ export const ScrapeConfigInput = v.object({
 });
 export const ScrapeConfigAnswer = v.object({ namespace: v.string(), rbac: v.string(), scrape_config: v.string(), warning: v.string() });
 
-/** GET /observability/metrics as JSON; a scraper gets the same text as `text/plain`. */
+/** `format=prometheus` (a scrape job's `params`) answers the exposition text itself; the default, JSON holding it. */
+export const OwnMetricsInput = v.object({ format: v.optional(v.picklist(['json', 'prometheus'], 'format must be json or prometheus'), 'json') });
+/** GET /observability/metrics as JSON; with format=prometheus the same text as `text/plain`. */
 export const OwnMetricsAnswer = v.object({ metrics: v.string() });

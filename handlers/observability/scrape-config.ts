@@ -3,7 +3,7 @@
 // /observability/metrics, Capstan's own metrics for that Prometheus to scrape.
 import type * as v from 'valibot';
 import { scrapeConfig } from '../../domain/observability/scrape-config.ts';
-import type { ScrapeConfigAnswer, ScrapeConfigInput } from '../../schema/observability.ts';
+import type { OwnMetricsInput, ScrapeConfigAnswer, ScrapeConfigInput } from '../../schema/observability.ts';
 import type { HandlerContext } from '../context.ts';
 import { ok, type Result } from '../result.ts';
 
@@ -11,8 +11,8 @@ export function getScrapeConfig(input: v.InferOutput<typeof ScrapeConfigInput>):
   return Promise.resolve(ok(scrapeConfig(input.namespace)));
 }
 
-/** GET /observability/metrics: Capstan's own metrics, in Prometheus' exposition format (the JSON form holds the same text). */
-export async function getOwnMetrics(_input: object, ctx: HandlerContext): Promise<Result<{ metrics: string }>> {
+/** GET /observability/metrics: Capstan's own metrics; with format=prometheus (what a scrape job asks) the exposition text itself. */
+export async function getOwnMetrics(input: v.InferOutput<typeof OwnMetricsInput>, ctx: HandlerContext): Promise<Result<{ metrics: string }>> {
   const { body, contentType } = await ctx.observability.ownMetrics.render();
-  return ok({ metrics: body }, [{ kind: 'download', filename: 'metrics.txt', contentType, body }]);
+  return ok({ metrics: body }, input.format === 'prometheus' ? [{ kind: 'download', filename: 'metrics.txt', contentType, body }] : []);
 }

@@ -64,7 +64,7 @@ describe('observability: the Prometheus source, the API server metrics and the g
     cookies.viewer = await signInAs(agent.url, 'viewer', VIEWER_PASSWORD);
     // Prometheus also scrapes Capstan's own metrics, with an API key as its bearer token.
     scraperKey = String((await asAdmin('POST', '/me/api-keys', { name: 'prometheus', scopes: ['metrics:read'] })).body.key);
-    prometheus = await startPrometheus({ extraJobs: [{ job_name: 'capstan', metrics_path: '/api/agent/observability/metrics', static_configs: [{ targets: [new URL(agent.url).host] }], authorization: { credentials: scraperKey } }] });
+    prometheus = await startPrometheus({ extraJobs: [{ job_name: 'capstan', metrics_path: '/api/agent/observability/metrics', params: { format: ['prometheus'] }, static_configs: [{ targets: [new URL(agent.url).host] }], authorization: { credentials: scraperKey } }] });
     // Both pods' container series, straight from Prometheus (the control for every guarded answer).
     const deadline = Date.now() + 60_000;
     while (namespacesOf(await prometheus.query(`container_cpu_usage_seconds_total{namespace=~"${SEEN}|${HIDDEN}"}`)).length < 2) {
@@ -211,7 +211,9 @@ describe('observability: the Prometheus source, the API server metrics and the g
   });
 
   it("serves Capstan's own metrics, which the real Prometheus scrapes with an API key", async () => {
-    const text = await (await fetch(`${agent.url}/api/agent/observability/metrics`, { headers: { authorization: `Bearer ${scraperKey}` } })).text();
+    const text = await (await fetch(`${agent.url}/api/agent/observability/metrics?format=prometheus`, { headers: { authorization: `Bearer ${scraperKey}` } })).text();
+    const json = (await (await fetch(`${agent.url}/api/agent/observability/metrics`, { headers: { authorization: `Bearer ${scraperKey}` } })).json()) as { metrics: string };
+    assert.match(json.metrics, /^capstan_http_requests_total/m, 'the JSON form holds the same text');
     for (const name of ['capstan_http_requests_total', 'capstan_http_request_duration_seconds_bucket', 'capstan_informer_synced', 'capstan_informer_failing_seconds', 'capstan_diagnosis_duration_seconds', 'capstan_audit_export_lag_seconds']) assert.match(text, new RegExp(`^${name}`, 'm'), name);
     assert.equal((await fetch(`${agent.url}/api/agent/observability/metrics`)).status, 401);
     // Prometheus parsed it: the requests this test made, by route template (never the path asked).

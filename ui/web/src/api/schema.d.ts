@@ -847,7 +847,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Capstan's own metrics in Prometheus' exposition format (requests and latency per route, informer state, diagnosis duration, outbound failures, audit export lag); a scraper authenticates with an API key (metrics:read) as a bearer token */
+        /** Capstan's own metrics in Prometheus' exposition format (requests and latency per route, informer state, diagnosis duration, outbound failures, audit export lag); a scraper asks format=prometheus for the text itself and authenticates with an API key (metrics:read) as a bearer token */
         get: operations["get_observability_metrics"];
         put?: never;
         post?: never;
@@ -7025,7 +7025,9 @@ export interface operations {
     };
     get_observability_metrics: {
         parameters: {
-            query?: never;
+            query?: {
+                format?: "json" | "prometheus";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7044,6 +7046,15 @@ export interface operations {
                         metrics: string;
                     };
                     "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
