@@ -27,6 +27,7 @@ import { createScanRunner, type ScanRunner } from './security/scan-runner.ts';
 import { selfScanCollector } from './security/self-scan-collector.ts';
 import { inFlightLimiter, prometheusConnection } from './observability/prometheus.ts';
 import { createOwnMetrics } from './observability/own-metrics.ts';
+import { grafanaConnection } from './observability/grafana.ts';
 import { LicenseManager } from './license/license.ts';
 import { ed25519Check, SHIPPED_PUBLIC_KEY_PEM } from './license/keys.ts';
 import { AuditLog } from './audit/audit-log.ts';
@@ -250,7 +251,7 @@ export async function assembleServices(options: ServiceOptions): Promise<Assembl
     ipBans: ipGuard,
     addressLists,
     outbound: { problem: (url, use) => outboundClient.urlProblem(url, use) },
-    observability: { prometheus: prometheusConnection(outboundClient, secrets), acquire: inFlightLimiter(), ownMetrics },
+    observability: { prometheus: prometheusConnection(outboundClient, secrets), grafana: grafanaConnection(outboundClient, secrets), acquire: inFlightLimiter(), ownMetrics },
     licensing: license,
     license: licenseManager,
     memo,

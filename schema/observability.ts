@@ -17,8 +17,18 @@ export const StoredPrometheusSource = v.object({
 });
 export type StoredPrometheusSource = v.InferOutput<typeof StoredPrometheusSource>;
 
+/** Grafana as stored: its service-account token sealed; the dashboard embedded as the Overview, if any. */
+export const StoredGrafanaSource = v.object({
+  url: v.string(),
+  token_sealed: v.nullable(v.string()),
+  overview_uid: v.nullable(v.string()),
+});
+export type StoredGrafanaSource = v.InferOutput<typeof StoredGrafanaSource>;
+
 export const ObservabilitySettings = v.object({
   prometheus: v.nullable(StoredPrometheusSource),
+  /** Absent in settings saved before Grafana was added: none. */
+  grafana: v.optional(v.nullable(StoredGrafanaSource), null),
   metrics_source: MetricsSource,
 });
 export type ObservabilitySettings = v.InferOutput<typeof ObservabilitySettings>;
@@ -35,28 +45,41 @@ export const PrometheusSourceInput = v.object({
 });
 export type PrometheusSourceInput = v.InferOutput<typeof PrometheusSourceInput>;
 
-export const SourcesInput = v.object({ prometheus: v.nullable(PrometheusSourceInput) });
+const DashboardUid = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,40}$/, 'a dashboard uid is 1 to 40 letters, digits, - or _'));
+export const GrafanaSourceInput = v.object({
+  url: Url,
+  /** A Grafana service-account token. `••••` (or absent) keeps the stored one while the URL's host is the same. */
+  token: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(8192)))),
+  /** The dashboard shown as the Overview embed; null: none. */
+  overview_uid: v.optional(v.nullable(DashboardUid), null),
+});
+export type GrafanaSourceInput = v.InferOutput<typeof GrafanaSourceInput>;
+
+/** `grafana` absent: unchanged; null: removed. */
+export const SourcesInput = v.object({ prometheus: v.nullable(PrometheusSourceInput), grafana: v.optional(v.nullable(GrafanaSourceInput)) });
 export type SourcesInput = v.InferOutput<typeof SourcesInput>;
 
 export const SourcesView = v.object({
   prometheus: v.nullable(v.object({ url: v.string(), auth: PrometheusAuth, username: v.nullable(v.string()), secret: v.nullable(v.string()) })),
+  grafana: v.nullable(v.object({ url: v.string(), token: v.nullable(v.string()), overview_uid: v.nullable(v.string()) })),
   metrics_source: MetricsSource,
 });
 export type SourcesView = v.InferOutput<typeof SourcesView>;
 
 export const SourceTestInput = v.object({
-  source: v.picklist(['prometheus']),
+  source: v.picklist(['prometheus', 'grafana']),
   /** The form's values, tested before they are saved; absent: the saved source. */
   prometheus: v.optional(PrometheusSourceInput),
+  grafana: v.optional(GrafanaSourceInput),
 });
 export type SourceTestInput = v.InferOutput<typeof SourceTestInput>;
 
 export const SourceTestAnswer = v.object({
-  source: v.picklist(['prometheus']),
+  source: v.picklist(['prometheus', 'grafana']),
   ok: v.boolean(),
   /** Prometheus' version (`/api/v1/status/buildinfo`), when it answered. */
   version: v.nullable(v.string()),
-  /** Whether it holds the API server's request series (`apiserver_request_total`). */
+  /** Prometheus: whether it holds the API server's request series (`apiserver_request_total`); Grafana: null. */
   apiserver_series: v.nullable(v.boolean()),
   /** Why not, when `ok` is false. */
   message: v.nullable(v.string()),
@@ -115,3 +138,14 @@ export const ScrapeConfigAnswer = v.object({ namespace: v.string(), rbac: v.stri
 export const OwnMetricsInput = v.object({ format: v.optional(v.picklist(['json', 'prometheus'], 'format must be json or prometheus'), 'json') });
 /** GET /observability/metrics as JSON; with format=prometheus the same text as `text/plain`. */
 export const OwnMetricsAnswer = v.object({ metrics: v.string() });
+
+export const GrafanaDashboard = v.object({ uid: v.string(), title: v.string(), url: v.string(), folder: v.nullable(v.string()) });
+export const GrafanaDashboards = v.object({ dashboards: v.array(GrafanaDashboard) });
+/** What the dashboard may embed: never the token. */
+export const GrafanaOverview = v.object({ configured: v.boolean(), uid: v.nullable(v.string()), url: v.nullable(v.string()), origin: v.nullable(v.string()) });
+export const GrafanaImportInput = v.object({
+  /** A dashboard's JSON as exported ("Export for sharing externally": `${DS_PROMETHEUS}` inputs). */
+  dashboard: v.record(v.string(), v.unknown()),
+  folder_uid: v.optional(v.pipe(v.string(), v.maxLength(40))),
+});
+export const GrafanaImportAnswer = v.object({ uid: v.string(), title: v.string(), url: v.string(), datasource_uid: v.string() });

@@ -36,6 +36,8 @@
 //   BENCH_DIRECT_LIST            1: also LIST the namespace's pods from the API server on the full set (default 1)
 //   BENCH_LIST_REQUESTS          requests per direct-LIST run (default 200)
 //   BENCH_HISTORY                1: run the history-store benchmark (default 1; about four minutes)
+//   BENCH_OBSERVABILITY          1: run the guarded PromQL proxy benchmark (default 1; scripts/bench-observability.ts,
+//                                its own small control plane and Prometheus; writes observability.md beside README.md)
 //   BENCH_DASHBOARD              1: the dashboard bundle, cold load and list renders in chromium (default 1; builds ui/web/dist
 //                                when missing; adds a 500-pod namespace to the full scale's cluster for its Pods list)
 //   BENCH_OUT_DIR                where README.md and results/latest.json go (default tests/bench)
@@ -86,6 +88,7 @@ const SETTINGS = {
   BENCH_DIRECT_LIST: env('BENCH_DIRECT_LIST', '1'),
   BENCH_LIST_REQUESTS: positive('BENCH_LIST_REQUESTS', 200),
   BENCH_HISTORY: env('BENCH_HISTORY', '1'),
+  BENCH_OBSERVABILITY: env('BENCH_OBSERVABILITY', '1'),
   BENCH_DASHBOARD: env('BENCH_DASHBOARD', '1'),
 };
 const OUT_DIR = env('BENCH_OUT_DIR', 'tests/bench');
@@ -315,6 +318,14 @@ async function main(): Promise<number> {
     if (history.status === 0) report.history = JSON.parse(history.stdout) as BenchReport['history'];
     else say(`history benchmark failed: ${history.stderr.slice(-2000)}`);
     say(`history took ${Math.round((performance.now() - t) / 1000)} s`);
+  }
+
+  if (SETTINGS.BENCH_OBSERVABILITY === '1') {
+    const t = performance.now();
+    say('guarded PromQL proxy against Prometheus straight');
+    const observability = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench-observability.ts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 });
+    if (observability.status !== 0) say('observability benchmark failed or had failed runs (tests/bench/observability.md says which)');
+    say(`observability took ${Math.round((performance.now() - t) / 1000)} s`);
   }
 
   mkdirSync(join(OUT_DIR, 'results'), { recursive: true });

@@ -1,19 +1,19 @@
-// Debian's prometheus (scripts/ensure-prometheus.sh) on a free loopback port, scraping every 2 s
+// Debian's prometheus (scripts/ensure-prometheus.sh; dev-only, like the rest of dev/) on a free loopback port, scraping every 2 s
 // with the admin kubeconfig's client certificate: the test control plane's kube-apiserver
 // `/metrics` (real apiserver_request_total and request-duration series, as a cluster's own
 // Prometheus has them), and KWOK node kwok-node-1's container metrics from its kubelet endpoint
 // (container_cpu_usage_seconds_total and the rest, labelled by namespace and pod). Not through
 // the API server's node proxy, as the generated scrape config does: the API server refuses to
 // proxy to a loopback node address ("address not allowed"), and KWOK's nodes are on loopback.
-// Its storage is a temporary directory, removed when it stops.
+// Its storage is a temporary directory, removed when it stops. The tests start it through
+// tests/support/prometheus.ts; the observability benchmark (scripts/bench-observability.ts) too.
 import { execFile, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { testCluster } from './cluster.ts';
-import { freeLoopbackPort } from './ports.ts';
 
 const run = promisify(execFile);
 
@@ -30,9 +30,21 @@ interface FlatConfig {
   users: { user: { 'client-certificate-data'?: string; 'client-key-data'?: string; token?: string } }[];
 }
 
+/** A free TCP port on loopback (asked of the kernel, then released for Prometheus to take). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
 /** `extraJobs`: more scrape_configs entries (a test's own target, Capstan's own metrics). */
-export async function startPrometheus(options: { scrapeIntervalSecs?: number; extraJobs?: object[] } = {}): Promise<RunningPrometheus> {
-  const { kubeconfig, binDir } = testCluster();
+export async function startPrometheus(local: { kubeconfig: string; binDir: string }, options: { scrapeIntervalSecs?: number; extraJobs?: object[] } = {}): Promise<RunningPrometheus> {
+  const { kubeconfig, binDir } = local;
   const dir = mkdtempSync(join(tmpdir(), 'capstan-prometheus-'));
   const flat = JSON.parse((await run(join(binDir, 'kubectl'), ['--kubeconfig', kubeconfig, 'config', 'view', '--raw', '--minify', '--flatten', '-o', 'json'])).stdout) as FlatConfig;
   const cluster = flat.clusters[0]?.cluster;
@@ -77,7 +89,7 @@ export async function startPrometheus(options: { scrapeIntervalSecs?: number; ex
       ],
     }),
   );
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   const url = `http://127.0.0.1:${String(port)}`;
   const child = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${String(port)}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';

@@ -1,6 +1,6 @@
 // What the observability handlers are given (runtime/observability/prometheus.ts): one call to
 // the configured Prometheus through the outbound client, and per-user query slots.
-import type { StoredPrometheusSource } from '../../schema/observability.ts';
+import type { StoredGrafanaSource, StoredPrometheusSource } from '../../schema/observability.ts';
 
 export type PrometheusPath = 'api/v1/query' | 'api/v1/query_range' | 'api/v1/status/buildinfo';
 
@@ -17,6 +17,7 @@ export interface PrometheusConnection {
 
 export interface ObservabilityService {
   prometheus: PrometheusConnection;
+  grafana: GrafanaConnection;
   /** A query slot for `user`, released by the function it answers; null when they have MAX_IN_FLIGHT_PER_USER already. */
   acquire(user: string): (() => void) | null;
   /** Capstan's own metrics (runtime/observability/own-metrics.ts): recorded by the runtime, rendered for GET /observability/metrics. */
@@ -24,4 +25,11 @@ export interface ObservabilityService {
     httpRequest(method: string, route: string, status: number, seconds: number): void;
     render(): Promise<{ body: string; contentType: string }>;
   };
+}
+
+export type GrafanaCallResult = { ok: true; status: number; body: unknown } | { ok: false; status: number; message: string };
+
+/** One call to Grafana's HTTP API with the stored service-account token (runtime/observability/grafana.ts). */
+export interface GrafanaConnection {
+  call(source: StoredGrafanaSource, method: 'GET' | 'POST', path: string, body?: unknown): Promise<GrafanaCallResult>;
 }

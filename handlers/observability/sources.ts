@@ -3,7 +3,7 @@
 // required again when the host changes (so a session cannot send the stored credential to a
 // host of its choosing), tested before or after saving. PROMETHEUS_URL seeds it until an admin
 // saves one.
-import type { MetricsSourceInput, MetricsSourceView, ObservabilityStatus, PrometheusSourceInput, SourcesInput, SourcesView, SourceTestAnswer, SourceTestInput, StoredPrometheusSource } from '../../schema/observability.ts';
+import type { GrafanaSourceInput, MetricsSourceInput, MetricsSourceView, ObservabilityStatus, PrometheusSourceInput, SourcesInput, SourcesView, SourceTestAnswer, SourceTestInput, StoredGrafanaSource, StoredPrometheusSource } from '../../schema/observability.ts';
 import type * as v from 'valibot';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type AppError, type Result } from '../result.ts';
@@ -12,7 +12,12 @@ import { MASK } from '../settings/audit-stream.ts';
 async function view(ctx: HandlerContext): Promise<SourcesView> {
   const stored = await ctx.runtimeSettings.get('observability');
   const p = stored.prometheus;
-  return { prometheus: p === null ? null : { url: p.url, auth: p.auth, username: p.username, secret: p.secret_sealed === null ? null : MASK }, metrics_source: stored.metrics_source };
+  const g = stored.grafana;
+  return {
+    prometheus: p === null ? null : { url: p.url, auth: p.auth, username: p.username, secret: p.secret_sealed === null ? null : MASK },
+    grafana: g === null ? null : { url: g.url, token: g.token_sealed === null ? null : MASK, overview_uid: g.overview_uid },
+    metrics_source: stored.metrics_source,
+  };
 }
 
 export async function getSources(_input: object, ctx: HandlerContext): Promise<Result<SourcesView>> {
@@ -43,6 +48,20 @@ function resolveSource(input: PrometheusSourceInput, stored: StoredPrometheusSou
   return ok({ url: input.url, auth: input.auth, username: input.auth === 'basic' ? (input.username ?? null) : null, secret_sealed: ctx.secrets.seal(secret) });
 }
 
+/** Grafana from the form: the URL checked; the token kept for the same host, required for a new one. */
+function resolveGrafana(input: GrafanaSourceInput, stored: StoredGrafanaSource | null, ctx: HandlerContext): Result<StoredGrafanaSource> {
+  const problem = ctx.outbound.problem(input.url, 'base');
+  if (problem !== null) return fail({ code: 'invalid_input', field: 'grafana.url', message: `grafana.url ${problem}` });
+  const token = input.token;
+  if (token === undefined || token === MASK) {
+    if (stored === null || stored.token_sealed === null) return fail({ code: 'invalid_input', field: 'grafana.token', message: 'grafana.token is required: a Grafana service-account token' });
+    if (hostOf(stored.url) !== hostOf(input.url)) return fail({ code: 'invalid_input', field: 'grafana.token', message: 'grafana.token must be given again when the URL\'s host changes: the stored one is only sent to the host it was entered for' });
+    return ok({ url: input.url, token_sealed: stored.token_sealed, overview_uid: input.overview_uid });
+  }
+  if (token === null || token === '') return fail({ code: 'invalid_input', field: 'grafana.token', message: 'grafana.token is required: a Grafana service-account token' });
+  return ok({ url: input.url, token_sealed: ctx.secrets.seal(token), overview_uid: input.overview_uid });
+}
+
 export async function putSources(input: SourcesInput, ctx: HandlerContext): Promise<Result<SourcesView>> {
   const stored = await ctx.runtimeSettings.get('observability');
   let prometheus: StoredPrometheusSource | null = null;
@@ -51,16 +70,47 @@ export async function putSources(input: SourcesInput, ctx: HandlerContext): Prom
     if (!resolved.ok) return resolved;
     prometheus = resolved.value;
   }
+  let grafana = stored.grafana;
+  if (input.grafana !== undefined) {
+    if (input.grafana === null) grafana = null;
+    else {
+      const resolved = resolveGrafana(input.grafana, stored.grafana, ctx);
+      if (!resolved.ok) return resolved;
+      grafana = resolved.value;
+    }
+  }
   // Without a Prometheus there is nothing to read history from: the built-in sampler again.
   const metrics_source = prometheus === null ? 'builtin' : stored.metrics_source;
-  ctx.request.noteAudit({ prometheus_url: prometheus?.url ?? '(none)', auth: prometheus?.auth ?? 'none', secret_changed: String((prometheus?.secret_sealed ?? null) !== (stored.prometheus?.secret_sealed ?? null)) });
-  await ctx.runtimeSettings.set('observability', { prometheus, metrics_source });
+  ctx.request.noteAudit({
+    prometheus_url: prometheus?.url ?? '(none)',
+    auth: prometheus?.auth ?? 'none',
+    secret_changed: String((prometheus?.secret_sealed ?? null) !== (stored.prometheus?.secret_sealed ?? null)),
+    grafana_url: grafana?.url ?? '(none)',
+    grafana_token_changed: String((grafana?.token_sealed ?? null) !== (stored.grafana?.token_sealed ?? null)),
+  });
+  await ctx.runtimeSettings.set('observability', { prometheus, grafana, metrics_source });
   return ok(await view(ctx));
 }
 
 /** Reachability and what it found: the version, and whether the API server's series are there. */
 export async function testSource(input: SourceTestInput, ctx: HandlerContext): Promise<Result<SourceTestAnswer>> {
   const stored = await ctx.runtimeSettings.get('observability');
+  if (input.source === 'grafana') {
+    let grafana = stored.grafana;
+    if (input.grafana !== undefined) {
+      const resolved = resolveGrafana(input.grafana, stored.grafana, ctx);
+      if (!resolved.ok) return resolved;
+      grafana = resolved.value;
+    }
+    if (grafana === null) return fail({ code: 'conflict', field: 'grafana', message: 'no Grafana is configured: give one to test, or save one first' });
+    ctx.request.noteAudit({ grafana_url: grafana.url });
+    const health = await ctx.observability.grafana.call(grafana, 'GET', '/api/health');
+    if (!health.ok) return ok({ source: 'grafana', ok: false, version: null, apiserver_series: null, message: health.message });
+    // The health check needs no token; a search proves the token is accepted.
+    const search = await ctx.observability.grafana.call(grafana, 'GET', '/api/search?type=dash-db&limit=1');
+    const version = (health.body as { version?: unknown } | null)?.version;
+    return ok({ source: 'grafana', ok: search.ok, version: typeof version === 'string' ? version : null, apiserver_series: null, message: search.ok ? null : search.message });
+  }
   let source = stored.prometheus;
   if (input.prometheus !== undefined) {
     const resolved = resolveSource(input.prometheus, stored.prometheus, ctx);
@@ -78,7 +128,7 @@ export async function testSource(input: SourceTestInput, ctx: HandlerContext): P
 
 export async function observabilityStatus(_input: object, ctx: HandlerContext): Promise<Result<ObservabilityStatus>> {
   const stored = await ctx.runtimeSettings.get('observability');
-  return ok({ prometheus: { configured: stored.prometheus !== null }, grafana: { configured: false }, metrics_source: stored.metrics_source });
+  return ok({ prometheus: { configured: stored.prometheus !== null }, grafana: { configured: stored.grafana !== null }, metrics_source: stored.metrics_source });
 }
 
 export async function putMetricsSource(input: v.InferOutput<typeof MetricsSourceInput>, ctx: HandlerContext): Promise<Result<v.InferOutput<typeof MetricsSourceView>>> {

@@ -48,6 +48,6 @@ export function settingValues(given: Partial<SettingDefaults>, secrets: SecretBo
     scanning: { scanner_source: null },
     license: { key_sealed: null, removed_install_key_sha256: null },
     sso_roles: { default_role: 'viewer' },
-    observability: { prometheus: d.prometheusUrl === null ? null : { url: d.prometheusUrl, auth: 'none', username: null, secret_sealed: null }, metrics_source: 'builtin' },
+    observability: { prometheus: d.prometheusUrl === null ? null : { url: d.prometheusUrl, auth: 'none', username: null, secret_sealed: null }, grafana: null, metrics_source: 'builtin' },
   };
 }

@@ -857,6 +857,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/observability/grafana/dashboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Grafana's dashboards (admin), through its HTTP API with the stored service-account token */
+        get: operations["get_observability_grafana_dashboards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/observability/grafana/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether and what to embed as the Overview: the dashboard's URL, uid and Grafana's origin; never the token */
+        get: operations["get_observability_grafana_overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/observability/grafana/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a dashboard (its exported JSON) through Grafana's /api/dashboards/import, its ${DS_PROMETHEUS}-style inputs bound to Grafana's Prometheus data source */
+        post: operations["post_observability_grafana_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/observability/prom/query": {
         parameters: {
             query?: never;
@@ -6531,6 +6582,11 @@ export interface operations {
                             username: string | null;
                             secret: string | null;
                         } | null;
+                        grafana: {
+                            url: string;
+                            token: string | null;
+                            overview_uid: string | null;
+                        } | null;
                         /** @enum {string} */
                         metrics_source: "builtin" | "prometheus";
                     };
@@ -6585,6 +6641,12 @@ export interface operations {
                         username?: string | null;
                         secret?: string | null;
                     } | null;
+                    grafana?: {
+                        url: string;
+                        token?: string | null;
+                        /** @default null */
+                        overview_uid?: string | null;
+                    } | null;
                 };
             };
         };
@@ -6602,6 +6664,11 @@ export interface operations {
                             auth: "none" | "bearer" | "basic";
                             username: string | null;
                             secret: string | null;
+                        } | null;
+                        grafana: {
+                            url: string;
+                            token: string | null;
+                            overview_uid: string | null;
                         } | null;
                         /** @enum {string} */
                         metrics_source: "builtin" | "prometheus";
@@ -6675,7 +6742,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    source: "prometheus";
+                    source: "prometheus" | "grafana";
                     prometheus?: {
                         url: string;
                         /**
@@ -6685,6 +6752,12 @@ export interface operations {
                         auth?: "none" | "bearer" | "basic";
                         username?: string | null;
                         secret?: string | null;
+                    };
+                    grafana?: {
+                        url: string;
+                        token?: string | null;
+                        /** @default null */
+                        overview_uid?: string | null;
                     };
                 };
             };
@@ -6698,7 +6771,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        source: "prometheus";
+                        source: "prometheus" | "grafana";
                         ok: boolean;
                         version: string | null;
                         apiserver_series: boolean | null;
@@ -7068,6 +7141,200 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_observability_grafana_dashboards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dashboards: {
+                            uid: string;
+                            title: string;
+                            url: string;
+                            folder: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_observability_grafana_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        configured: boolean;
+                        uid: string | null;
+                        url: string | null;
+                        origin: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_observability_grafana_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    dashboard: {
+                        [key: string]: unknown;
+                    };
+                    folder_uid?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        uid: string;
+                        title: string;
+                        url: string;
+                        datasource_uid: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
