@@ -7,6 +7,9 @@
 // image (those and kubectl and a shell) runs bash, kubectl and helm, and its entrypoint serves
 // a real shell session in a PTY. chroot needs root (we are root here and in CI); elsewhere the
 // file is skipped, saying why.
+// It only reads the control plane (the agent's /readyz, the expert's /healthz) and judges none
+// of its objects, so it runs beside the other files that share it.
+// test-plan: shares-cluster
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
