@@ -96,6 +96,11 @@ export type ObservabilityStatus = v.InferOutput<typeof ObservabilityStatus>;
 export const MetricsSourceInput = v.object({ source: MetricsSource });
 export const MetricsSourceView = v.object({ source: MetricsSource });
 
+/** PromQL queries one user may have at Prometheus at once (429 past it). */
+export const MAX_IN_FLIGHT_PER_USER = 4;
+/** And all users together: the agent's share of Prometheus stays bounded however many sign in. */
+export const MAX_IN_FLIGHT_TOTAL = 32;
+
 /** Epoch seconds, as Prometheus' API takes them. */
 const EpochSecs = v.pipe(v.number(), v.minValue(0), v.maxValue(32503680000));
 const Query = v.pipe(v.string(), v.minLength(1, 'query is required'), v.maxLength(16 * 1024, 'query is at most 16384 characters'));

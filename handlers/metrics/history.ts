@@ -2,6 +2,7 @@ import type { Out } from '../../schema/common.ts';
 import { HISTORY_RETENTION_DAYS, HISTORY_SAMPLE_INTERVAL_SECS, HISTORY_WINDOWS, type History, type HistoryInput } from '../../schema/metrics.ts';
 import type { HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
+import { promqlVisibility } from '../observability/prom.ts';
 import { prometheusHistory } from './prometheus-history.ts';
 
 /** About this many points per answer, whatever the window (spec §8). */
@@ -24,8 +25,7 @@ export async function metricsHistory(input: Out<typeof HistoryInput>, ctx: Handl
   let source: 'builtin' | 'prometheus' = 'builtin';
   let fallback: string | undefined;
   if (metrics_source === 'prometheus' && prometheus !== null) {
-    const visibility = { namespaces: ctx.cluster.namespaces().map((n) => n.name), unnamespaced: false };
-    const fromProm = await prometheusHistory(ctx, prometheus, visibility, { scope, namespace, pod: name, fromSecs: Math.floor(from.getTime() / 1000), toSecs: Math.floor(to.getTime() / 1000), bucketSecs: result.bucketSecs });
+    const fromProm = await prometheusHistory(ctx, prometheus, promqlVisibility(ctx, false), { scope, namespace, pod: name, fromSecs: Math.floor(from.getTime() / 1000), toSecs: Math.floor(to.getTime() / 1000), bucketSecs: result.bucketSecs });
     if (fromProm.ok) {
       source = 'prometheus';
       series = fromProm.points.map((p) => ({ ts: p.ts, cpu_millicores: p.cpuM, mem_bytes: p.memBytes, net_rx_bps: p.rxBps, net_tx_bps: p.txBps }));

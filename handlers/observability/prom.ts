@@ -5,8 +5,8 @@
 // queries at Prometheus at once. Prometheus' answer is relayed as it came, within the 5 MiB cap.
 import { guardPromql, type PromqlVisibility } from '../../domain/observability/promql-guard.ts';
 import { DEFAULT_BOUNDS } from '../../domain/observability/promql-guard.ts';
-import type { PromAnswer, PromQueryInput, PromRangeInput } from '../../schema/observability.ts';
-import type { AuthedContext } from '../context.ts';
+import { MAX_IN_FLIGHT_PER_USER, MAX_IN_FLIGHT_TOTAL, type PromAnswer, type PromQueryInput, type PromRangeInput } from '../../schema/observability.ts';
+import type { AuthedContext, HandlerContext } from '../context.ts';
 import { fail, ok, type Result } from '../result.ts';
 import type { PrometheusPath } from './service.ts';
 import { noSource } from './sources.ts';
@@ -20,18 +20,19 @@ export function minimumStep(rangeSecs: number): number {
   return Math.max(MIN_STEP_SECS, Math.ceil(rangeSecs / DEFAULT_BOUNDS.maxPoints));
 }
 
-function visibilityOf(ctx: AuthedContext): PromqlVisibility {
-  return { namespaces: ctx.cluster.namespaces().map((n) => n.name), unnamespaced: ctx.principal.role === 'admin' };
+/** What a PromQL query of this caller may reach: the namespaces their (already scoped) view holds; series without one only when `unnamespaced`. */
+export function promqlVisibility(ctx: HandlerContext, unnamespaced: boolean): PromqlVisibility {
+  return { namespaces: ctx.cluster.namespaces().map((n) => n.name), unnamespaced };
 }
 
 async function run(ctx: AuthedContext, path: PrometheusPath, query: string, params: Record<string, string>, stepSecs?: number): Promise<Result<PromAnswer>> {
   const { prometheus } = await ctx.runtimeSettings.get('observability');
   if (prometheus === null) return fail(noSource('source'));
-  const guarded = guardPromql(query, visibilityOf(ctx));
+  const guarded = guardPromql(query, promqlVisibility(ctx, ctx.principal.role === 'admin'));
   if (!guarded.ok) return fail({ code: 'invalid_input', field: 'query', message: `query refused: ${guarded.message}`, ...(guarded.position === null ? {} : { position: guarded.position }) });
   ctx.request.noteAudit({ query: guarded.query.slice(0, 500) });
   const release = ctx.observability.acquire(String(ctx.principal.userId));
-  if (release === null) return fail({ code: 'rate_limited', message: 'at most 4 queries of yours may be at Prometheus at once; wait for one to answer', retryAfterSecs: 1 });
+  if (release === null) return fail({ code: 'rate_limited', message: `at most ${String(MAX_IN_FLIGHT_PER_USER)} queries of yours (${String(MAX_IN_FLIGHT_TOTAL)} of everyone's) may be at Prometheus at once; wait for one to answer`, retryAfterSecs: 1 });
   try {
     const answer = await ctx.observability.prometheus.call(prometheus, path, { ...params, query: guarded.query, timeout: '10s' });
     if (!answer.ok) return fail(answer.kind === 'query' ? { code: 'invalid_input', field: 'query', message: answer.message } : { code: 'upstream_unavailable', message: answer.message });

@@ -32,34 +32,41 @@ const hostOf = (url: string): string | null => {
   }
 };
 
+/**
+ * The sealed secret to store for a form's `given` secret: `••••` or absent keeps the stored one
+ * (`kept`, when there is one) while the URL's host is the same; a typed one is sealed; an empty
+ * one is refused. One rule for every observability credential.
+ */
+function sealedSecret(field: string, given: string | null | undefined, kept: { url: string; sealed: string | null } | null, url: string, ctx: HandlerContext, required: string): Result<string> {
+  if (given === undefined || given === MASK) {
+    if (kept === null || kept.sealed === null) return fail({ code: 'invalid_input', field, message: `${field} is required: ${required}` });
+    if (hostOf(kept.url) !== hostOf(url)) return fail({ code: 'invalid_input', field, message: `${field} must be given again when the URL's host changes: the stored one is only sent to the host it was entered for` });
+    return ok(kept.sealed);
+  }
+  if (given === null || given === '') return fail({ code: 'invalid_input', field, message: `${field} is required: ${required}` });
+  return ok(ctx.secrets.seal(given));
+}
+
 /** The source to store (or test) from the form: the URL checked, the secret kept, replaced or refused. */
 function resolveSource(input: PrometheusSourceInput, stored: StoredPrometheusSource | null, ctx: HandlerContext): Result<StoredPrometheusSource> {
   const problem = ctx.outbound.problem(input.url, 'base');
   if (problem !== null) return fail({ code: 'invalid_input', field: 'prometheus.url', message: `prometheus.url ${problem}` });
   if (input.auth === 'basic' && !input.username) return fail({ code: 'invalid_input', field: 'prometheus.username', message: 'prometheus.username is required with basic authentication' });
   if (input.auth === 'none') return ok({ url: input.url, auth: 'none', username: null, secret_sealed: null });
-  const secret = input.secret;
-  if (secret === undefined || secret === MASK) {
-    if (stored === null || stored.secret_sealed === null || stored.auth !== input.auth) return fail({ code: 'invalid_input', field: 'prometheus.secret', message: `prometheus.secret is required with ${input.auth} authentication` });
-    if (hostOf(stored.url) !== hostOf(input.url)) return fail({ code: 'invalid_input', field: 'prometheus.secret', message: 'prometheus.secret must be given again when the URL\'s host changes: the stored one is only sent to the host it was entered for' });
-    return ok({ url: input.url, auth: input.auth, username: input.auth === 'basic' ? (input.username ?? null) : null, secret_sealed: stored.secret_sealed });
-  }
-  if (secret === null || secret === '') return fail({ code: 'invalid_input', field: 'prometheus.secret', message: `prometheus.secret is required with ${input.auth} authentication` });
-  return ok({ url: input.url, auth: input.auth, username: input.auth === 'basic' ? (input.username ?? null) : null, secret_sealed: ctx.secrets.seal(secret) });
+  // A stored secret of the other kind (a token, a password) is no secret for this one.
+  const kept = stored !== null && stored.auth === input.auth ? { url: stored.url, sealed: stored.secret_sealed } : null;
+  const sealed = sealedSecret('prometheus.secret', input.secret, kept, input.url, ctx, `the ${input.auth === 'bearer' ? 'token' : 'password'} for ${input.auth} authentication`);
+  if (!sealed.ok) return sealed;
+  return ok({ url: input.url, auth: input.auth, username: input.auth === 'basic' ? (input.username ?? null) : null, secret_sealed: sealed.value });
 }
 
 /** Grafana from the form: the URL checked; the token kept for the same host, required for a new one. */
 function resolveGrafana(input: GrafanaSourceInput, stored: StoredGrafanaSource | null, ctx: HandlerContext): Result<StoredGrafanaSource> {
   const problem = ctx.outbound.problem(input.url, 'base');
   if (problem !== null) return fail({ code: 'invalid_input', field: 'grafana.url', message: `grafana.url ${problem}` });
-  const token = input.token;
-  if (token === undefined || token === MASK) {
-    if (stored === null || stored.token_sealed === null) return fail({ code: 'invalid_input', field: 'grafana.token', message: 'grafana.token is required: a Grafana service-account token' });
-    if (hostOf(stored.url) !== hostOf(input.url)) return fail({ code: 'invalid_input', field: 'grafana.token', message: 'grafana.token must be given again when the URL\'s host changes: the stored one is only sent to the host it was entered for' });
-    return ok({ url: input.url, token_sealed: stored.token_sealed, overview_uid: input.overview_uid });
-  }
-  if (token === null || token === '') return fail({ code: 'invalid_input', field: 'grafana.token', message: 'grafana.token is required: a Grafana service-account token' });
-  return ok({ url: input.url, token_sealed: ctx.secrets.seal(token), overview_uid: input.overview_uid });
+  const sealed = sealedSecret('grafana.token', input.token, stored === null ? null : { url: stored.url, sealed: stored.token_sealed }, input.url, ctx, 'a Grafana service-account token');
+  if (!sealed.ok) return sealed;
+  return ok({ url: input.url, token_sealed: sealed.value, overview_uid: input.overview_uid });
 }
 
 export async function putSources(input: SourcesInput, ctx: HandlerContext): Promise<Result<SourcesView>> {

@@ -5,7 +5,7 @@
 // release's values (redacted before they leave) and runs Helm operations, one per release at a
 // time and two at most at once.
 import { serve, type ServerType } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
 import { redactValue } from '../../domain/redaction/redact.ts';
@@ -39,6 +39,20 @@ export interface RunningExpert {
 export const EXPERT_MAX_OPERATIONS = 2;
 /** A chart package as base64 plus values and the envelope. */
 const BODY_LIMIT_BYTES = Math.ceil(CHART_PACKAGE_MAX_BYTES / 3) * 4 + 256 * 1024;
+
+/** A request body as the hop's schema reads it, or the 400 naming the field (the agent's own request, checked all the same). */
+async function readWire<S extends v.GenericSchema>(c: Context, schema: S): Promise<{ ok: true; value: v.InferOutput<S> } | { ok: false; refusal: Response }> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    return { ok: false, refusal: c.json({ error: 'invalid_input', field: 'body', message: 'the body must be JSON' }, 400) };
+  }
+  const parsed = v.safeParse(schema, body);
+  if (parsed.success) return { ok: true, value: parsed.output };
+  const issue = parsed.issues[0];
+  return { ok: false, refusal: c.json({ error: 'invalid_input', field: v.getDotPath(issue) ?? 'body', message: issue.message }, 400) };
+}
 
 export async function startExpert(options: ExpertOptions): Promise<RunningExpert> {
   const { log } = options;
@@ -76,18 +90,9 @@ export async function startExpert(options: ExpertOptions): Promise<RunningExpert
   });
 
   app.post('/helm', bodyLimit({ maxSize: BODY_LIMIT_BYTES, onError: (c) => c.json({ error: 'payload_too_large', message: 'the chart package is larger than 10 MiB' }, 413) }), async (c) => {
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return c.json({ error: 'invalid_input', field: 'body', message: 'the body must be JSON' }, 400);
-    }
-    const parsed = v.safeParse(WireOperation, body);
-    if (!parsed.success) {
-      const issue = parsed.issues[0];
-      return c.json({ error: 'invalid_input', field: v.getDotPath(issue) ?? 'body', message: issue.message }, 400);
-    }
-    const op = parsed.output;
+    const parsed = await readWire(c, WireOperation);
+    if (!parsed.ok) return parsed.refusal;
+    const op = parsed.value;
     const key = `${op.namespace}/${op.name}`;
     if (busy.has(key)) return c.json({ error: 'conflict', field: 'name', message: `another operation on ${key} is running` }, 409);
     if (busy.size >= EXPERT_MAX_OPERATIONS) return c.json({ error: 'overloaded', message: `${String(EXPERT_MAX_OPERATIONS)} Helm operations are running; try again when one ends` }, 503);
@@ -111,24 +116,15 @@ export async function startExpert(options: ExpertOptions): Promise<RunningExpert
   app.post('/self-scan', bodyLimit({ maxSize: 256 * 1024, onError: (c) => c.json({ error: 'payload_too_large', message: 'a self-scan request is at most 256 KiB' }, 413) }), async (c) => {
     const runner = options.selfScan;
     if (!runner) return c.json({ error: 'not_found', message: 'this expert pod runs no self-scans (CAPSTAN_SELF_SCAN_IMAGE is not set)' }, 404);
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return c.json({ error: 'invalid_input', field: 'body', message: 'the body must be JSON' }, 400);
-    }
-    const parsed = v.safeParse(WireSelfScan, body);
-    if (!parsed.success) {
-      const issue = parsed.issues[0];
-      return c.json({ error: 'invalid_input', field: v.getDotPath(issue) ?? 'body', message: issue.message }, 400);
-    }
+    const parsed = await readWire(c, WireSelfScan);
+    if (!parsed.ok) return parsed.refusal;
     if (scanning) return c.json({ error: 'conflict', message: 'a self-scan is running' }, 409);
     scanning = true;
     try {
-      return c.json(await runner.run(parsed.output));
+      return c.json(await runner.run(parsed.value));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      log.warn('self-scan failed', { job: parsed.output.job_name, error: message });
+      log.warn('self-scan failed', { job: parsed.value.job_name, error: message });
       return c.json({ ok: false, timed_out: false, message } satisfies WireSelfScanResult);
     } finally {
       scanning = false;

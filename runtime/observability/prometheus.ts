@@ -3,13 +3,12 @@
 // API refused, a 5 MiB answer cap and a 10 s timeout. Only two query APIs (instant and range)
 // and the build info; each call sends the source's credentials to the source's own URL.
 import type { ObservabilityService, PrometheusCall, PrometheusConnection } from '../../handlers/observability/service.ts';
-import type { StoredPrometheusSource } from '../../schema/observability.ts';
+import { MAX_IN_FLIGHT_PER_USER, MAX_IN_FLIGHT_TOTAL, type StoredPrometheusSource } from '../../schema/observability.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
+import { StreamSlots } from '../http/streams.ts';
 import { OutboundError, type OutboundClient } from '../outbound/client.ts';
 
 export const PROMETHEUS_LIMITS = { timeoutMs: 10_000, maxResponseBytes: 5 * 1024 * 1024 };
-/** Queries one user may have at Prometheus at once. */
-export const MAX_IN_FLIGHT_PER_USER = 4;
 
 /** The source's credentials as a header, unsealed only for the call. */
 function authorizationOf(source: StoredPrometheusSource, secrets: SecretBox): string | null {
@@ -61,20 +60,11 @@ export function prometheusConnection(outbound: OutboundClient, secrets: SecretBo
   return { call };
 }
 
-/** Per-user slots: a query holds one while Prometheus works on it. */
+/** Per-user slots, the same counting the streamed routes use: a query holds one while Prometheus works on it. */
 export function inFlightLimiter(max = MAX_IN_FLIGHT_PER_USER): ObservabilityService['acquire'] {
-  const held = new Map<string, number>();
+  const slots = new StreamSlots({ maxPerUser: max, maxTotal: MAX_IN_FLIGHT_TOTAL, retryAfterSecs: 1 });
   return (user) => {
-    const n = held.get(user) ?? 0;
-    if (n >= max) return null;
-    held.set(user, n + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (held.get(user) ?? 1) - 1;
-      if (left <= 0) held.delete(user);
-      else held.set(user, left);
-    };
+    const slot = slots.acquire(user);
+    return slot.ok ? slot.release : null;
   };
 }
